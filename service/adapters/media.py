@@ -1,0 +1,169 @@
+"""ffmpeg, ffprobe and rubberband. Argument lists are built by pure functions (tested as data);
+``run`` is the one place that executes them: own process group, wall-clock timeout, and an
+error that carries argv, exit code and the tail of stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from service.config import Settings
+from service.domain.errors import MediaError, MediaInputError
+from service.ports import MuxRequest, VideoInfo
+
+SUBTITLE_LANGUAGE = {"zh": "chi", "en": "eng"}
+DUCK_GAIN = 0.2  # -14 dB under narration
+DUCK_RAMP = 0.15  # seconds
+
+
+def run(argv: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
+    """Run a media tool in its own process group; kill the whole group on timeout."""
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise MediaError(argv, None, err.decode(errors="replace")[-2000:]) from None
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+    if proc.returncode != 0:
+        raise MediaError(argv, proc.returncode, err.decode(errors="replace")[-2000:])
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def probe_args(path: Path, settings: Settings) -> list[str]:
+    return [
+        settings.ffprobe, "-v", "error",
+        "-protocol_whitelist", "file",
+        "-format_whitelist", settings.allowed_formats,
+        "-show_format", "-show_streams", "-of", "json",
+        str(path),
+    ]  # fmt: skip
+
+
+def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInfo:
+    """Check ffprobe's figures against the limits before anything is decoded."""
+    fmt = data.get("format") or {}
+    streams = data.get("streams") or []
+    video = next(
+        (s for s in streams if s.get("codec_type") == "video" and not s.get("disposition", {}).get("attached_pic")),
+        None,
+    )
+    if video is None:
+        raise MediaInputError("the file has no video stream", name)
+    width, height = int(video.get("width") or 0), int(video.get("height") or 0)
+    if not (0 < width <= settings.max_width and 0 < height <= settings.max_height):
+        raise MediaInputError(
+            f"video is {width}x{height}, limits are {settings.max_width}x{settings.max_height}", name
+        )
+    try:
+        duration = float(fmt.get("duration") or video.get("duration") or 0)
+    except ValueError:
+        duration = 0.0
+    if not 0 < duration <= settings.max_video_seconds:
+        raise MediaInputError(
+            f"video lasts {duration:g} s, must be between 0 and {settings.max_video_seconds:g} s", name
+        )
+    rate = str(video.get("avg_frame_rate") or video.get("r_frame_rate") or "0/1")
+    try:
+        fps = float(Fraction(rate)) if rate != "0/0" else 0.0
+    except (ValueError, ZeroDivisionError):
+        fps = 0.0
+    if fps > settings.max_fps:
+        raise MediaInputError(f"video runs at {fps:g} fps, limit is {settings.max_fps:g}", name)
+    return VideoInfo(
+        format_name=str(fmt.get("format_name", "")),
+        width=width,
+        height=height,
+        duration=duration,
+        fps=fps or 30.0,
+        video_codec=str(video.get("codec_name", "")),
+        has_audio=any(s.get("codec_type") == "audio" for s in streams),
+    )
+
+
+def _duck_expr(intervals: tuple[tuple[float, float], ...]) -> str:
+    """volume expression: 1 outside narration, DUCK_GAIN inside, with linear ramps."""
+    if not intervals:
+        return "1"
+    r = DUCK_RAMP
+    terms = [
+        f"min(1,max(0,(t-{a - r:.3f})/{r}))*min(1,max(0,({b + r:.3f}-t)/{r}))" for a, b in intervals
+    ]
+    return f"1-{1 - DUCK_GAIN}*min(1,{'+'.join(terms)})"
+
+
+def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
+    duration = req.extend_to or req.info.duration
+    argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
+    for src in (req.video, req.narration, req.subtitles_srt):
+        argv += ["-protocol_whitelist", "file", "-i", str(src)]
+    video_filters = []
+    if req.extend_to and req.extend_to > req.info.duration:
+        video_filters.append(f"tpad=stop_mode=clone:stop_duration={req.extend_to - req.info.duration:.3f}")
+    if req.burn_in:
+        ass = str(req.subtitles_ass).replace("\\", "/").replace(":", "\\:").replace("'", "\\'")
+        video_filters.append(f"subtitles=filename='{ass}'")
+    narration = f"[1:a]apad=whole_dur={duration:.3f}[nar]"
+    if req.original_audio == "mix" and req.info.has_audio:
+        graph = (
+            f"{narration};[0:a]aresample=48000,aformat=channel_layouts=stereo,"
+            f"volume='{_duck_expr(req.duck_intervals)}':eval=frame[orig];"
+            "[nar]aresample=48000,aformat=channel_layouts=stereo[n48];"
+            "[orig][n48]amix=inputs=2:duration=longest:normalize=0[aout]"
+        )
+    else:
+        graph = narration.replace("[nar]", "[aout]")
+    if video_filters:
+        graph += f";[0:v:0]{','.join(video_filters)}[vout]"
+        argv += ["-filter_complex", graph, "-map", "[vout]"]
+        argv += ["-c:v", "libx264", "-preset", settings.burn_in_preset, "-crf", str(settings.burn_in_crf)]
+        argv += ["-pix_fmt", "yuv420p"]
+    else:
+        argv += ["-filter_complex", graph, "-map", "0:v:0", "-c:v", "copy"]
+    argv += ["-map", "[aout]", "-c:a", "aac", "-b:a", "160k"]
+    argv += ["-map", "2:s:0", "-c:s", "mov_text"]
+    argv += ["-metadata:s:s:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
+    argv += ["-metadata:s:a:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
+    argv += ["-t", f"{duration:.3f}", "-movflags", "+faststart", "-f", "mp4", str(req.output)]
+    return argv
+
+
+def stretch_args(source: Path, dest: Path, ratio: float) -> list[str]:
+    # R3 ("finer") engine: pitch-preserving, best quality, sample-exact output length.
+    return ["rubberband", "-3", "-q", "-t", f"{ratio:.6f}", str(source), str(dest)]
+
+
+class FfmpegMedia:
+    """The Media port on the local ffmpeg, ffprobe and rubberband."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def probe(self, path: Path) -> VideoInfo:
+        if not path.is_file():
+            raise MediaInputError("no such video file", path.name)
+        try:
+            out = run(probe_args(path, self.settings), self.settings.probe_timeout).stdout
+        except MediaError as exc:
+            raise MediaInputError(
+                f"not a readable video file ({exc.stderr_tail.strip().splitlines()[-1:] or ['unknown format']})",
+                path.name,
+            ) from None
+        return parse_probe(json.loads(out or b"{}"), self.settings, path.name)
+
+    def mux(self, request: MuxRequest) -> None:
+        run(mux_args(request, self.settings), self.settings.ffmpeg_timeout)
+
+    def stretch(self, source: Path, dest: Path, ratio: float) -> None:
+        run(stretch_args(source, dest, ratio), self.settings.ffmpeg_timeout)

@@ -1,0 +1,129 @@
+"""`narrate render|parse|voices|schema|...`: the command line other tools drive."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+
+from service.config import get_settings
+from service.domain.errors import InputError, NarrateError
+from service.domain.script import parse_script
+from service.domain.spec import JobSpec, RenderOptions, json_schema
+
+
+def read_script(path: Path) -> JobSpec:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"no such script file: {str(path)!r}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"the script is not UTF-8 text: {str(path)!r}") from None
+    except IsADirectoryError:
+        raise InputError(f"the script is a directory: {str(path)!r}") from None
+    return parse_script(text, path.name)
+
+
+class ProgressBar:
+    """A one-line bar on stderr, redrawn in place."""
+
+    def __init__(self, width: int = 30) -> None:
+        self.width = width
+        self.lock = threading.Lock()
+
+    def __call__(self, fraction: float, stage: str) -> None:
+        with self.lock:
+            filled = round(self.width * max(0.0, min(1.0, fraction)))
+            bar = "█" * filled + "░" * (self.width - filled)
+            sys.stderr.write(f"\r{bar} {fraction * 100:5.1f}% {stage:<24}")
+            if fraction >= 1:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from service.pipeline import default_pipeline
+
+    settings = get_settings()
+    spec = read_script(Path(args.script))
+    options = RenderOptions(
+        engine=args.engine,
+        voice=args.voice,
+        on_overflow=args.on_overflow,
+        burn_in=args.burn_in,
+        original_audio=args.original_audio,
+        extend_video=args.extend_video,
+    )
+    video = Path(args.video) if args.video else None
+    pipeline = default_pipeline(settings)
+    plan = pipeline.plan(spec, options, video)
+    for w in plan.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar())
+    for w in manifest["warnings"][len(plan.warnings) :]:
+        print(f"warning: {w}", file=sys.stderr)
+    print(f"wrote {args.out}: {manifest['duration']:g} s, {len(manifest['cues'])} cues, "
+          f"{manifest['loudness']['integrated_lufs']} LUFS")
+    return 0
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    spec = read_script(Path(args.script))
+    print(spec.model_dump_json(indent=2, exclude_defaults=False))
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_voices(args: argparse.Namespace) -> int:
+    from service.voices import load_catalog
+
+    for v in load_catalog(get_settings().voices_file).voices:
+        mark = "*" if v.default else " "
+        print(f"{mark} {v.engine:<7} {v.language:<3} {v.gender:<7} {v.id}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="narrate", description="TTS narration and subtitle production")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("render", help="render a script into narration, subtitles and video")
+    r.add_argument("script", help="a .md/.txt script or a .json job spec")
+    r.add_argument("--out", required=True, help="directory for the artifacts")
+    r.add_argument("--video", help="video to mux the narration and subtitles onto")
+    r.add_argument("--engine", choices=["espeak", "edge", "auto"])
+    r.add_argument("--voice")
+    r.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
+    r.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
+    r.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
+    r.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    r.set_defaults(func=cmd_render)
+
+    pa = sub.add_parser("parse", help="print the JSON spec a script becomes")
+    pa.add_argument("script")
+    pa.set_defaults(func=cmd_parse)
+
+    sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(func=cmd_schema)
+    sub.add_parser("voices", help="list the voice catalog").set_defaults(func=cmd_voices)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except NarrateError as exc:
+        print(f"narrate: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

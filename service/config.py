@@ -1,0 +1,74 @@
+"""One Settings object for the API, the workers and the CLI. Every knob: a default that
+works on one machine, and an environment variable ``NARRATE_<NAME>``."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="NARRATE_", extra="ignore")
+
+    # Where artifacts, uploads, keys and the embedded Redis's AOF live.
+    data_dir: Path = ROOT / "var"
+    # None: `narrate serve` starts a local Redis with AOF under data_dir.
+    redis_url: str | None = None
+    voices_file: Path = ROOT / "voices" / "catalog.json"
+
+    # Audio
+    sample_rate: int = 24000
+    target_lufs: float = -16.0
+    true_peak_db: float = -1.0
+    default_engine: str = "auto"
+
+    # ffmpeg / ffprobe
+    ffmpeg: str = "ffmpeg"
+    ffprobe: str = "ffprobe"
+    ffmpeg_timeout: float = 600.0
+    probe_timeout: float = 30.0
+    allowed_formats: str = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
+    max_width: int = 7680
+    max_height: int = 7680
+    max_video_seconds: float = 4 * 3600
+    max_fps: float = 240.0
+    burn_in_preset: str = "ultrafast"
+    burn_in_crf: int = 20
+    font_name: str = "Noto Sans CJK SC"
+
+    # edge-tts
+    edge_wss_url: str | None = None  # None: edge-tts's own endpoint
+    edge_connect_timeout: float = 10.0
+    edge_receive_timeout: float = 60.0
+    edge_attempts: int = 3
+    edge_max_connections: int = 8
+    edge_breaker_failures: int = 5
+    edge_breaker_cooldown: float = 60.0
+
+    # API
+    max_script_bytes: int = 1 << 20
+    max_video_bytes: int = 2 << 30
+    require_keys: bool | None = None  # None: required unless listening on loopback
+
+    # Workers
+    task_soft_time_limit: float = 300.0
+    task_time_limit: float = 360.0
+    max_deliveries: int = 3
+    job_timeout: float = 3600.0
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.data_dir / "artifacts"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,161 @@
+"""Script text (the studio Markdown format, or a JSON spec) -> JobSpec, and JobSpec -> Markdown.
+
+The Markdown format (see examples/): a title line ``标题:``, narration segments
+``[段 N · S 秒 LABEL] TEXT``, a qualifier line ``字幕层叠加限定语: a; b; c`` and a shot list
+``镜头 N · NAME · A-Bs - 时长:… - 屏幕文字:… - 画面元素:… - 运动方式:…``. Spacing and
+full-/half-width punctuation vary; unknown sections are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from service.domain.errors import ScriptError
+from service.domain.spec import JobSpec, spec_from_data, spec_from_json
+from service.domain.text import detect_language
+
+_DOT = r"[·・•]"
+_COLON = r"[:：]"
+_SEGMENT = re.compile(
+    rf"\[\s*(?:段|Segment|Seg)\s*(?P<n>\d+)\s*(?:{_DOT}\s*)?(?P<secs>[^\s\]秒·・•]*)\s*"
+    rf"(?:秒)?(?:\s*{_DOT})?\s*(?P<label>[^\]]*)\]\s*(?P<text>.*)",
+    re.I,
+)
+_TITLE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:标题|Title)\s*{_COLON}\s*(?P<v>.+)$", re.I)
+_LANGUAGE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:语言|Language)\s*{_COLON}\s*(?P<v>\S+)", re.I)
+_QUALIFIERS = re.compile(
+    rf"^\s*(?:[-*•]\s*)?(?:字幕层叠加限定语|Qualifiers|Subtitle qualifiers)\s*{_COLON}\s*(?P<v>.*)$",
+    re.I,
+)
+_SHOT = re.compile(
+    rf"(?:镜头|Shot)\s*(?P<n>\d+)\s*{_DOT}\s*(?P<name>[^·・•]*?)\s*{_DOT}\s*"
+    r"(?P<a>\d+(?:\.\d+)?)\s*[-–~至]\s*(?P<b>\d+(?:\.\d+)?)\s*(?:s|秒)?(?P<rest>.*)",
+    re.I,
+)
+_SHOT_FIELDS = {
+    "时长": None,
+    "Duration": None,
+    "屏幕文字": "screen_text",
+    "On-screen text": "screen_text",
+    "画面元素": "elements",
+    "Elements": "elements",
+    "运动方式": "motion",
+    "Motion": "motion",
+}
+_FIELD_SPLIT = re.compile(
+    r"(?:^|\s)-\s*(" + "|".join(re.escape(k) for k in _SHOT_FIELDS) + rf")\s*{_COLON}\s*", re.I
+)
+_ANNOTATION = re.compile(r"\s*[（(][^（()）]*[)）]\s*$")  # "(≤18 字)", "(14 chars · …)"
+_HEADING = re.compile(r"^\s*(?:#+\s|\d+\s*[.、]\s*\S+)")
+
+
+def _strip_annotation(value: str) -> str:
+    return _ANNOTATION.sub("", value).strip()
+
+
+def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str]]]:
+    """Each segment marker with its continuation lines (up to a blank line or the next marker)."""
+    blocks: list[tuple[int, re.Match[str], list[str]]] = []
+    current: list[str] | None = None
+    for lineno, line in enumerate(lines, 1):
+        m = _SEGMENT.search(line)
+        if m:
+            current = [m.group("text")]
+            blocks.append((lineno, m, current))
+        elif current is not None and line.strip() and not _HEADING.match(line) and not (
+            _QUALIFIERS.match(line) or _SHOT.search(line)
+        ):
+            current.append(line.strip())
+        else:
+            current = None
+    return blocks
+
+
+def parse_markdown(text: str) -> JobSpec:
+    if not text.strip():
+        raise ScriptError("the script is empty")
+    lines = text.splitlines()
+    data: dict[str, Any] = {"segments": [], "qualifiers": [], "shots": []}
+    for line in lines:
+        if "title" not in data and (m := _TITLE.match(line)):
+            data["title"] = _strip_annotation(m.group("v"))
+        elif "language" not in data and (m := _LANGUAGE.match(line)):
+            data["language"] = m.group("v").lower()
+        elif m := _QUALIFIERS.match(line):
+            items = re.split(r"[;；]", m.group("v"))
+            data["qualifiers"] += [q.strip().rstrip("。.").strip() for q in items if q.strip(" 。.")]
+        elif m := _SHOT.search(line):
+            shot: dict[str, Any] = {
+                "index": int(m.group("n")),
+                "name": m.group("name").strip(),
+                "start": float(m.group("a")),
+                "end": float(m.group("b")),
+            }
+            parts = _FIELD_SPLIT.split(m.group("rest"))
+            for key, value in zip(parts[1::2], parts[2::2], strict=False):
+                canon = next(k for k in _SHOT_FIELDS if k.lower() == key.lower())
+                field = _SHOT_FIELDS[canon]
+                if field:
+                    value = value.strip()
+                    shot[field] = _strip_annotation(value) if field == "screen_text" else value
+            data["shots"].append(shot)
+    for lineno, m, body in _segment_blocks(lines):
+        n = len(data["segments"]) + 1
+        raw = re.sub(r"(?i)(?<=\d)(s|sec|seconds)$", "", m.group("secs").strip())
+        try:
+            seconds = float(raw)
+        except ValueError:
+            shown = repr(raw) if raw else "nothing"
+            raise ScriptError(
+                f"seconds must be a number, got {shown} (line {lineno})", f"segment {n}"
+            ) from None
+        seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
+        if m.group("label").strip():
+            seg["label"] = m.group("label").strip()
+        if not seg["text"].strip():
+            raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
+        data["segments"].append(seg)
+    if not data["segments"]:
+        raise ScriptError(
+            "no narration segments found; expected lines like '[段 1 · 20 秒 冲突] 文本'"
+        )
+    if "language" not in data:
+        data["language"] = detect_language(" ".join(s["text"] for s in data["segments"]))
+    return spec_from_data(data)
+
+
+def parse_script(text: str, filename: str = "") -> JobSpec:
+    """A script of either kind: JSON when it looks like JSON (or is named .json)."""
+    if filename.lower().endswith(".json") or text.lstrip().startswith("{"):
+        return spec_from_json(text)
+    return parse_markdown(text)
+
+
+def _num(value: float) -> str:
+    return f"{value:g}" if value == int(value) else repr(value)
+
+
+def to_markdown(spec: JobSpec) -> str:
+    """Write the spec in the studio Markdown format (the fields that format can hold)."""
+    out = ["1. 标题与观众", ""]
+    if spec.title:
+        out.append(f"  • 标题:{spec.title}")
+    out += [f"  • 语言:{spec.language}", "", "3. 口播稿", ""]
+    for i, seg in enumerate(spec.segments, 1):
+        label = f" {seg.label}" if seg.label else ""
+        out += [f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}", ""]
+    if spec.qualifiers:
+        out += ["字幕层叠加限定语:" + "；".join(spec.qualifiers) + "。", ""]
+    if spec.shots:
+        out += ["4. 镜头分镜", ""]
+        for shot in spec.shots:
+            line = (
+                f"  {shot.index}. 镜头 {shot.index} · {shot.name} · "
+                f"{_num(shot.start)}-{_num(shot.end)}s - 时长:{_num(shot.end - shot.start)}s"
+            )
+            for key, field in (("屏幕文字", "screen_text"), ("画面元素", "elements"), ("运动方式", "motion")):
+                if getattr(shot, field):
+                    line += f" - {key}:{getattr(shot, field)}"
+            out += [line, ""]
+    return "\n".join(out)

@@ -1,0 +1,209 @@
+"""The job spec: one pydantic model that both the Markdown script and JSON submissions become.
+
+Validation happens here, at the door, so a worker never meets a bad value halfway through.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from service.domain.errors import ScriptError
+
+Language = Literal["zh", "en"]
+Engine = Literal["auto", "edge", "espeak"]
+OnOverflow = Literal["fail", "squeeze", "extend"]
+
+MAX_TEXT = 2000  # characters in one segment: ~6 minutes of speech, far beyond any real segment
+MAX_SECONDS = 600.0
+MAX_SEGMENTS = 200
+MAX_SHORT_TEXT = 500
+
+# Control characters (bar tab/newline), bidi overrides and NUL break subtitle files and players.
+_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+
+DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
+DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}
+
+
+def _clean(value: str, limit: int) -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    if len(value) > limit:
+        raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
+    bad = _FORBIDDEN.search(value)
+    if bad:
+        raise ValueError(f"contains the control character {bad.group()!r} at {bad.start()}")
+    return value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FitOptions(_Model):
+    """How each segment is fitted to its allotted seconds."""
+
+    max_pace: float | None = Field(
+        None, gt=0, le=20, description="syllables/s; default 7.5 for zh, 6.0 for en"
+    )
+    on_overflow: OnOverflow = "fail"
+    max_stretch: float = Field(
+        0.25, ge=0, le=1, description="largest residual time-stretch after native rate, as a fraction"
+    )
+    max_slowdown: float = Field(
+        0.92, gt=0.5, le=1, description="slowest rate used to fill a slot when speech is short"
+    )
+    gap: float = Field(0.25, ge=0, le=2, description="seconds of silence kept at a segment's end")
+
+
+class SubtitleOptions(_Model):
+    max_chars_per_line: int | None = Field(None, ge=8, le=80)
+    max_lines: int = Field(2, ge=1, le=3)
+    min_duration: float = Field(5 / 6, ge=0.2, le=5)
+    max_duration: float = Field(7.0, ge=1, le=20)
+    fps: float = Field(30.0, gt=0, le=120)
+    min_gap_frames: int = Field(2, ge=0, le=30)
+
+
+class Segment(_Model):
+    text: str
+    seconds: float = Field(gt=0, le=MAX_SECONDS)
+    label: str | None = None
+    start: float | None = Field(None, ge=0)
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        return _clean(v, MAX_TEXT)
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, v: str | None) -> str | None:
+        v = (v or "").strip()
+        return _clean(v, 100) if v else None
+
+
+class Overlay(_Model):
+    text: str
+    start: float = Field(ge=0)
+    end: float = Field(gt=0)
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        return _clean(v, MAX_SHORT_TEXT)
+
+    @model_validator(mode="after")
+    def _order(self) -> Overlay:
+        if self.end <= self.start:
+            raise ValueError(f"end {self.end:g} must be after start {self.start:g}")
+        return self
+
+
+class Shot(_Model):
+    index: int = Field(ge=0)
+    name: str = ""
+    start: float = Field(ge=0)
+    end: float = Field(ge=0)
+    screen_text: str = ""
+    elements: str = ""
+    motion: str = ""
+
+
+Qualifier = Annotated[str, Field(min_length=1)]
+
+
+class JobSpec(_Model):
+    """Everything one narration job needs; the JSON Schema of this model is published."""
+
+    title: str = ""
+    language: Language = "zh"
+    voice: str | None = None
+    engine: Engine = "auto"
+    segments: list[Segment] = Field(min_length=1, max_length=MAX_SEGMENTS)
+    qualifiers: list[Qualifier] = Field(default_factory=list, max_length=50)
+    overlays: list[Overlay] = Field(default_factory=list, max_length=200)
+    shots: list[Shot] = Field(default_factory=list, max_length=200)
+    fit: FitOptions = FitOptions()
+    subtitles: SubtitleOptions = SubtitleOptions()
+
+    @field_validator("qualifiers")
+    @classmethod
+    def _qualifiers(cls, v: list[str]) -> list[str]:
+        return [_clean(q, MAX_SHORT_TEXT) for q in v]
+
+    @property
+    def max_pace(self) -> float:
+        return self.fit.max_pace or DEFAULT_MAX_PACE[self.language]
+
+    @property
+    def line_chars(self) -> int:
+        return self.subtitles.max_chars_per_line or DEFAULT_LINE_CHARS[self.language]
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """Turn a pydantic location into words: ('segments', 1, 'seconds') -> 'segment 2 seconds'."""
+    parts: list[str] = []
+    i = 0
+    while i < len(loc):
+        key = loc[i]
+        nxt = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(key, str) and isinstance(nxt, int):
+            singular = key[:-1] if key.endswith("s") else key
+            parts.append(f"{singular} {nxt + 1}")
+            i += 2
+        else:
+            parts.append(str(key))
+            i += 1
+    return " ".join(parts) or "spec"
+
+
+def spec_from_data(data: Any) -> JobSpec:
+    """Validate plain data into a JobSpec, turning pydantic's errors into one clear ScriptError."""
+    try:
+        return JobSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        msg = str(first["msg"]).removeprefix("Value error, ")
+        got = first.get("input")
+        shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r:.60})"
+        raise ScriptError(msg + shown, _where(tuple(first["loc"]))) from None
+
+
+def spec_from_json(text: str) -> JobSpec:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    return spec_from_data(data)
+
+
+def json_schema() -> dict[str, Any]:
+    return JobSpec.model_json_schema()
+
+
+class RenderOptions(_Model):
+    """Per-render choices that are not part of the script itself (CLI flags / API options)."""
+
+    engine: Engine | None = None
+    voice: str | None = None
+    on_overflow: OnOverflow | None = None
+    burn_in: bool = False
+    original_audio: Literal["drop", "mix"] = "drop"
+    extend_video: bool = False
+
+    def apply(self, spec: JobSpec) -> JobSpec:
+        """The spec with this render's engine, voice and overflow policy in force."""
+        update: dict[str, Any] = {}
+        if self.engine:
+            update["engine"] = self.engine
+        if self.voice:
+            update["voice"] = self.voice
+        if self.on_overflow:
+            update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
+        return spec.model_copy(update=update) if update else spec

@@ -1,0 +1,26 @@
+"""Cue model, layout rules and the SRT/VTT/ASS writers."""
+
+from service.domain.subtitles.cues import (
+    NARRATION,
+    OVERLAY,
+    Cue,
+    Layout,
+    TimedPhrase,
+    narration_cues,
+    overlay_cues,
+    settle,
+)
+from service.domain.subtitles.writers import WRITERS, Canvas
+
+__all__ = [
+    "NARRATION",
+    "OVERLAY",
+    "WRITERS",
+    "Canvas",
+    "Cue",
+    "Layout",
+    "TimedPhrase",
+    "narration_cues",
+    "overlay_cues",
+    "settle",
+]

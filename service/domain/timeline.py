@@ -1,0 +1,175 @@
+"""Where each segment and overlay sits, and how each segment is fitted. Integer milliseconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from service.domain.errors import OverflowError_, ScriptError
+from service.domain.spec import FitOptions, JobSpec
+from service.domain.text import syllables
+
+QUALIFIER_MARKERS = ("限定语", "qualifier")
+
+
+def ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class PaceCheck:
+    index: int  # 1-based, as users count segments
+    syllables: float
+    allotted_ms: int
+    pace: float
+    limit: float
+
+    @property
+    def overflows(self) -> bool:
+        return self.pace > self.limit
+
+    @property
+    def extended_ms(self) -> int:
+        """The slot length at which this text is spoken at the pace limit."""
+        return max(self.allotted_ms, ms(self.syllables / self.limit) + 1)
+
+
+def pace_checks(spec: JobSpec) -> list[PaceCheck]:
+    out = []
+    for i, seg in enumerate(spec.segments, 1):
+        syl = syllables(seg.text, spec.language)
+        out.append(PaceCheck(i, syl, ms(seg.seconds), syl / seg.seconds, spec.max_pace))
+    return out
+
+
+def check_pace(spec: JobSpec) -> list[str]:
+    """Apply ``fit.on_overflow`` to every segment; raise for ``fail``, else return warnings."""
+    warnings = []
+    for chk in pace_checks(spec):
+        if not chk.overflows:
+            continue
+        if spec.fit.on_overflow == "fail":
+            raise OverflowError_(chk.index, chk.syllables, chk.allotted_ms / 1000, chk.pace, chk.limit)
+        if spec.fit.on_overflow == "squeeze":
+            warnings.append(
+                f"segment {chk.index}: squeezed to {chk.pace:.2f} syllables/s, over the "
+                f"limit {chk.limit:g}"
+            )
+        else:
+            warnings.append(
+                f"segment {chk.index}: extended from {chk.allotted_ms / 1000:g} s to "
+                f"{chk.extended_ms / 1000:g} s to stay within {chk.limit:g} syllables/s; "
+                f"later segments move back"
+            )
+    return warnings
+
+
+def slot_ms(spec: JobSpec, index: int) -> int:
+    """The length segment ``index`` (0-based) will occupy, after the overflow policy."""
+    chk = pace_checks(spec)[index]
+    if chk.overflows and spec.fit.on_overflow == "extend":
+        return chk.extended_ms
+    return chk.allotted_ms
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    start_ms: int
+    end_ms: int
+
+
+def place_segments(spec: JobSpec, lengths_ms: list[int]) -> list[Slot]:
+    """Back to back from 0 unless a segment gives its ``start``; overlaps are errors, except
+    that a segment extended by the overflow policy pushes later ones back."""
+    slots: list[Slot] = []
+    cursor = 0
+    for i, (seg, length) in enumerate(zip(spec.segments, lengths_ms, strict=True)):
+        start = cursor
+        if seg.start is not None:
+            wanted = ms(seg.start)
+            pushed = any(x > ms(s.seconds) for x, s in zip(lengths_ms[:i], spec.segments, strict=False))
+            if wanted < cursor and not pushed:
+                raise ScriptError(
+                    f"start {seg.start:g} s overlaps the previous segment, which ends at "
+                    f"{cursor / 1000:g} s",
+                    f"segment {i + 1}",
+                )
+            start = max(wanted, cursor)
+        slots.append(Slot(start, start + length))
+        cursor = start + length
+    return slots
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOverlay:
+    text: str
+    start_ms: int
+    end_ms: int
+
+
+def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
+    """Explicit overlays keep their times; qualifiers share the window of the shot whose
+    elements mention them evenly, or else the last segment's slot."""
+    out = [TimedOverlay(o.text, ms(o.start), ms(o.end)) for o in spec.overlays]
+    if spec.qualifiers:
+        shot = next(
+            (
+                s
+                for s in spec.shots
+                if s.end > s.start
+                and any(m in f"{s.elements} {s.name}".lower() for m in QUALIFIER_MARKERS)
+            ),
+            None,
+        )
+        a, b = (ms(shot.start), ms(shot.end)) if shot else (slots[-1].start_ms, slots[-1].end_ms)
+        n = len(spec.qualifiers)
+        for k, text in enumerate(spec.qualifiers):
+            out.append(TimedOverlay(text, a + (b - a) * k // n, a + (b - a) * (k + 1) // n))
+    return sorted(out, key=lambda o: (o.start_ms, o.end_ms))
+
+
+@dataclass(frozen=True, slots=True)
+class FitPlan:
+    """What to ask the engine for, and the speech length to land on."""
+
+    target_ms: int  # speech length within the slot (the rest is trailing silence)
+    rate: float  # native speaking-rate multiplier to request (1.0 = the engine's default)
+
+
+def speech_target_ms(slot: int, fit: FitOptions) -> int:
+    gap = min(ms(fit.gap), slot // 10)
+    return slot - gap
+
+
+def plan_rate(natural_ms: int, slot: int, fit: FitOptions, max_rate: float = 3.0) -> FitPlan:
+    """Native rate that brings speech of ``natural_ms`` to its target; slowing down is
+    limited to ``fit.max_slowdown`` so short text keeps a natural pace and pads silence."""
+    target = speech_target_ms(slot, fit)
+    ratio = natural_ms / target if target > 0 else 1.0
+    if ratio >= 1:
+        rate = min(ratio, max_rate)
+    else:
+        rate = max(ratio, fit.max_slowdown)
+    return FitPlan(target, rate)
+
+
+@dataclass(frozen=True, slots=True)
+class Residual:
+    ratio: float  # output/input duration for the time-stretch; 1.0 means none
+    warnings: list[str] = field(default_factory=list)
+
+
+def plan_residual(index: int, speech_ms: int, target_ms: int, fit: FitOptions, squeeze: bool) -> Residual:
+    """After native rate: stretch only when speech is still too long for the slot."""
+    if speech_ms <= target_ms:
+        return Residual(1.0)
+    ratio = target_ms / speech_ms
+    warnings = []
+    if 1 / ratio - 1 > fit.max_stretch:
+        if not squeeze:
+            raise ScriptError(
+                f"needs a residual time-stretch of {1 / ratio:.2f}x after the engine's fastest "
+                f"rate, over fit.max_stretch={fit.max_stretch:g}",
+                f"segment {index + 1}",
+            )
+        warnings.append(f"segment {index + 1}: time-stretched {1 / ratio:.2f}x, over fit.max_stretch")
+    return Residual(ratio, warnings)

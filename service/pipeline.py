@@ -1,0 +1,391 @@
+"""One job end to end through the ports: validate -> synthesize + fit each segment ->
+timeline -> subtitles -> loudness -> mux. The CLI runs it in one process; the workers run
+``render_segment`` per segment and ``finalize`` once, with the same code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from service import audio as dsp
+from service.config import Settings
+from service.domain.errors import EngineError, MediaInputError
+from service.domain.spec import JobSpec, RenderOptions
+from service.domain.subtitles import (
+    WRITERS,
+    Canvas,
+    Cue,
+    Layout,
+    TimedPhrase,
+    narration_cues,
+    overlay_cues,
+    settle,
+)
+from service.domain.timeline import (
+    check_pace,
+    place_overlays,
+    place_segments,
+    plan_rate,
+    plan_residual,
+    slot_ms,
+)
+from service.ports import Media, MuxRequest, Speech, TtsEngine, TtsRequest, VideoInfo
+from service.voices import Casting, Catalog
+
+Progress = Callable[[float, str], None]
+ARTIFACTS = (
+    "narration.wav",
+    "subtitles.srt",
+    "subtitles.vtt",
+    "subtitles.ass",
+    "manifest.json",
+    "video.mp4",
+)
+SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills
+
+
+def _noop(fraction: float, stage: str) -> None:
+    pass
+
+
+@dataclass
+class SegmentResult:
+    """One fitted segment: its audio file (in the work dir) and everything the manifest and
+    the subtitles need. Plain data, so a worker can store it as JSON."""
+
+    index: int
+    slot_ms: int
+    natural_ms: int
+    speech_ms: int
+    native_rate: float
+    stretch_ratio: float
+    engine: str
+    voice: str
+    sample_rate: int
+    audio: str
+    phrases: list[tuple[int, int, int, int]]
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> SegmentResult:
+        data = json.loads(text)
+        data["phrases"] = [tuple(p) for p in data["phrases"]]
+        return cls(**data)
+
+
+@dataclass
+class Plan:
+    """A validated job: the spec with options applied, who speaks it, and the video facts."""
+
+    spec: JobSpec
+    options: RenderOptions
+    casting: Casting
+    warnings: list[str]
+    video: VideoInfo | None = None
+
+
+class Pipeline:
+    def __init__(
+        self, settings: Settings, engines: dict[str, TtsEngine], media: Media, catalog: Catalog
+    ) -> None:
+        self.settings = settings
+        self.engines = engines
+        self.media = media
+        self.catalog = catalog
+
+    # -- at the door -----------------------------------------------------------------------
+    def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
+        """Everything that can be checked before any audio is made: voices, pace, video."""
+        spec = options.apply(spec)
+        casting = self.catalog.cast(spec)
+        warnings = check_pace(spec)
+        info = None
+        if video is not None:
+            info = self.media.probe(video)
+            end = place_segments(spec, [slot_ms(spec, i) for i in range(len(spec.segments))])[-1].end_ms
+            if end / 1000 > info.duration + 0.05 and not options.extend_video:
+                raise MediaInputError(
+                    f"the narration runs {end / 1000:g} s but the video lasts {info.duration:g} s "
+                    "(use --extend-video to freeze the last frame)",
+                    video.name,
+                )
+        return Plan(spec, options, casting, warnings, info)
+
+    # -- one segment -----------------------------------------------------------------------
+    def _speak(self, casting: Casting, request: TtsRequest, warnings: list[str]) -> tuple[str, str, Speech]:
+        """Synthesize with the cast engine; fall back to the offline voice where allowed."""
+        engine = self.engines.get(casting.engine)
+        if engine is not None:
+            try:
+                return casting.engine, request.voice, engine.synthesize(request)
+            except EngineError as exc:
+                if casting.fallback is None:
+                    raise
+                reason = str(exc)
+        else:
+            if casting.fallback is None:
+                raise EngineError(casting.engine, "engine is not available on this machine")
+            reason = f"{casting.engine} is not available"
+        fb = casting.fallback
+        warnings.append(f"{reason}; fell back to {fb.engine} voice {fb.id}")
+        fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
+        return self._speak(fallback, replace(request, voice=fb.id), warnings)
+
+    def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
+        """Synthesize segment ``index`` and fit it to its slot, to the sample.
+
+        Native rate first (a second synthesis at the rate that lands on the target), then a
+        rubberband R3 stretch for what remains, then pad/trim to the exact slot length.
+        """
+        spec, fit = plan.spec, plan.spec.fit
+        seg = spec.segments[index]
+        slot = slot_ms(spec, index)
+        warnings: list[str] = []
+        t0 = time.perf_counter()
+        request = TtsRequest(
+            seg.text, plan.casting.voice.id, spec.language, 1.0, phrase_chars=spec.line_chars
+        )
+        engine_name, voice, first = self._speak(plan.casting, request, warnings)
+        casting = plan.casting
+        if engine_name != casting.engine:  # later passes stay on the engine that answered
+            casting = replace(casting, engine=engine_name, voice=self.catalog.get(voice), fallback=None)
+        engine = self.engines[engine_name]
+        natural = first.duration_ms
+        rate_plan = plan_rate(natural, slot, fit, engine.max_rate)
+        speech, rate = first, 1.0
+        for _ in range(2):  # rate -> duration is close to, not exactly, inverse-linear
+            if speech.duration_ms and abs(speech.duration_ms - rate_plan.target_ms) <= 0.03 * rate_plan.target_ms:
+                break
+            if speech.duration_ms <= rate_plan.target_ms and rate <= fit.max_slowdown + 1e-6:
+                break
+            wanted = rate * speech.duration_ms / rate_plan.target_ms
+            wanted = max(wanted, fit.max_slowdown) if wanted < 1 else wanted
+            wanted = min(max(wanted, engine.min_rate), engine.max_rate)
+            if abs(wanted - rate) < 0.005:
+                break
+            rate = wanted
+            _, _, speech = self._speak(casting, replace(request, voice=voice, rate=rate), warnings)
+        t1 = time.perf_counter()
+
+        sr = self.settings.sample_rate
+        audio = dsp.resample(speech.audio, speech.rate, sr)
+        scale = 1.0
+        residual = plan_residual(
+            index, round(len(audio) * 1000 / sr), rate_plan.target_ms, fit, fit.on_overflow == "squeeze"
+        )
+        warnings += residual.warnings
+        if residual.ratio != 1.0:
+            target_n = dsp.samples(rate_plan.target_ms, sr)
+            with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+                src, dst = Path(tmp, "in.wav"), Path(tmp, "out.wav")
+                dsp.write_wav(src, audio, sr)
+                self.media.stretch(src, dst, target_n / len(audio))
+                stretched, _ = dsp.read_wav(dst)
+            scale = len(stretched) / len(audio)
+            audio = dsp.fit_length(stretched, target_n)
+        speech_ms = round(len(audio) * 1000 / sr)
+        audio = dsp.fit_length(audio, dsp.samples(slot, sr))
+        name = f"segment-{index:03d}.wav"
+        dsp.write_wav(workdir / name, audio, sr)
+        phrases = [
+            (b.start, b.end, round(b.start_ms * scale), min(round(b.end_ms * scale), speech_ms))
+            for b in speech.boundaries
+        ]
+        t2 = time.perf_counter()
+        return SegmentResult(
+            index=index,
+            slot_ms=slot,
+            natural_ms=natural,
+            speech_ms=speech_ms,
+            native_rate=round(rate, 4),
+            stretch_ratio=round(residual.ratio, 4),
+            engine=engine_name,
+            voice=voice,
+            sample_rate=sr,
+            audio=name,
+            phrases=phrases,
+            warnings=warnings,
+            timings={"synthesize": round(t1 - t0, 4), "fit": round(t2 - t1, 4)},
+        )
+
+    # -- the whole job ---------------------------------------------------------------------
+    def finalize(
+        self,
+        plan: Plan,
+        results: list[SegmentResult],
+        workdir: Path,
+        outdir: Path,
+        video: Path | None = None,
+        progress: Progress = _noop,
+    ) -> dict[str, Any]:
+        """Lay the fitted segments on the timeline, write subtitles, normalize loudness and
+        mux; every artifact goes into ``outdir``. Returns the manifest."""
+        spec = plan.spec
+        timings: dict[str, float] = {
+            "synthesize": round(sum(r.timings.get("synthesize", 0) for r in results), 4),
+            "fit": round(sum(r.timings.get("fit", 0) for r in results), 4),
+        }
+        sr = self.settings.sample_rate
+        results = sorted(results, key=lambda r: r.index)
+        slots = place_segments(spec, [r.slot_ms for r in results])
+        overlays = place_overlays(spec, slots)
+
+        t = time.perf_counter()
+        layout = Layout.for_spec(spec)
+        cues: list[Cue] = []
+        for seg, res, slot in zip(spec.segments, results, slots, strict=True):
+            phrases = [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
+            cues += narration_cues(seg.text, phrases, layout)
+        cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in overlays], layout)
+        cues = settle(cues, layout)
+        canvas = Canvas(
+            plan.video.width if plan.video else 1080,
+            plan.video.height if plan.video else 1920,
+            self.settings.font_name,
+            spec.language,
+        )
+        for ext, writer in WRITERS.items():
+            (outdir / f"subtitles.{ext}").write_text(writer(cues, canvas), encoding="utf-8")
+        timings["subtitles"] = round(time.perf_counter() - t, 4)
+        progress(SYNTH_SHARE + 0.05, "subtitles")
+
+        t = time.perf_counter()
+        total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
+        track = dsp.silence(dsp.samples(total_ms, sr))
+        for res, slot in zip(results, slots, strict=True):
+            seg_audio, seg_sr = dsp.read_wav(workdir / res.audio)
+            if seg_sr != sr:
+                seg_audio = dsp.resample(seg_audio, seg_sr, sr)
+            a = dsp.samples(slot.start_ms, sr)
+            track[a : a + len(seg_audio)] = seg_audio[: len(track) - a]
+        track, loud = dsp.normalize(track, sr, self.settings.target_lufs, self.settings.true_peak_db)
+        dsp.write_wav(outdir / "narration.wav", track, sr)
+        timings["loudness"] = round(time.perf_counter() - t, 4)
+        progress(SYNTH_SHARE + 0.1, "loudness")
+
+        warnings = list(plan.warnings) + [w for r in results for w in r.warnings]
+        if video is not None and plan.video is not None:
+            t = time.perf_counter()
+            narration_end = slots[-1].end_ms / 1000
+            late = [o for o in overlays if o.start_ms / 1000 >= max(plan.video.duration, narration_end)]
+            if late:
+                warnings.append(f"{len(late)} overlay(s) start after the video ends and are not shown")
+            self.media.mux(
+                MuxRequest(
+                    video=video,
+                    narration=outdir / "narration.wav",
+                    subtitles_srt=outdir / "subtitles.srt",
+                    subtitles_ass=outdir / "subtitles.ass",
+                    output=outdir / "video.mp4",
+                    info=plan.video,
+                    language=spec.language,
+                    burn_in=plan.options.burn_in,
+                    original_audio=plan.options.original_audio,
+                    extend_to=narration_end if narration_end > plan.video.duration else None,
+                    duck_intervals=tuple(
+                        ((s.start_ms) / 1000, (s.start_ms + r.speech_ms) / 1000)
+                        for s, r in zip(slots, results, strict=True)
+                    ),
+                )
+            )
+            timings["mux"] = round(time.perf_counter() - t, 4)
+        progress(1.0, "done")
+
+        manifest = {
+            "title": spec.title,
+            "language": spec.language,
+            "duration": total_ms / 1000,
+            "sample_rate": sr,
+            "segments": [
+                {
+                    "index": r.index + 1,
+                    "label": seg.label,
+                    "text": seg.text,
+                    "start": slot.start_ms / 1000,
+                    "end": slot.end_ms / 1000,
+                    "allotted": seg.seconds,
+                    "natural_duration": r.natural_ms / 1000,
+                    "speech_duration": r.speech_ms / 1000,
+                    "native_rate": r.native_rate,
+                    "stretch_ratio": r.stretch_ratio,
+                    "engine": r.engine,
+                    "voice": r.voice,
+                }
+                for seg, r, slot in zip(spec.segments, results, slots, strict=True)
+            ],
+            "overlays": [
+                {"text": o.text, "start": o.start_ms / 1000, "end": o.end_ms / 1000} for o in overlays
+            ],
+            "cues": [
+                {"start": c.start_ms / 1000, "end": c.end_ms / 1000, "text": c.text, "layer": c.layer}
+                for c in cues
+            ],
+            "loudness": {"integrated_lufs": loud.integrated_lufs, "true_peak_dbtp": loud.true_peak_dbtp},
+            "warnings": warnings,
+            "timings": timings,
+        }
+        (outdir / "manifest.json").write_text(
+            json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
+        )
+        return manifest
+
+    def render(
+        self,
+        plan: Plan,
+        outdir: Path,
+        video: Path | None = None,
+        progress: Progress = _noop,
+        parallel: int = 2,
+    ) -> dict[str, Any]:
+        """The whole job in this process. Artifacts appear in ``outdir`` only on success."""
+        outdir.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{outdir.name}.", dir=outdir.parent) as tmp:
+            work, staged = Path(tmp, "work"), Path(tmp, "out")
+            work.mkdir()
+            staged.mkdir()
+            local_video = None
+            if video is not None:
+                local_video = work / "source.video"  # ffmpeg sees only a name we generated
+                try:
+                    local_video.hardlink_to(video.resolve())
+                except OSError:
+                    shutil.copyfile(video, local_video)
+            n = len(plan.spec.segments)
+            done = 0
+
+            def one(i: int) -> SegmentResult:
+                nonlocal done
+                res = self.render_segment(plan, i, work)
+                done += 1
+                progress(SYNTH_SHARE * done / n, f"segment {done}/{n}")
+                return res
+
+            progress(0.0, "synthesize")
+            with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+                results = list(pool.map(one, range(n)))
+            manifest = self.finalize(plan, results, work, staged, local_video, progress)
+            outdir.mkdir(parents=True, exist_ok=True)
+            for name in ARTIFACTS:
+                if (staged / name).exists():
+                    (staged / name).replace(outdir / name)
+        return manifest
+
+
+def default_pipeline(settings: Settings) -> Pipeline:
+    """The pipeline wired to this machine's adapters."""
+    from service.adapters.media import FfmpegMedia
+    from service.adapters.tts import available_engines
+    from service.voices import load_catalog
+
+    return Pipeline(settings, available_engines(settings), FfmpegMedia(settings), load_catalog(settings.voices_file))

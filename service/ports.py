@@ -1,0 +1,87 @@
+"""The ports the pipeline talks through; adapters implement them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class TtsRequest:
+    text: str
+    voice: str
+    language: str
+    rate: float = 1.0  # multiplier of the engine's default speaking rate
+    pitch: str = "+0Hz"
+    volume: str = "+0%"
+    phrase_chars: int = 16  # engines without boundary events speak phrases of this size
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """A stretch of the text (character offsets) and when it is spoken (ms into the audio)."""
+
+    start: int
+    end: int
+    start_ms: int
+    end_ms: int
+
+
+@dataclass(slots=True)
+class Speech:
+    audio: np.ndarray  # mono float32 in [-1, 1], leading and trailing silence trimmed
+    rate: int
+    boundaries: list[Boundary] = field(default_factory=list)
+
+    @property
+    def duration_ms(self) -> int:
+        return round(len(self.audio) * 1000 / self.rate)
+
+
+class TtsEngine(Protocol):
+    name: str
+
+    @property
+    def version(self) -> str: ...
+
+    max_rate: float  # fastest native rate multiplier the engine takes
+    min_rate: float
+
+    def synthesize(self, request: TtsRequest) -> Speech: ...
+
+
+@dataclass(frozen=True, slots=True)
+class VideoInfo:
+    format_name: str
+    width: int
+    height: int
+    duration: float
+    fps: float
+    video_codec: str
+    has_audio: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MuxRequest:
+    video: Path
+    narration: Path
+    subtitles_srt: Path
+    subtitles_ass: Path
+    output: Path
+    info: VideoInfo
+    language: str
+    burn_in: bool = False
+    original_audio: str = "drop"  # drop | mix
+    extend_to: float | None = None  # freeze the last frame up to this many seconds
+    duck_intervals: tuple[tuple[float, float], ...] = ()
+
+
+class Media(Protocol):
+    def probe(self, path: Path) -> VideoInfo: ...
+
+    def mux(self, request: MuxRequest) -> None: ...
+
+    def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
