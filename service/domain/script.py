@@ -108,7 +108,7 @@ def parse_markdown(text: str) -> JobSpec:
         except ValueError:
             shown = repr(raw) if raw else "nothing"
             raise ScriptError(
-                f"seconds must be a number, got {shown} (line {lineno})", f"segment {n}"
+                f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
             ) from None
         seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
         if m.group("label").strip():

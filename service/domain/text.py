@@ -92,17 +92,17 @@ def pause_after(phrase: str) -> int:
 
 
 def _breaks(tokens: list[Token]) -> list[int]:
-    """Offsets where a line or phrase may break: between tokens, never before punctuation,
-    never after an opening bracket, never inside a Latin word (a word is one token)."""
+    """Offsets where a line or phrase may break: between tokens, never before punctuation
+    (spaces skipped), never after an opening bracket, never inside a Latin word (a word is
+    one token)."""
     out: list[int] = []
-    for prev, tok in zip(tokens, tokens[1:], strict=False):
-        if tok.kind == "punct" and tok.text not in OPENERS:
+    for i in range(1, len(tokens)):
+        nxt = next((t for t in tokens[i:] if t.kind != "space"), None)
+        if nxt is None or (nxt.kind == "punct" and nxt.text not in OPENERS):
             continue
-        if prev.text in OPENERS:
+        if tokens[i - 1].text in OPENERS:
             continue
-        if prev.kind == "space" and tok.kind == "punct":
-            continue
-        out.append(tok.start)
+        out.append(tokens[i].start)
     return out
 
 
@@ -130,26 +130,19 @@ def display_len(text: str) -> int:
 
 def _split_long(text: str, start: int, end: int, limit: int, breaks: list[int]) -> list[int]:
     """Cut points inside [start, end) so each piece is at most ``limit`` characters, balanced."""
-    length = display_len(text[start:end])
-    if length <= limit:
-        return []
-    pieces = math.ceil(length / limit)
     inner = [b for b in breaks if start < b < end]
     cuts: list[int] = []
     pos = start
-    for k in range(1, pieces):
-        target = start + (end - start) * k / pieces
-        fitting = [b for b in inner if b > pos and display_len(text[pos:b]) <= limit]
-        if not fitting:
-            later = [b for b in inner if b > pos]
-            if not later:
-                break
-            fitting = [later[0]]  # one unbreakable word longer than the limit stands alone
-        best = min(fitting, key=lambda b: abs(b - target))
-        cuts.append(best)
-        pos = best
-    if display_len(text[pos:end]) > limit:
-        cuts += _split_long(text, pos, end, limit, breaks)
+    while display_len(text[pos:end]) > limit:
+        later = [b for b in inner if b > pos]
+        if not later:
+            break
+        target = pos + (end - pos) / math.ceil(display_len(text[pos:end]) / limit)
+        # A word longer than the limit stands alone rather than being cut.
+        fitting = [b for b in later if display_len(text[pos:b]) <= limit] or later[:1]
+        # Between words reads better than between two CJK characters of one word.
+        pos = min(fitting, key=lambda b: abs(b - target) - (6 if text[b - 1].isspace() else 0))
+        cuts.append(pos)
     return cuts
 
 
@@ -171,6 +164,11 @@ def split_phrases(text: str, limit: int) -> list[tuple[int, int]]:
     return fixed
 
 
+def single_word(text: str) -> bool:
+    """One word with at most punctuation around it: it may exceed a line, as it cannot break."""
+    return len([t for t in tokenize(text) if t.kind in ("word", "cjk")]) == 1
+
+
 def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
     """Break ``text`` into at most ``max_lines`` lines of at most ``limit`` characters.
 
@@ -181,8 +179,7 @@ def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
     if display_len(text) <= limit:
         return [text]
     if max_lines <= 1:
-        tokens = tokenize(text)
-        return [text] if len([t for t in tokens if t.kind != "space"]) == 1 else None
+        return [text] if single_word(text) else None
     tokens = tokenize(text)
     best: tuple[float, list[str]] | None = None
     for b in _breaks(tokens):
@@ -193,7 +190,7 @@ def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
         tail_lines = wrap(tail, limit, max_lines - 1)
         if head_lines is None or tail_lines is None:
             continue
-        score = abs(len(head) - max(len(x) for x in tail_lines))
+        score = abs(len(head) - max(len(x) for x in tail_lines)) - (6 if text[b - 1].isspace() else 0)
         if head[-1] in CLAUSE_END:
             score -= limit  # a break after punctuation beats any balance
         if best is None or score < best[0]:
@@ -204,7 +201,7 @@ def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
 def strip_trailing(text: str, language: str) -> str:
     text = text.strip()
     if language == "zh":
-        text = text.rstrip(ZH_TRAILING).rstrip()
+        text = text.rstrip(ZH_TRAILING + " \t\n\u3000")
     return text
 
 

@@ -96,10 +96,15 @@ def narration_cues(text: str, phrases: list[TimedPhrase], layout: Layout) -> lis
     return [c for c in cues if "".join(c.lines).strip()]
 
 
+# Overlays use a smaller font (44 vs 64 px in ASS), so a line holds proportionally more.
+OVERLAY_WIDTH = 1.4
+
+
 def overlay_cues(overlays: list[tuple[str, int, int]], layout: Layout) -> list[Cue]:
     out = []
+    chars = round(layout.line_chars * OVERLAY_WIDTH)
     for text, start, end in overlays:
-        lines = wrap(text, layout.line_chars, max(layout.max_lines, 3)) or [text]
+        lines = wrap(text, chars, layout.max_lines) or wrap(text, chars, 4) or [text]
         out.append(Cue(start, end, tuple(lines), OVERLAY))
     return out
 

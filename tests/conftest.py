@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_EXAMPLE = ROOT.parent / "shared" / "examples" / "gagar-grpo-quality-ranking.md"
+BUNDLED_EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
+
+SHORT_SCRIPT = """\
+  • 标题:测试短片
+
+[段 1 · 4 秒 开场] 代码 Agent 的 RL 用测试当奖励,再叠 GRPO 做优化。
+
+[段 2 · 5.5 秒 机制] 评分员对通过的轨迹排序;低排名降权,按比例 rescale,保持优势总和不变。
+
+字幕层叠加限定语:abstract 未给出具体百分点;仓库未明确。
+
+  1. 镜头 1 · 标题卡 · 0-4s - 时长:4s - 屏幕文字:测试短片 - 画面元素:黑底 - 运动方式:推入
+  2. 镜头 2 · 风险卡 · 4-9.5s - 时长:5.5s - 屏幕文字:限定 - 画面元素:风险卡 = 2 条限定语字幕叠加 - 运动方式:浮现
+"""
+
+
+def make_video(
+    path: Path, seconds: float, size: str = "1080x1920", fps: int = 30, audio: bool = True
+) -> Path:
+    """A real H.264 (+AAC) file, cheap to encode: a flat colour with a moving box."""
+    argv = ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"color=c=0x203050:s={size}:r={fps}:d={seconds}"]
+    if audio:
+        argv += ["-f", "lavfi", "-i", f"sine=f=330:d={seconds}:sample_rate=48000"]
+    argv += ["-vf", "drawbox=x=mod(t*200\\,800):y=200:w=120:h=120:c=white:t=fill"]
+    argv += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", str(fps)]
+    if audio:
+        argv += ["-c:a", "aac", "-shortest"]
+    argv.append(str(path))
+    subprocess.run(argv, check=True)
+    return path
+
+
+@pytest.fixture
+def short_script(tmp_path: Path) -> Path:
+    p = tmp_path / "short.md"
+    p.write_text(SHORT_SCRIPT, encoding="utf-8")
+    return p
+
+
+@pytest.fixture(scope="session")
+def short_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_video(tmp_path_factory.mktemp("video") / "clip.mp4", 11)
