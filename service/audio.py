@@ -106,7 +106,9 @@ def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
     if need.min() >= 1.0:
         return x
     w = max(3, int(rate * 0.008))
-    gain = uniform_filter1d(minimum_filter1d(need, size=2 * w + 1, mode="nearest"), size=w, mode="nearest")
+    gain = uniform_filter1d(
+        minimum_filter1d(need, size=2 * w + 1, mode="nearest"), size=w, mode="nearest"
+    )
     return (x * gain).astype(np.float32)
 
 
@@ -117,7 +119,9 @@ class Loudness:
     gain_db: float
 
 
-def normalize(x: Audio, rate: int, target: float = -16.0, peak_db: float = -1.0) -> tuple[Audio, Loudness]:
+def normalize(
+    x: Audio, rate: int, target: float = -16.0, peak_db: float = -1.0
+) -> tuple[Audio, Loudness]:
     """Gain to ``target`` LUFS, true-peak limit below ``peak_db``, then measure again.
 
     Limiting lowers loudness a little, so gain and limit repeat until the measurement on the

@@ -27,19 +27,23 @@ def read_script(path: Path) -> JobSpec:
 
 
 class ProgressBar:
-    """A one-line bar on stderr, redrawn in place."""
+    """A bar on stderr, redrawn in place on a terminal; one line per stage otherwise."""
 
     def __init__(self, width: int = 30) -> None:
         self.width = width
         self.lock = threading.Lock()
+        self.tty = sys.stderr.isatty()
 
     def __call__(self, fraction: float, stage: str) -> None:
+        fraction = max(0.0, min(1.0, fraction))
         with self.lock:
-            filled = round(self.width * max(0.0, min(1.0, fraction)))
-            bar = "█" * filled + "░" * (self.width - filled)
-            sys.stderr.write(f"\r{bar} {fraction * 100:5.1f}% {stage:<24}")
-            if fraction >= 1:
-                sys.stderr.write("\n")
+            if self.tty:
+                filled = round(self.width * fraction)
+                bar = "█" * filled + "░" * (self.width - filled)
+                end = "\n" if fraction >= 1 else ""
+                sys.stderr.write(f"\r{bar} {fraction * 100:5.1f}% {stage:<24}{end}")
+            else:
+                sys.stderr.write(f"progress {fraction * 100:5.1f}% {stage}\n")
             sys.stderr.flush()
 
 
@@ -64,8 +68,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     manifest = pipeline.render(plan, Path(args.out), video, ProgressBar())
     for w in manifest["warnings"][len(plan.warnings) :]:
         print(f"warning: {w}", file=sys.stderr)
-    print(f"wrote {args.out}: {manifest['duration']:g} s, {len(manifest['cues'])} cues, "
-          f"{manifest['loudness']['integrated_lufs']} LUFS")
+    print(
+        f"wrote {args.out}: {manifest['duration']:g} s, {len(manifest['cues'])} cues, "
+        f"{manifest['loudness']['integrated_lufs']} LUFS"
+    )
     return 0
 
 
@@ -109,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("script")
     pa.set_defaults(func=cmd_parse)
 
-    sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(func=cmd_schema)
+    sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
+        func=cmd_schema
+    )
     sub.add_parser("voices", help="list the voice catalog").set_defaults(func=cmd_voices)
     return p
 

@@ -113,7 +113,9 @@ class Pipeline:
         info = None
         if video is not None:
             info = self.media.probe(video)
-            end = place_segments(spec, [slot_ms(spec, i) for i in range(len(spec.segments))])[-1].end_ms
+            end = place_segments(spec, [slot_ms(spec, i) for i in range(len(spec.segments))])[
+                -1
+            ].end_ms
             if end / 1000 > info.duration + 0.05 and not options.extend_video:
                 raise MediaInputError(
                     f"the narration runs {end / 1000:g} s but the video lasts {info.duration:g} s "
@@ -123,7 +125,9 @@ class Pipeline:
         return Plan(spec, options, casting, warnings, info)
 
     # -- one segment -----------------------------------------------------------------------
-    def _speak(self, casting: Casting, request: TtsRequest, warnings: list[str]) -> tuple[str, str, Speech]:
+    def _speak(
+        self, casting: Casting, request: TtsRequest, warnings: list[str]
+    ) -> tuple[str, str, Speech]:
         """Synthesize with the cast engine; fall back to the offline voice where allowed."""
         engine = self.engines.get(casting.engine)
         if engine is not None:
@@ -159,13 +163,18 @@ class Pipeline:
         engine_name, voice, first = self._speak(plan.casting, request, warnings)
         casting = plan.casting
         if engine_name != casting.engine:  # later passes stay on the engine that answered
-            casting = replace(casting, engine=engine_name, voice=self.catalog.get(voice), fallback=None)
+            casting = replace(
+                casting, engine=engine_name, voice=self.catalog.get(voice), fallback=None
+            )
         engine = self.engines[engine_name]
         natural = first.duration_ms
         rate_plan = plan_rate(natural, slot, fit, engine.max_rate)
         speech, rate = first, 1.0
         for _ in range(2):  # rate -> duration is close to, not exactly, inverse-linear
-            if speech.duration_ms and abs(speech.duration_ms - rate_plan.target_ms) <= 0.03 * rate_plan.target_ms:
+            if (
+                speech.duration_ms
+                and abs(speech.duration_ms - rate_plan.target_ms) <= 0.03 * rate_plan.target_ms
+            ):
                 break
             if speech.duration_ms <= rate_plan.target_ms and rate <= fit.max_slowdown + 1e-6:
                 break
@@ -182,7 +191,11 @@ class Pipeline:
         audio = dsp.resample(speech.audio, speech.rate, sr)
         scale = 1.0
         residual = plan_residual(
-            index, round(len(audio) * 1000 / sr), rate_plan.target_ms, fit, fit.on_overflow == "squeeze"
+            index,
+            round(len(audio) * 1000 / sr),
+            rate_plan.target_ms,
+            fit,
+            fit.on_overflow == "squeeze",
         )
         warnings += residual.warnings
         if residual.ratio != 1.0:
@@ -245,7 +258,10 @@ class Pipeline:
         layout = Layout.for_spec(spec)
         cues: list[Cue] = []
         for seg, res, slot in zip(spec.segments, results, slots, strict=True):
-            phrases = [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
+            phrases = [
+                TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e)
+                for a, b, s, e in res.phrases
+            ]
             cues += narration_cues(seg.text, phrases, layout)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in overlays], layout)
         cues = settle(cues, layout)
@@ -269,7 +285,9 @@ class Pipeline:
                 seg_audio = dsp.resample(seg_audio, seg_sr, sr)
             a = dsp.samples(slot.start_ms, sr)
             track[a : a + len(seg_audio)] = seg_audio[: len(track) - a]
-        track, loud = dsp.normalize(track, sr, self.settings.target_lufs, self.settings.true_peak_db)
+        track, loud = dsp.normalize(
+            track, sr, self.settings.target_lufs, self.settings.true_peak_db
+        )
         dsp.write_wav(outdir / "narration.wav", track, sr)
         timings["loudness"] = round(time.perf_counter() - t, 4)
         progress(SYNTH_SHARE + 0.1, "loudness")
@@ -278,9 +296,13 @@ class Pipeline:
         if video is not None and plan.video is not None:
             t = time.perf_counter()
             narration_end = slots[-1].end_ms / 1000
-            late = [o for o in overlays if o.start_ms / 1000 >= max(plan.video.duration, narration_end)]
+            late = [
+                o for o in overlays if o.start_ms / 1000 >= max(plan.video.duration, narration_end)
+            ]
             if late:
-                warnings.append(f"{len(late)} overlay(s) start after the video ends and are not shown")
+                warnings.append(
+                    f"{len(late)} overlay(s) start after the video ends and are not shown"
+                )
             self.media.mux(
                 MuxRequest(
                     video=video,
@@ -325,13 +347,22 @@ class Pipeline:
                 for seg, r, slot in zip(spec.segments, results, slots, strict=True)
             ],
             "overlays": [
-                {"text": o.text, "start": o.start_ms / 1000, "end": o.end_ms / 1000} for o in overlays
+                {"text": o.text, "start": o.start_ms / 1000, "end": o.end_ms / 1000}
+                for o in overlays
             ],
             "cues": [
-                {"start": c.start_ms / 1000, "end": c.end_ms / 1000, "text": c.text, "layer": c.layer}
+                {
+                    "start": c.start_ms / 1000,
+                    "end": c.end_ms / 1000,
+                    "text": c.text,
+                    "layer": c.layer,
+                }
                 for c in cues
             ],
-            "loudness": {"integrated_lufs": loud.integrated_lufs, "true_peak_dbtp": loud.true_peak_dbtp},
+            "loudness": {
+                "integrated_lufs": loud.integrated_lufs,
+                "true_peak_dbtp": loud.true_peak_dbtp,
+            },
             "warnings": warnings,
             "timings": timings,
         }
@@ -388,4 +419,9 @@ def default_pipeline(settings: Settings) -> Pipeline:
     from service.adapters.tts import available_engines
     from service.voices import load_catalog
 
-    return Pipeline(settings, available_engines(settings), FfmpegMedia(settings), load_catalog(settings.voices_file))
+    return Pipeline(
+        settings,
+        available_engines(settings),
+        FfmpegMedia(settings),
+        load_catalog(settings.voices_file),
+    )

@@ -72,8 +72,12 @@ class Catalog:
             )
         offline = self.default(OFFLINE, spec.language)
         if engine == OFFLINE or (engine == "auto" and chosen and chosen.engine == OFFLINE):
-            return Casting(OFFLINE, chosen if chosen and chosen.engine == OFFLINE else offline, None)
-        primary = chosen if chosen and chosen.engine == "edge" else self.default("edge", spec.language)
+            return Casting(
+                OFFLINE, chosen if chosen and chosen.engine == OFFLINE else offline, None
+            )
+        primary = (
+            chosen if chosen and chosen.engine == "edge" else self.default("edge", spec.language)
+        )
         return Casting("edge", primary, offline if engine == "auto" else None)
 
 

@@ -24,7 +24,11 @@ DUCK_RAMP = 0.15  # seconds
 def run(argv: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
     """Run a media tool in its own process group; kill the whole group on timeout."""
     proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -56,7 +60,11 @@ def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInf
     fmt = data.get("format") or {}
     streams = data.get("streams") or []
     video = next(
-        (s for s in streams if s.get("codec_type") == "video" and not s.get("disposition", {}).get("attached_pic")),
+        (
+            s
+            for s in streams
+            if s.get("codec_type") == "video" and not s.get("disposition", {}).get("attached_pic")
+        ),
         None,
     )
     if video is None:
@@ -64,7 +72,8 @@ def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInf
     width, height = int(video.get("width") or 0), int(video.get("height") or 0)
     if not (0 < width <= settings.max_width and 0 < height <= settings.max_height):
         raise MediaInputError(
-            f"video is {width}x{height}, limits are {settings.max_width}x{settings.max_height}", name
+            f"video is {width}x{height}, limits are {settings.max_width}x{settings.max_height}",
+            name,
         )
     try:
         duration = float(fmt.get("duration") or video.get("duration") or 0)
@@ -72,7 +81,8 @@ def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInf
         duration = 0.0
     if not 0 < duration <= settings.max_video_seconds:
         raise MediaInputError(
-            f"video lasts {duration:g} s, must be between 0 and {settings.max_video_seconds:g} s", name
+            f"video lasts {duration:g} s, must be between 0 and {settings.max_video_seconds:g} s",
+            name,
         )
     rate = str(video.get("avg_frame_rate") or video.get("r_frame_rate") or "0/1")
     try:
@@ -110,7 +120,9 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
         argv += ["-protocol_whitelist", "file", "-i", str(src)]
     video_filters = []
     if req.extend_to and req.extend_to > req.info.duration:
-        video_filters.append(f"tpad=stop_mode=clone:stop_duration={req.extend_to - req.info.duration:.3f}")
+        video_filters.append(
+            f"tpad=stop_mode=clone:stop_duration={req.extend_to - req.info.duration:.3f}"
+        )
     if req.burn_in:
         ass = str(req.subtitles_ass).replace("\\", "/").replace(":", "\\:").replace("'", "\\'")
         video_filters.append(f"subtitles=filename='{ass}'")
@@ -127,7 +139,14 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     if video_filters:
         graph += f";[0:v:0]{','.join(video_filters)}[vout]"
         argv += ["-filter_complex", graph, "-map", "[vout]"]
-        argv += ["-c:v", "libx264", "-preset", settings.burn_in_preset, "-crf", str(settings.burn_in_crf)]
+        argv += [
+            "-c:v",
+            "libx264",
+            "-preset",
+            settings.burn_in_preset,
+            "-crf",
+            str(settings.burn_in_crf),
+        ]
         argv += ["-pix_fmt", "yuv420p"]
     else:
         argv += ["-filter_complex", graph, "-map", "0:v:0", "-c:v", "copy"]
@@ -156,10 +175,8 @@ class FfmpegMedia:
         try:
             out = run(probe_args(path, self.settings), self.settings.probe_timeout).stdout
         except MediaError as exc:
-            raise MediaInputError(
-                f"not a readable video file ({exc.stderr_tail.strip().splitlines()[-1:] or ['unknown format']})",
-                path.name,
-            ) from None
+            why = (exc.stderr_tail.strip().splitlines() or ["unknown format"])[-1]
+            raise MediaInputError(f"not a readable video file ({why})", path.name) from None
         return parse_probe(json.loads(out or b"{}"), self.settings, path.name)
 
     def mux(self, request: MuxRequest) -> None:

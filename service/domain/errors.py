@@ -1,4 +1,5 @@
-"""One root exception; subclasses keep the offending value and survive pickling (Celery moves them)."""
+"""One root exception; subclasses keep the offending value and survive pickling
+(Celery moves them)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,8 @@ _SEGMENT = re.compile(
 _TITLE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:标题|Title)\s*{_COLON}\s*(?P<v>.+)$", re.I)
 _LANGUAGE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:语言|Language)\s*{_COLON}\s*(?P<v>\S+)", re.I)
 _QUALIFIERS = re.compile(
-    rf"^\s*(?:[-*•]\s*)?(?:字幕层叠加限定语|Qualifiers|Subtitle qualifiers)\s*{_COLON}\s*(?P<v>.*)$",
+    rf"^\s*(?:[-*•]\s*)?(?:字幕层叠加限定语|Qualifiers|Subtitle qualifiers)"
+    rf"\s*{_COLON}\s*(?P<v>.*)$",
     re.I,
 )
 _SHOT = re.compile(
@@ -63,8 +64,11 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
         if m:
             current = [m.group("text")]
             blocks.append((lineno, m, current))
-        elif current is not None and line.strip() and not _HEADING.match(line) and not (
-            _QUALIFIERS.match(line) or _SHOT.search(line)
+        elif (
+            current is not None
+            and line.strip()
+            and not _HEADING.match(line)
+            and not (_QUALIFIERS.match(line) or _SHOT.search(line))
         ):
             current.append(line.strip())
         else:
@@ -84,7 +88,9 @@ def parse_markdown(text: str) -> JobSpec:
             data["language"] = m.group("v").lower()
         elif m := _QUALIFIERS.match(line):
             items = re.split(r"[;；]", m.group("v"))
-            data["qualifiers"] += [q.strip().rstrip("。.").strip() for q in items if q.strip(" 。.")]
+            data["qualifiers"] += [
+                q.strip().rstrip("。.").strip() for q in items if q.strip(" 。.")
+            ]
         elif m := _SHOT.search(line):
             shot: dict[str, Any] = {
                 "index": int(m.group("n")),
@@ -154,7 +160,11 @@ def to_markdown(spec: JobSpec) -> str:
                 f"  {shot.index}. 镜头 {shot.index} · {shot.name} · "
                 f"{_num(shot.start)}-{_num(shot.end)}s - 时长:{_num(shot.end - shot.start)}s"
             )
-            for key, field in (("屏幕文字", "screen_text"), ("画面元素", "elements"), ("运动方式", "motion")):
+            for key, field in (
+                ("屏幕文字", "screen_text"),
+                ("画面元素", "elements"),
+                ("运动方式", "motion"),
+            ):
                 if getattr(shot, field):
                     line += f" - {key}:{getattr(shot, field)}"
             out += [line, ""]

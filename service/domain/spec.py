@@ -53,7 +53,10 @@ class FitOptions(_Model):
     )
     on_overflow: OnOverflow = "fail"
     max_stretch: float = Field(
-        0.25, ge=0, le=1, description="largest residual time-stretch after native rate, as a fraction"
+        0.25,
+        ge=0,
+        le=1,
+        description="largest residual time-stretch after native rate, as a fraction",
     )
     max_slowdown: float = Field(
         0.92, gt=0.5, le=1, description="slowest rate used to fill a slot when speech is short"
@@ -179,7 +182,9 @@ def spec_from_json(text: str) -> JobSpec:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ScriptError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise ScriptError(
+            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     return spec_from_data(data)
 
 

@@ -6,6 +6,7 @@ Phrases partition the text into contiguous spans, so joining cue texts loses not
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -114,7 +115,11 @@ def _clause_ends(text: str, tokens: list[Token]) -> list[int]:
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if tok.text == "." and nxt is not None and nxt.kind != "space":
             continue  # "v1.2" or "e.g" inside a word-ish run
-        if nxt is not None and nxt.kind == "punct" and nxt.text in CLAUSE_END | {"”", "」", "）", ")"}:
+        if (
+            nxt is not None
+            and nxt.kind == "punct"
+            and nxt.text in CLAUSE_END | {"”", "」", "）", ")"}
+        ):
             continue  # break after the whole run of punctuation: "——", "。」"
         end = tok.end
         while end < len(text) and text[end].isspace():
@@ -152,9 +157,9 @@ def split_phrases(text: str, limit: int) -> list[tuple[int, int]]:
     breaks = _breaks(tokens)
     bounds = [0, *_clause_ends(text, tokens), len(text)]
     spans: list[tuple[int, int]] = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         cuts = [a, *_split_long(text, a, b, limit, breaks), b]
-        spans += [(x, y) for x, y in zip(cuts, cuts[1:], strict=False) if text[x:y].strip()]
+        spans += [(x, y) for x, y in itertools.pairwise(cuts) if text[x:y].strip()]
     # Spans must cover the text end to end: give any whitespace-only piece to its neighbour.
     fixed: list[tuple[int, int]] = []
     for i, (x, y) in enumerate(spans):
@@ -190,7 +195,9 @@ def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
         tail_lines = wrap(tail, limit, max_lines - 1)
         if head_lines is None or tail_lines is None:
             continue
-        score = abs(len(head) - max(len(x) for x in tail_lines)) - (6 if text[b - 1].isspace() else 0)
+        score = abs(len(head) - max(len(x) for x in tail_lines)) - (
+            6 if text[b - 1].isspace() else 0
+        )
         if head[-1] in CLAUSE_END:
             score -= limit  # a break after punctuation beats any balance
         if best is None or score < best[0]:

@@ -48,7 +48,9 @@ def check_pace(spec: JobSpec) -> list[str]:
         if not chk.overflows:
             continue
         if spec.fit.on_overflow == "fail":
-            raise OverflowError_(chk.index, chk.syllables, chk.allotted_ms / 1000, chk.pace, chk.limit)
+            raise OverflowError_(
+                chk.index, chk.syllables, chk.allotted_ms / 1000, chk.pace, chk.limit
+            )
         if spec.fit.on_overflow == "squeeze":
             warnings.append(
                 f"segment {chk.index}: squeezed to {chk.pace:.2f} syllables/s, over the "
@@ -86,7 +88,9 @@ def place_segments(spec: JobSpec, lengths_ms: list[int]) -> list[Slot]:
         start = cursor
         if seg.start is not None:
             wanted = ms(seg.start)
-            pushed = any(x > ms(s.seconds) for x, s in zip(lengths_ms[:i], spec.segments, strict=False))
+            pushed = any(
+                x > ms(s.seconds) for x, s in zip(lengths_ms[:i], spec.segments, strict=False)
+            )
             if wanted < cursor and not pushed:
                 raise ScriptError(
                     f"start {seg.start:g} s overlaps the previous segment, which ends at "
@@ -145,10 +149,7 @@ def plan_rate(natural_ms: int, slot: int, fit: FitOptions, max_rate: float = 3.0
     limited to ``fit.max_slowdown`` so short text keeps a natural pace and pads silence."""
     target = speech_target_ms(slot, fit)
     ratio = natural_ms / target if target > 0 else 1.0
-    if ratio >= 1:
-        rate = min(ratio, max_rate)
-    else:
-        rate = max(ratio, fit.max_slowdown)
+    rate = min(ratio, max_rate) if ratio >= 1 else max(ratio, fit.max_slowdown)
     return FitPlan(target, rate)
 
 
@@ -158,7 +159,9 @@ class Residual:
     warnings: list[str] = field(default_factory=list)
 
 
-def plan_residual(index: int, speech_ms: int, target_ms: int, fit: FitOptions, squeeze: bool) -> Residual:
+def plan_residual(
+    index: int, speech_ms: int, target_ms: int, fit: FitOptions, squeeze: bool
+) -> Residual:
     """After native rate: stretch only when speech is still too long for the slot."""
     if speech_ms <= target_ms:
         return Residual(1.0)
@@ -171,5 +174,7 @@ def plan_residual(index: int, speech_ms: int, target_ms: int, fit: FitOptions, s
                 f"rate, over fit.max_stretch={fit.max_stretch:g}",
                 f"segment {index + 1}",
             )
-        warnings.append(f"segment {index + 1}: time-stretched {1 / ratio:.2f}x, over fit.max_stretch")
+        warnings.append(
+            f"segment {index + 1}: time-stretched {1 / ratio:.2f}x, over fit.max_stretch"
+        )
     return Residual(ratio, warnings)

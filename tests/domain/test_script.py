@@ -16,7 +16,11 @@ def test_parses_the_studio_example() -> None:
     spec = parse_script(SHARED_EXAMPLE.read_text(encoding="utf-8"))
     assert spec.title == "GRPO 别把测试通过当铁板"
     assert spec.language == "zh"
-    assert [(s.seconds, s.label) for s in spec.segments] == [(20, "冲突"), (28, "机制"), (13, "结果")]
+    assert [(s.seconds, s.label) for s in spec.segments] == [
+        (20, "冲突"),
+        (28, "机制"),
+        (13, "结果"),
+    ]
     assert spec.segments[0].text.startswith("代码 Agent 的 RL")
     assert spec.segments[2].text.endswith("三件套。")
     assert len(spec.qualifiers) == 5
@@ -57,7 +61,9 @@ def test_qualifier_separators_and_unknown_sections() -> None:
 
 
 def test_english_script() -> None:
-    spec = parse_markdown("Title: Why tests lie\n[Segment 1 · 6s Hook] Passing tests are not quality.")
+    spec = parse_markdown(
+        "Title: Why tests lie\n[Segment 1 · 6s Hook] Passing tests are not quality."
+    )
     assert spec.language == "en" and spec.title == "Why tests lie"
     assert spec.segments[0].seconds == 6
 
@@ -85,10 +91,19 @@ def test_bad_scripts_name_the_problem(text: str, needle: str) -> None:
     [
         ({"segments": []}, "segments: List should have at least 1 item"),
         ({"segments": [{"text": "x", "seconds": "soon"}]}, "segment 1 seconds"),
-        ({"segments": [{"text": "x", "seconds": 2}, {"text": " ", "seconds": 2}]}, "segment 2 text: must not be empty"),
+        (
+            {"segments": [{"text": "x", "seconds": 2}, {"text": " ", "seconds": 2}]},
+            "segment 2 text: must not be empty",
+        ),
         ({"segments": [{"text": "x", "seconds": 2}], "language": "fr"}, "language"),
         ({"segments": [{"text": "a\x00b", "seconds": 2}]}, "control character"),
-        ({"segments": [{"text": "x", "seconds": 2}], "overlays": [{"text": "t", "start": 3, "end": 1}]}, "overlay 1"),
+        (
+            {
+                "segments": [{"text": "x", "seconds": 2}],
+                "overlays": [{"text": "t", "start": 3, "end": 1}],
+            },
+            "overlay 1",
+        ),
         ({"segments": [{"text": "x", "seconds": 2}], "colour": "red"}, "colour"),
     ],
 )
@@ -105,30 +120,63 @@ def test_invalid_json_is_a_script_error() -> None:
 
 def test_json_schema_is_published() -> None:
     schema = json_schema()
-    assert set(schema["properties"]) >= {"title", "language", "voice", "engine", "segments", "qualifiers", "overlays", "shots", "fit", "subtitles"}
+    assert set(schema["properties"]) >= {
+        "title",
+        "language",
+        "voice",
+        "engine",
+        "segments",
+        "qualifiers",
+        "overlays",
+        "shots",
+        "fit",
+        "subtitles",
+    }
     json.dumps(schema)
 
 
 # -- round trip: spec -> Markdown -> spec ------------------------------------------------
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzGRPO", min_size=1, max_size=8)
 _hanzi = st.text(alphabet="代码测试通过质量奖励优势排序轨迹模型显存", min_size=1, max_size=12)
-_piece = st.one_of(_hanzi, _word, st.sampled_from(["，", "。", "；", "、", "——", " ", "50", "1.02T", "sum-preserving"]))
-_text = st.lists(_piece, min_size=1, max_size=12).map(lambda xs: "".join(xs).strip()).filter(
-    lambda t: bool(t) and t[0] not in "，。；、—" and t[-1] not in "，。；、—"
+_piece = st.one_of(
+    _hanzi,
+    _word,
+    st.sampled_from(["，", "。", "；", "、", "——", " ", "50", "1.02T", "sum-preserving"]),
 )
-_seconds = st.one_of(st.integers(1, 120).map(float), st.decimals("0.5", "99.5", places=1).map(float))
+_text = (
+    st.lists(_piece, min_size=1, max_size=12)
+    .map(lambda xs: "".join(xs).strip())
+    .filter(lambda t: bool(t) and t[0] not in "，。；、—" and t[-1] not in "，。；、—")
+)
+_seconds = st.one_of(
+    st.integers(1, 120).map(float), st.decimals("0.5", "99.5", places=1).map(float)
+)
 _label = st.one_of(st.none(), st.sampled_from(["冲突", "机制", "结果", "Hook"]))
 _qualifier = st.lists(st.one_of(_hanzi, _word), min_size=1, max_size=4).map(lambda xs: " ".join(xs))
 
 
 @st.composite
 def specs(draw: st.DrawFn) -> JobSpec:
-    segments = draw(st.lists(st.builds(Segment, text=_text, seconds=_seconds, label=_label), min_size=1, max_size=5))
+    segments = draw(
+        st.lists(
+            st.builds(Segment, text=_text, seconds=_seconds, label=_label), min_size=1, max_size=5
+        )
+    )
     shots = []
     t = 0.0
     for i in range(draw(st.integers(0, 4))):
         d = float(draw(st.integers(1, 20)))
-        shots.append(Shot(index=i + 1, name=draw(_hanzi), start=t, end=t + d, screen_text=draw(_text), elements=draw(_text), motion=draw(_hanzi)))
+        shots.append(
+            Shot(
+                index=i + 1,
+                name=draw(_hanzi),
+                start=t,
+                end=t + d,
+                screen_text=draw(_text),
+                elements=draw(_text),
+                motion=draw(_hanzi),
+            )
+        )
         t += d
     return JobSpec(
         title=draw(st.one_of(st.just(""), _hanzi)),

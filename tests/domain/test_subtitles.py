@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -27,7 +28,9 @@ TEXT = (
 )
 
 
-def timed(text: str, language: str, limit: int, pace: float, start: int = 0, pause: int = 200) -> list[TimedPhrase]:
+def timed(
+    text: str, language: str, limit: int, pace: float, start: int = 0, pause: int = 200
+) -> list[TimedPhrase]:
     """Phrases timed as a reader at ``pace`` syllables/s with a pause after each."""
     out, t = [], start
     for a, b in split_phrases(text, limit):
@@ -44,7 +47,13 @@ def layout(language: str = "zh") -> Layout:
 def golden_cues() -> list:
     lay = layout()
     cues = narration_cues(TEXT, timed(TEXT, "zh", 16, 4.5, start=1000), lay)
-    cues += overlay_cues([("abstract 未给出具体百分点", 2000, 5000), ("arXiv v1 release_age > 48h 越界", 5000, 8000)], lay)
+    cues += overlay_cues(
+        [
+            ("abstract 未给出具体百分点", 2000, 5000),
+            ("arXiv v1 release_age > 48h 越界", 5000, 8000),
+        ],
+        lay,
+    )
     return settle(cues, lay)
 
 
@@ -61,8 +70,11 @@ def test_golden_files() -> None:
 def test_srt_overlays_are_tagged_top_and_parse_back() -> None:
     subs = list(srt.parse(WRITERS["srt"](golden_cues(), Canvas())))
     tops = [s for s in subs if s.content.startswith("{\\an8}")]
-    assert [s.content.removeprefix("{\\an8}") for s in tops] == ["abstract 未给出具体百分点", "arXiv v1\nrelease_age > 48h 越界"]
-    assert all(a.start <= b.start for a, b in zip(subs, subs[1:], strict=False))
+    assert [s.content.removeprefix("{\\an8}") for s in tops] == [
+        "abstract 未给出具体百分点",
+        "arXiv v1\nrelease_age > 48h 越界",
+    ]
+    assert all(a.start <= b.start for a, b in itertools.pairwise(subs))
 
 
 def test_ass_layers_and_styles() -> None:
@@ -88,15 +100,21 @@ def test_markup_is_shown_literally() -> None:
     assert "<font" not in srt_text and "{\\an8}" not in srt_text
     assert list(srt.parse(srt_text))
     ass = pysubs2.SSAFile.from_string(WRITERS["ass"](cues, Canvas()))
-    assert "{" not in ass[0].text and "\\N" not in ass[0].text.replace("\\N", "", len(cues[0].lines) - 1)
+    assert "{" not in ass[0].text and "\\N" not in ass[0].text.replace(
+        "\\N", "", len(cues[0].lines) - 1
+    )
 
 
 _pieces = st.one_of(
     st.text(alphabet="代码测试通过质量奖励优势排序轨迹模型显存的是在", min_size=1, max_size=14),
-    st.sampled_from(["GRPO", "sum-preserving", "baseline", "MiMo", "1.02T", "rollout", "dynamic sampling"]),
+    st.sampled_from(
+        ["GRPO", "sum-preserving", "baseline", "MiMo", "1.02T", "rollout", "dynamic sampling"]
+    ),
     st.sampled_from(["，", "。", "；", "、", "——", " "]),
 )
-zh_texts = st.lists(_pieces, min_size=1, max_size=30).map("".join).filter(lambda t: bool(comparable(t)))
+zh_texts = (
+    st.lists(_pieces, min_size=1, max_size=30).map("".join).filter(lambda t: bool(comparable(t)))
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -113,7 +131,7 @@ def test_cues_follow_the_rules_and_lose_nothing(text: str, pace: float, pause: i
             assert display_len(line) <= lay.line_chars or single_word(line)
         assert not c.text.endswith(("，", "。"))
         assert c.end_ms - c.start_ms <= lay.max_ms or len(c.lines) == 1
-    for a, b in zip(cues, cues[1:], strict=False):
+    for a, b in itertools.pairwise(cues):
         assert b.start_ms - a.end_ms >= lay.gap_ms
         assert a.end_ms - a.start_ms >= lay.min_ms or b.start_ms - a.end_ms == lay.gap_ms
     # Cue starts are phrase starts: they follow the speech.

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import re
 
 from hypothesis import given, settings
@@ -19,7 +20,18 @@ from tests.conftest import SHARED_EXAMPLE
 
 _pieces = st.one_of(
     st.text(alphabet="代码测试通过质量奖励优势排序轨迹模型显存的是在", min_size=1, max_size=10),
-    st.sampled_from(["GRPO", "sum-preserving", "baseline", "MiMo", "1.02T", "310B", "rollout", "dynamic sampling"]),
+    st.sampled_from(
+        [
+            "GRPO",
+            "sum-preserving",
+            "baseline",
+            "MiMo",
+            "1.02T",
+            "310B",
+            "rollout",
+            "dynamic sampling",
+        ]
+    ),
     st.sampled_from(["，", "。", "；", "、", "——", " ", ": ", ", ", "? "]),
 )
 texts = st.lists(_pieces, min_size=1, max_size=25).map("".join).filter(lambda t: bool(t.strip()))
@@ -32,7 +44,7 @@ def test_phrases_partition_the_text(text: str, limit: int) -> None:
     spans = split_phrases(text, limit)
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
     assert all(a < b for a, b in spans)
-    assert all(x[1] == y[0] for x, y in zip(spans, spans[1:], strict=False))
+    assert all(x[1] == y[0] for x, y in itertools.pairwise(spans))
     for a, b in spans:
         piece = text[a:b]
         words = [t for t in tokenize(piece) if t.kind != "space"]
@@ -60,7 +72,10 @@ def test_wrap_keeps_words_whole_and_lines_short(text: str, limit: int) -> None:
 
 
 def test_wrap_prefers_punctuation_and_word_gaps() -> None:
-    assert wrap("只保留同时含通过与失败轨迹的 rollout 组", 16) == ["只保留同时含通过与失败轨迹的", "rollout 组"]
+    assert wrap("只保留同时含通过与失败轨迹的 rollout 组", 16) == [
+        "只保留同时含通过与失败轨迹的",
+        "rollout 组",
+    ]
     assert wrap("低排名 downweight,按比例 rescale", 16) == ["低排名 downweight,", "按比例 rescale"]
     assert wrap("a" * 5, 16) == ["aaaaa"]
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,7 +37,9 @@ def test_qualifiers_share_the_window_of_the_shot_that_mentions_them() -> None:
     slots = place_segments(spec, [slot_ms(spec, i) for i in range(3)])
     assert [(s.start_ms, s.end_ms) for s in slots] == [(0, 20000), (20000, 48000), (48000, 61000)]
     overlays = place_overlays(spec, slots)
-    assert [(o.start_ms, o.end_ms) for o in overlays] == [(70000 + 3000 * k, 73000 + 3000 * k) for k in range(5)]
+    assert [(o.start_ms, o.end_ms) for o in overlays] == [
+        (70000 + 3000 * k, 73000 + 3000 * k) for k in range(5)
+    ]
     assert [o.text for o in overlays] == spec.qualifiers
 
 
@@ -49,21 +53,31 @@ def test_without_such_shot_qualifiers_spread_over_the_last_segment() -> None:
 
 def test_explicit_overlays_keep_their_times() -> None:
     spec = JobSpec.model_validate(
-        {"segments": [{"text": "好", "seconds": 3}], "overlays": [{"text": "注", "start": 0.5, "end": 2.25}]}
+        {
+            "segments": [{"text": "好", "seconds": 3}],
+            "overlays": [{"text": "注", "start": 0.5, "end": 2.25}],
+        }
     )
-    assert [(o.start_ms, o.end_ms) for o in place_overlays(spec, place_segments(spec, [3000]))] == [(500, 2250)]
+    assert [(o.start_ms, o.end_ms) for o in place_overlays(spec, place_segments(spec, [3000]))] == [
+        (500, 2250)
+    ]
 
 
 def _fast(policy: str) -> JobSpec:
     text = "这是一段非常非常长的文字" * 4  # 48 syllables in 4 s: 12/s
-    return JobSpec(segments=[Segment(text=text, seconds=4), Segment(text="好", seconds=1)], fit=FitOptions(on_overflow=policy))  # type: ignore[arg-type]
+    return JobSpec(
+        segments=[Segment(text=text, seconds=4), Segment(text="好", seconds=1)],
+        fit=FitOptions(on_overflow=policy),
+    )  # type: ignore[arg-type]
 
 
 def test_overflow_fail_names_segment_length_pace_and_limit() -> None:
     with pytest.raises(OverflowError_) as err:
         check_pace(_fast("fail"))
     msg = str(err.value)
-    assert "segment 1" in msg and "48 syllables" in msg and "12.00 syllables/s" in msg and "7.5" in msg
+    assert (
+        "segment 1" in msg and "48 syllables" in msg and "12.00 syllables/s" in msg and "7.5" in msg
+    )
 
 
 def test_overflow_squeeze_warns_and_keeps_the_slot() -> None:
@@ -88,7 +102,13 @@ def test_explicit_start_overlap_is_an_error() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(100, 60000), st.one_of(st.none(), st.integers(0, 30000))), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.integers(100, 60000), st.one_of(st.none(), st.integers(0, 30000))),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_segments_occupy_exactly_their_slots_in_order(items: list[tuple[int, int | None]]) -> None:
     segs, cursor, lengths = [], 0, []
     for length, gap in items:
@@ -99,7 +119,7 @@ def test_segments_occupy_exactly_their_slots_in_order(items: list[tuple[int, int
     spec = JobSpec(segments=segs)
     slots = place_segments(spec, lengths)
     assert [s.end_ms - s.start_ms for s in slots] == lengths
-    assert all(a.end_ms <= b.start_ms for a, b in zip(slots, slots[1:], strict=False))
+    assert all(a.end_ms <= b.start_ms for a, b in itertools.pairwise(slots))
 
 
 @settings(max_examples=200, deadline=None)
@@ -112,7 +132,7 @@ def test_qualifiers_tile_their_window(n: int, a: int, width: int) -> None:
     )
     overlays = place_overlays(spec, place_segments(spec, [1000]))
     assert overlays[0].start_ms == a * 1000 and overlays[-1].end_ms == (a + width) * 1000
-    assert all(x.end_ms == y.start_ms for x, y in zip(overlays, overlays[1:], strict=False))
+    assert all(x.end_ms == y.start_ms for x, y in itertools.pairwise(overlays))
     sizes = [o.end_ms - o.start_ms for o in overlays]
     assert max(sizes) - min(sizes) <= 1
 

@@ -39,13 +39,19 @@ class EspeakEngine:
         argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout"]
         try:
             # Text goes on stdin so that no phrase can be read as an option.
-            proc = subprocess.run(argv, input=text.encode(), capture_output=True, timeout=self.timeout, check=False)
+            proc = subprocess.run(
+                argv, input=text.encode(), capture_output=True, timeout=self.timeout, check=False
+            )
         except subprocess.TimeoutExpired:
-            raise EngineError(self.name, f"timed out after {self.timeout:g} s", retryable=True) from None
+            raise EngineError(
+                self.name, f"timed out after {self.timeout:g} s", retryable=True
+            ) from None
         except OSError as exc:
             raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
         if proc.returncode != 0 or not proc.stdout:
-            raise EngineError(self.name, f"exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}")
+            raise EngineError(
+                self.name, f"exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}"
+            )
         return read_wav(proc.stdout)
 
     def synthesize(self, request: TtsRequest) -> Speech:
@@ -62,7 +68,9 @@ class EspeakEngine:
             if b > a:
                 pieces.append(audio[a:b])
                 boundaries.append(
-                    Boundary(start, end, round(cursor * 1000 / sr), round((cursor + b - a) * 1000 / sr))
+                    Boundary(
+                        start, end, round(cursor * 1000 / sr), round((cursor + b - a) * 1000 / sr)
+                    )
                 )
                 cursor += b - a
                 speech_end = cursor

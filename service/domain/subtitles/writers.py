@@ -56,7 +56,12 @@ def _vtt_time(t: int) -> str:
 
 
 def _vtt_escape(line: str) -> str:
-    return line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("-->", "--&gt;")
+    return (
+        line.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("-->", "--&gt;")
+    )
 
 
 def write_vtt(cues: list[Cue], canvas: Canvas) -> str:

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install everything narrate needs on a fresh Debian machine: system packages, a .venv at the
+# repo root, and the project with its dev tools. Safe to run again; skips what is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=0
+for bin in ffmpeg ffprobe espeak-ng rubberband redis-server; do
+  command -v "$bin" >/dev/null 2>&1 || need_apt=1
+done
+fc-list 2>/dev/null | grep -q "Noto Sans CJK" || need_apt=1
+if [ "$need_apt" = 1 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v -e '^WARNING: Location' -e BuildBackendWarning || true
+.venv/bin/narrate --help >/dev/null

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up (scripts/setup.sh), then lint, type-check and run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/ruff check service workers tests bench
+.venv/bin/mypy
+.venv/bin/pytest -n 2 -q -p no:cacheprovider "$@"

@@ -1,0 +1,121 @@
+"""Checks on rendered artifacts, shared by the CLI and the service end-to-end tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pysubs2
+import srt
+
+from service import audio as dsp
+
+FRAME_MS = 1000 / 30
+
+
+def ffprobe(path: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        ["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", str(path)],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return json.loads(out)
+
+
+def stream_md5(path: Path, selector: str = "0:v:0") -> str:
+    out = subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-i",
+            str(path),
+            "-map",
+            selector,
+            "-c",
+            "copy",
+            "-f",
+            "md5",
+            "-",
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return out.decode().strip()
+
+
+def active_frames(x: np.ndarray, rate: int, frame_ms: int = 10, db: float = -45.0) -> np.ndarray:
+    n = rate * frame_ms // 1000
+    frames = x[: len(x) // n * n].reshape(-1, n)
+    rms = np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
+    return rms > 10 ** (db / 20)
+
+
+def speech_onsets(x: np.ndarray, rate: int, min_silence_ms: int = 200) -> list[int]:
+    """Onsets (ms) of speech that follows at least ``min_silence_ms`` of silence."""
+    act = active_frames(x, rate)
+    onsets, quiet = [], min_silence_ms
+    for i, a in enumerate(act):
+        if a:
+            if quiet >= min_silence_ms:
+                onsets.append(i * 10)
+            quiet = 0
+        else:
+            quiet += 10
+    return onsets
+
+
+def check_render(
+    out: Path, spec_segments: list[float], overlay_window: tuple[float, float] | None
+) -> dict[str, Any]:
+    """The outcomes a user cares about, read from the files themselves."""
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    x, rate = dsp.read_wav(out / "narration.wav")
+    assert rate == manifest["sample_rate"]
+    assert len(x) == dsp.samples(round(manifest["duration"] * 1000), rate)
+
+    # Every segment occupies exactly its allotted seconds, and its speech stays inside.
+    act = active_frames(x, rate)
+    for seg, allotted in zip(manifest["segments"], spec_segments, strict=True):
+        assert seg["end"] - seg["start"] == allotted
+        assert seg["allotted"] == allotted
+        tail = act[int(seg["end"] * 100) - 15 : int(seg["end"] * 100)]
+        assert not tail.any(), f"speech runs into the end of segment {seg['index']}"
+        assert act[int(seg["start"] * 100) : int(seg["end"] * 100)].any()
+
+    # Loudness as promised.
+    assert abs(dsp.integrated_lufs(x, rate) + 16) <= 0.5
+    assert dsp.true_peak_db(x) <= -1.0
+
+    subs = list(srt.parse((out / "subtitles.srt").read_text(encoding="utf-8")))
+    narration = [s for s in subs if not s.content.startswith("{\\an8}")]
+    overlays = [s for s in subs if s.content.startswith("{\\an8}")]
+    onsets = speech_onsets(x, rate)
+    tol = 3 * FRAME_MS
+    for cue in narration:
+        start = cue.start.total_seconds() * 1000
+        # The cue never shows long before the speech it carries...
+        first_active = next(
+            i * 10 for i in range(int(max(0, start - tol) // 10), len(act)) if act[i]
+        )
+        assert first_active <= start + tol, (cue, first_active)
+    for onset in onsets:
+        # ...and no speech starts without its cue appearing within 3 frames (or already up).
+        assert any(
+            abs(c.start.total_seconds() * 1000 - onset) <= tol
+            or c.start.total_seconds() * 1000 <= onset <= c.end.total_seconds() * 1000
+            for c in narration
+        ), onset
+    if overlay_window:
+        a, b = overlay_window
+        assert overlays and all(
+            a <= o.start.total_seconds() and o.end.total_seconds() <= b for o in overlays
+        )
+        ass = pysubs2.load(str(out / "subtitles.ass"))
+        tops = [e for e in ass if e.style == "Overlay"]
+        assert len(tops) == len(overlays) and all(e.layer == 1 for e in tops)
+        assert ass.styles["Overlay"].alignment == pysubs2.Alignment.TOP_CENTER
+    return manifest
