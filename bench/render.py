@@ -58,7 +58,9 @@ def main() -> None:
             for name, secs in stages.items():
                 print(f"   {name:<11} {secs:7.3f} s")
             if burn_in:
-                print(f"   mux / bare ultrafast encode ({bare:.2f} s) = {stages['mux'] / bare:.2f}x")
+                print(
+                    f"   mux / bare ultrafast encode ({bare:.2f} s) = {stages['mux'] / bare:.2f}x"
+                )
         print(f"bare ffmpeg ultrafast encode of the same video (video + AAC audio): {bare:.2f} s")
         print("note: synthesize and fit are summed over segments, which run 2 at a time")
 
