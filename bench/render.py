@@ -31,8 +31,8 @@ def main() -> None:
         subprocess.run(
             ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s=1080x1920:r=30:d={SECONDS}",
              "-f", "lavfi", "-i", f"sine=f=220:d={SECONDS}:sample_rate=48000",
-             "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest",
-             str(video)],
+             "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+             "-shortest", str(video)],
             check=True,
         )  # fmt: skip
         t = time.perf_counter()
