@@ -49,9 +49,10 @@ def main() -> None:
             spec = read_script(EXAMPLE)
             parse = time.perf_counter() - t0
             plan = pipeline.plan(spec, RenderOptions(engine="espeak", burn_in=burn_in), video)
-            manifest = pipeline.render(plan, Path(tmp, f"out-{burn_in}"), video)
+            rendered = pipeline.render(plan, Path(tmp, f"out-{burn_in}"), video)
+            manifest = rendered.manifest
             total = time.perf_counter() - t0
-            stages = {"parse": parse, **manifest["timings"]}
+            stages = {"parse": parse, **rendered.timings}
             label = "burn-in" if burn_in else "soft subtitles"
             print(f"== {label}: {total:.2f} s end to end, realtime factor {total / SECONDS:.3f} "
                   f"({SECONDS} s video, {manifest['duration']:g} s narration)")  # fmt: skip

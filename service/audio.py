@@ -4,6 +4,7 @@ loudness normalisation with a true-peak limiter, and WAV reading/writing."""
 from __future__ import annotations
 
 import io
+import os
 import wave
 from dataclasses import dataclass
 from math import gcd
@@ -70,12 +71,14 @@ def to_pcm16(x: Audio) -> np.ndarray:
 
 
 def write_wav(path: Path, x: Audio, rate: int) -> None:
-    """Mono 16-bit PCM."""
-    with wave.open(str(path), "wb") as w:
+    """Mono 16-bit PCM, written under a temporary name and renamed: never half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with wave.open(str(tmp), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(rate)
         w.writeframes(to_pcm16(x).tobytes())
+    os.replace(tmp, path)
 
 
 def true_peak_db(x: Audio) -> float:

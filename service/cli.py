@@ -65,7 +65,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     plan = pipeline.plan(spec, options, video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar())
+    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar()).manifest
     for w in manifest["warnings"][len(plan.warnings) :]:
         print(f"warning: {w}", file=sys.stderr)
     print(
@@ -95,6 +95,50 @@ def cmd_voices(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    import uvicorn
+
+    from service.stack import Stack
+
+    os.environ["NARRATE_HOST"] = args.host
+    get_settings.cache_clear()
+    settings = get_settings()
+    stack = Stack(settings)
+    try:
+        stack.start_redis()
+        os.environ.update(stack.env)
+        get_settings.cache_clear()
+        stack.start_workers(args.workers)
+        uvicorn.run("service.api.main:app", host=args.host, port=args.port, log_level="info")
+    finally:
+        stack.stop()
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import os
+
+    from service.stack import worker_argv
+
+    argv = worker_argv(args.name, args.concurrency)
+    os.execv(argv[0], argv)
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from service.keys import KeyStore
+
+    print(KeyStore(get_settings().keys_file).create(args.name))
+    return 0
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from service.client import submit
+
+    return submit(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="narrate", description="TTS narration and subtitle production")
     sub = p.add_subparsers(dest="command", required=True)
@@ -119,6 +163,41 @@ def build_parser() -> argparse.ArgumentParser:
         func=cmd_schema
     )
     sub.add_parser("voices", help="list the voice catalog").set_defaults(func=cmd_voices)
+
+    sv = sub.add_parser("serve", help="run the API and N workers (and a local Redis if needed)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--workers", type=int, default=2)
+    sv.set_defaults(func=cmd_serve)
+
+    wk = sub.add_parser("worker", help="run one Celery worker process")
+    wk.add_argument("--name", default="worker")
+    wk.add_argument("--concurrency", type=int, default=1)
+    wk.set_defaults(func=cmd_worker)
+
+    ks = sub.add_parser("keys", help="manage API keys")
+    ks_sub = ks.add_subparsers(dest="keys_command", required=True)
+    kc = ks_sub.add_parser("create", help="create a key for tenant NAME and print it")
+    kc.add_argument("name")
+    kc.set_defaults(func=cmd_keys)
+
+    sb = sub.add_parser("submit", help="submit a script to a running service")
+    sb.add_argument("script")
+    sb.add_argument("--video")
+    sb.add_argument("--wait", action="store_true", help="follow progress until the job ends")
+    sb.add_argument("--out", help="download the artifacts here (implies --wait)")
+    sb.add_argument(
+        "--url", default=None, help="service URL (default $NARRATE_URL or localhost:8000)"
+    )
+    sb.add_argument("--key", default=None, help="API key (default $NARRATE_API_KEY)")
+    sb.add_argument("--engine", choices=["espeak", "edge", "auto"])
+    sb.add_argument("--voice")
+    sb.add_argument("--burn-in", action="store_true")
+    sb.add_argument("--original-audio", choices=["drop", "mix"])
+    sb.add_argument("--extend-video", action="store_true")
+    sb.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    sb.add_argument("--idempotency-key")
+    sb.set_defaults(func=cmd_submit)
     return p
 
 

@@ -59,6 +59,36 @@ class Settings(BaseSettings):
     task_time_limit: float = 360.0
     max_deliveries: int = 3
     job_timeout: float = 3600.0
+    visibility_timeout_override: float | None = None  # tests shorten it
+    embedded_redis_port: int = 6399
+    host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
+    faults: str = ""  # test-only fault injection, e.g. "segment_sleep=2"
+
+    @property
+    def visibility_timeout(self) -> float:
+        return self.visibility_timeout_override or 2 * self.task_time_limit
+
+    @property
+    def broker_url(self) -> str:
+        return self.redis_url or f"redis://127.0.0.1:{self.embedded_redis_port}/0"
+
+    @property
+    def keys_file(self) -> Path:
+        return self.data_dir / "keys.json"
+
+    @property
+    def keys_required(self) -> bool:
+        if self.require_keys is not None:
+            return self.require_keys
+        return self.host not in ("127.0.0.1", "localhost", "::1")
+
+    def fault(self, name: str) -> float:
+        """A test-only fault setting (0 when unset)."""
+        for item in self.faults.split(","):
+            key, _, value = item.partition("=")
+            if key.strip() == name:
+                return float(value or 1)
+        return 0.0
 
     @property
     def artifacts_dir(self) -> Path:

@@ -85,6 +85,15 @@ class SegmentResult:
 
 
 @dataclass
+class Rendered:
+    """A finished job: the manifest (deterministic, written as manifest.json) and the
+    wall-clock time each stage took (not in the manifest, so re-runs are byte-identical)."""
+
+    manifest: dict[str, Any]
+    timings: dict[str, float]
+
+
+@dataclass
 class Plan:
     """A validated job: the spec with options applied, who speaks it, and the video facts."""
 
@@ -241,7 +250,7 @@ class Pipeline:
         outdir: Path,
         video: Path | None = None,
         progress: Progress = _noop,
-    ) -> dict[str, Any]:
+    ) -> Rendered:
         """Lay the fitted segments on the timeline, write subtitles, normalize loudness and
         mux; every artifact goes into ``outdir``. Returns the manifest."""
         spec = plan.spec
@@ -364,12 +373,11 @@ class Pipeline:
                 "true_peak_dbtp": loud.true_peak_dbtp,
             },
             "warnings": warnings,
-            "timings": timings,
         }
         (outdir / "manifest.json").write_text(
             json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
         )
-        return manifest
+        return Rendered(manifest, timings)
 
     def render(
         self,
@@ -378,7 +386,7 @@ class Pipeline:
         video: Path | None = None,
         progress: Progress = _noop,
         parallel: int = 2,
-    ) -> dict[str, Any]:
+    ) -> Rendered:
         """The whole job in this process. Artifacts appear in ``outdir`` only on success."""
         outdir.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{outdir.name}.", dir=outdir.parent) as tmp:
@@ -405,12 +413,12 @@ class Pipeline:
             progress(0.0, "synthesize")
             with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
                 results = list(pool.map(one, range(n)))
-            manifest = self.finalize(plan, results, work, staged, local_video, progress)
+            rendered = self.finalize(plan, results, work, staged, local_video, progress)
             outdir.mkdir(parents=True, exist_ok=True)
             for name in ARTIFACTS:
                 if (staged / name).exists():
                     (staged / name).replace(outdir / name)
-        return manifest
+        return rendered
 
 
 def default_pipeline(settings: Settings) -> Pipeline:

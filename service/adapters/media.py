@@ -154,6 +154,8 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     argv += ["-map", "2:s:0", "-c:s", "mov_text"]
     argv += ["-metadata:s:s:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
     argv += ["-metadata:s:a:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
+    # bitexact: no encoder version or timestamps in the file, so a re-run is byte-identical.
+    argv += ["-fflags", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
     argv += ["-t", f"{duration:.3f}", "-movflags", "+faststart", "-f", "mp4", str(req.output)]
     return argv
 

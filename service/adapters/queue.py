@@ -1,0 +1,41 @@
+"""Celery configured from Settings. The API only sends tasks by name through this app; the
+worker processes (workers/celery_app.py) use the same configuration and register the tasks."""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from service.config import Settings
+
+QUEUE = "narrate"
+SEGMENT_TASK = "narrate.segment"
+FINALIZE_TASK = "narrate.finalize"
+
+
+def make_celery(settings: Settings) -> Celery:
+    app = Celery("narrate", broker=settings.broker_url)
+    # Redelivery of an unacked task waits for visibility_timeout: keep it at least twice the
+    # hard limit, or a slow task would be handed to a second worker while still running.
+    transport = {"visibility_timeout": int(settings.visibility_timeout)}
+    app.conf.update(
+        task_default_queue=QUEUE,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_ignore_result=True,
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=settings.task_soft_time_limit,
+        task_time_limit=settings.task_time_limit,
+        broker_transport_options=transport,
+        result_backend_transport_options=transport,
+        worker_cancel_long_running_tasks_on_connection_loss=True,
+        broker_connection_retry_on_startup=True,
+        worker_send_task_events=True,
+        task_send_sent_event=True,
+        task_serializer="json",
+        accept_content=["json"],
+        worker_hijack_root_logger=False,
+        # The API answers 503 quickly rather than hanging while the broker is down.
+        broker_connection_timeout=3,
+        task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.5},
+    )
+    return app

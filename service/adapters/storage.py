@@ -1,0 +1,67 @@
+"""Artifact storage: a local directory tree ``<root>/<tenant>/<job>/`` that a fleet on several
+machines can share (NFS or similar). Every write is a rename, so readers never see half a file."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from service.domain.errors import InputError
+
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class LocalStorage:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def job_dir(self, tenant: str, job_id: str) -> Path:
+        # Both parts are checked so that no path built here can leave the root.
+        if not (_NAME.match(tenant) and _NAME.match(job_id)):
+            raise InputError(f"invalid tenant or job id: {tenant!r}/{job_id!r}")
+        return self.root / tenant / job_id
+
+    def work_dir(self, tenant: str, job_id: str) -> Path:
+        path = self.job_dir(tenant, job_id) / "work"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def input_video(self, tenant: str, job_id: str) -> Path:
+        return self.job_dir(tenant, job_id) / "input" / "source.video"
+
+    def artifact(self, tenant: str, job_id: str, name: str) -> Path:
+        return self.job_dir(tenant, job_id) / "artifacts" / name
+
+    def staging(self, tenant: str, job_id: str) -> Path:
+        base = self.job_dir(tenant, job_id)
+        base.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=".staging-", dir=base))
+
+    def publish(self, tenant: str, job_id: str, staged: Path, names: tuple[str, ...]) -> list[str]:
+        """Move finished artifacts into place, each by an atomic rename."""
+        dest = self.job_dir(tenant, job_id) / "artifacts"
+        dest.mkdir(parents=True, exist_ok=True)
+        published = []
+        for name in names:
+            if (staged / name).exists():
+                os.replace(staged / name, dest / name)
+                published.append(name)
+        return published
+
+    def delete(self, tenant: str, job_id: str) -> None:
+        shutil.rmtree(self.job_dir(tenant, job_id), ignore_errors=True)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,352 @@
+"""The REST API: submit jobs, follow them, download artifacts. HTTP -> queue only: no
+rendering happens here."""
+
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import redis
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from starlette.datastructures import UploadFile
+
+from service.adapters.jobstore import IdempotencyConflict, Job, JobStore
+from service.adapters.queue import QUEUE, make_celery
+from service.adapters.storage import LocalStorage
+from service.api.schemas import (
+    Created,
+    Health,
+    JobList,
+    JobOut,
+    Links,
+    Problem,
+    SegmentState,
+    Voice,
+)
+from service.config import Settings, get_settings
+from service.domain.errors import InputError
+from service.domain.script import parse_script
+from service.domain.spec import RenderOptions, spec_from_data
+from service.jobs import JobService, QueueUnavailable
+from service.keys import KeyStore
+from service.pipeline import ARTIFACTS, default_pipeline
+
+log = logging.getLogger("narrate.api")
+MEDIA_TYPES = {
+    "narration.wav": "audio/wav",
+    "subtitles.srt": "application/x-subrip",
+    "subtitles.vtt": "text/vtt",
+    "subtitles.ass": "text/x-ssa",
+    "video.mp4": "video/mp4",
+    "manifest.json": "application/json",
+}
+CHUNK = 1 << 20
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": Problem},
+    404: {"model": Problem},
+    409: {"model": Problem},
+    413: {"model": Problem},
+    422: {"model": Problem},
+    503: {"model": Problem},
+}
+
+
+class Unavailable(Exception):
+    pass
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    store = JobStore.from_url(settings.broker_url)
+    storage = LocalStorage(settings.artifacts_dir)
+    keys = KeyStore(settings.keys_file)
+    celery = make_celery(settings)
+    pipeline = default_pipeline(settings)
+    service = JobService(
+        settings, store, storage, pipeline, lambda name, args: celery.send_task(name, args=args)
+    )
+    app = FastAPI(
+        title="narrate",
+        version="0.1.0",
+        description="TTS narration and subtitle production. Submit a script, follow the job, "
+        "download narration.wav, subtitles and video.mp4.",
+    )
+
+    @app.exception_handler(redis.RedisError)
+    async def _redis_down(request: Request, exc: redis.RedisError) -> JSONResponse:
+        return JSONResponse(
+            {"detail": "the job store is unavailable, try again shortly"},
+            503,
+            headers={"Retry-After": "5"},
+        )
+
+    @app.exception_handler(InputError)
+    async def _bad_input(request: Request, exc: InputError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, 422)
+
+    def tenant(authorization: Annotated[str | None, Header()] = None) -> str:
+        if authorization:
+            scheme, _, key = authorization.partition(" ")
+            found = keys.tenant(key.strip()) if scheme.lower() == "bearer" else None
+            if not found:
+                raise HTTPException(401, "invalid API key", headers={"WWW-Authenticate": "Bearer"})
+            return found
+        if settings.keys_required:
+            raise HTTPException(
+                401, "an API key is required", headers={"WWW-Authenticate": "Bearer"}
+            )
+        return "local"
+
+    Tenant = Annotated[str, Depends(tenant)]
+
+    def links(request: Request, job: Job) -> Links:
+        base = str(request.url_for("get_job", job_id=job.id))
+        return Links(self=base, artifacts={n: f"{base}/artifacts/{n}" for n in job.artifacts})
+
+    def view(request: Request, job: Job) -> JobOut:
+        segs = [
+            SegmentState(
+                index=i + 1,
+                **{k: v for k, v in s.items() if k in SegmentState.model_fields and k != "index"},
+            )
+            for i, s in sorted(job.segments.items())
+        ]
+        return JobOut(
+            id=job.id,
+            status=job.status,
+            progress=job.progress,
+            stage=job.stage,
+            created=job.created,
+            updated=job.updated,
+            title=str(job.spec.get("title", "")),
+            segments=segs,
+            engines=[s.engine for s in segs],
+            timings=job.timings,
+            warnings=job.warnings,
+            error=job.error,
+            artifacts=job.artifacts,
+            links=links(request, job),
+        )
+
+    def owned(job_id: str, who: str) -> Job:
+        job = store.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
+        if job is None or job.tenant != who:
+            raise HTTPException(404, "no such job")  # another tenant's job does not exist for you
+        return job
+
+    async def save_upload(
+        upload: UploadFile, dest: Path, limit: int, what: str, digest: Any
+    ) -> int:
+        size = 0
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with dest.open("wb") as f:
+            while chunk := await upload.read(CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise HTTPException(413, f"{what} is over the limit of {limit} bytes")
+                digest.update(chunk)
+                f.write(chunk)
+        return size
+
+    @app.post("/v1/jobs", status_code=202, response_model=Created, responses=ERRORS)
+    async def create_job(
+        request: Request,
+        response: Response,
+        who: Tenant,
+        idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    ) -> Created:
+        """Create a job from a JSON job spec, or from multipart fields `script` (Markdown or
+        JSON file), optional `video` (file) and optional `options` (JSON)."""
+        limit = settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > limit:
+            raise HTTPException(413, f"request body is over the limit of {limit} bytes")
+        job_id = service.new_id()
+        digest = hashlib.sha256()
+        video: Path | None = None
+        ctype = request.headers.get("content-type", "")
+        try:
+            if ctype.startswith("multipart/form-data"):
+                form = await request.form(
+                    max_files=2, max_fields=4, max_part_size=settings.max_script_bytes
+                )
+                script = form.get("script")
+                if script is None:
+                    raise InputError("multipart field 'script' is required")
+                if isinstance(script, UploadFile):
+                    raw = await script.read(settings.max_script_bytes + 1)
+                    name = script.filename or ""
+                else:
+                    raw, name = script.encode(), ""
+                if len(raw) > settings.max_script_bytes:
+                    raise HTTPException(
+                        413, f"script is over the limit of {settings.max_script_bytes} bytes"
+                    )
+                digest.update(raw)
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError("the script is not UTF-8 text") from None
+                spec = parse_script(text, name)
+                options_raw = form.get("options") or "{}"
+                if not isinstance(options_raw, str):
+                    options_raw = (await options_raw.read(65536)).decode()
+                digest.update(options_raw.encode())
+                options = _options(options_raw)
+                upload = form.get("video")
+                if isinstance(upload, UploadFile):
+                    video = storage.input_video(who, job_id)
+                    await save_upload(upload, video, settings.max_video_bytes, "video", digest)
+            else:
+                body = await request.body()
+                if len(body) > settings.max_script_bytes:
+                    raise HTTPException(
+                        413, f"job spec is over the limit of {settings.max_script_bytes} bytes"
+                    )
+                digest.update(body)
+                try:
+                    data = json.loads(body)
+                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    raise InputError(f"the body is not valid JSON: {exc}") from None
+                if not isinstance(data, dict):
+                    raise InputError("the body must be a JSON object (a job spec)")
+                options = _options(json.dumps(data.pop("options", {})))
+                spec = spec_from_data(data)
+            idem = (idempotency_key, digest.hexdigest()) if idempotency_key else None
+            job, created = service.submit(who, job_id, spec, options, video, idem)
+        except IdempotencyConflict:
+            storage.delete(who, job_id)
+            raise HTTPException(
+                409, "Idempotency-Key was already used with a different body"
+            ) from None
+        except QueueUnavailable:
+            storage.delete(who, job_id)
+            raise Unavailable() from None
+        except BaseException:
+            storage.delete(who, job_id)
+            raise
+        if not created:
+            storage.delete(who, job_id)
+        response.headers["Location"] = str(request.url_for("get_job", job_id=job.id))
+        return Created(id=job.id, status=job.status, links=links(request, job))
+
+    @app.exception_handler(Unavailable)
+    async def _unavailable(request: Request, exc: Unavailable) -> JSONResponse:
+        return JSONResponse(
+            {"detail": "the queue is unavailable, try again shortly"},
+            503,
+            headers={"Retry-After": "5"},
+        )
+
+    @app.get("/v1/jobs/{job_id}", response_model=JobOut, responses=ERRORS)
+    def get_job(job_id: str, request: Request, who: Tenant) -> JobOut:
+        return view(request, owned(job_id, who))
+
+    @app.get("/v1/jobs", response_model=JobList, responses=ERRORS)
+    def list_jobs(
+        request: Request,
+        who: Tenant,
+        status: Annotated[
+            str | None, Query(pattern="^(queued|running|succeeded|failed|canceled)$")
+        ] = None,
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+        cursor: Annotated[int | None, Query(ge=0)] = None,
+    ) -> JobList:
+        jobs, nxt = store.page(who, status, limit, cursor)
+        return JobList(jobs=[view(request, j) for j in jobs], next_cursor=nxt)
+
+    @app.get("/v1/jobs/{job_id}/artifacts/{name}", response_class=FileResponse, responses=ERRORS)
+    def get_artifact(job_id: str, name: str, who: Tenant) -> FileResponse:
+        job = owned(job_id, who)
+        if name not in ARTIFACTS or name not in job.artifacts:
+            raise HTTPException(404, "no such artifact")
+        path = storage.artifact(who, job.id, name)
+        if not path.is_file() or path.is_symlink():
+            raise HTTPException(404, "no such artifact")
+        return FileResponse(path, media_type=MEDIA_TYPES[name], filename=name)
+
+    @app.delete("/v1/jobs/{job_id}", responses=ERRORS)
+    def delete_job(job_id: str, who: Tenant) -> dict[str, str]:
+        job = owned(job_id, who)
+        return {"id": job.id, "result": service.cancel_or_delete(job)}
+
+    @app.get("/v1/voices", response_model=list[Voice])
+    def voices() -> list[Voice]:
+        return [
+            Voice(id=v.id, engine=v.engine, language=v.language, gender=v.gender, default=v.default)
+            for v in pipeline.catalog.voices
+        ]
+
+    @app.get("/healthz", response_model=Health)
+    def healthz() -> Health:
+        return Health(status="ok")
+
+    @app.get("/readyz", response_model=Health, responses={503: {"model": Health}})
+    def readyz() -> JSONResponse:
+        checks: dict[str, Any] = {"redis": store.ping()}
+        workers: list[Any] = []
+        if checks["redis"]:
+            try:
+                workers = celery.control.ping(timeout=1.0) or []
+            except Exception:
+                workers = []
+        checks["workers"] = len(workers)
+        ok = checks["redis"] and checks["workers"] > 0
+        return JSONResponse(
+            Health(status="ok" if ok else "unavailable", checks=checks).model_dump(),
+            200 if ok else 503,
+        )
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    def metrics() -> PlainTextResponse:
+        registry = CollectorRegistry()
+        registry.register(_Collector(store))
+        return PlainTextResponse(
+            generate_latest(registry).decode(), media_type="text/plain; version=0.0.4"
+        )
+
+    return app
+
+
+def _options(raw: str) -> RenderOptions:
+    try:
+        return RenderOptions.model_validate_json(raw)
+    except Exception as exc:  # pydantic's message names the field
+        raise InputError(
+            f"options: {str(exc).splitlines()[0]}; {str(exc).splitlines()[1:2]}"
+        ) from None
+
+
+class _Collector:
+    """Reads the figures from Redis at scrape time: every worker process contributes."""
+
+    def __init__(self, store: JobStore) -> None:
+        self.store = store
+
+    def collect(self) -> Any:
+        jobs = GaugeMetricFamily("narrate_jobs", "Jobs by state", labels=["state"])
+        for state, n in self.store.count_by_state().items():
+            jobs.add_metric([state], n)
+        yield jobs
+        depth = GaugeMetricFamily("narrate_queue_depth", "Tasks waiting in the queue")
+        depth.add_metric([], self.store.queue_depth(QUEUE))
+        yield depth
+        hist = HistogramMetricFamily(
+            "narrate_stage_seconds", "Wall time per pipeline stage", labels=["stage"]
+        )
+        for stage, data in self.store.stage_histograms().items():
+            buckets = [(str(b), data.get(str(b), 0.0)) for b in JobStore.BUCKETS]
+            buckets.append(("+Inf", data.get("count", 0.0)))
+            hist.add_metric([stage], buckets, data.get("sum", 0.0))
+        yield hist
+        tts = CounterMetricFamily(
+            "narrate_tts_calls", "Segments synthesized by engine", labels=["engine"]
+        )
+        for engine, n in self.store.tts_calls().items():
+            tts.add_metric([engine], n)
+        yield tts

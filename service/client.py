@@ -1,0 +1,81 @@
+"""`narrate submit`: a small HTTP client so users don't hand-write curl."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from service.domain.errors import InputError
+
+
+def submit(args: argparse.Namespace) -> int:
+    from service.cli import ProgressBar
+
+    url = (args.url or os.environ.get("NARRATE_URL") or "http://127.0.0.1:8000").rstrip("/")
+    key = args.key or os.environ.get("NARRATE_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    if args.idempotency_key:
+        headers["Idempotency-Key"] = args.idempotency_key
+    options = {
+        k: v
+        for k, v in {
+            "engine": args.engine,
+            "voice": args.voice,
+            "burn_in": args.burn_in or None,
+            "original_audio": args.original_audio,
+            "extend_video": args.extend_video or None,
+            "on_overflow": args.on_overflow,
+        }.items()
+        if v is not None
+    }
+    script = Path(args.script)
+    if not script.is_file():
+        raise InputError(f"no such script file: {args.script!r}")
+    with httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(30, read=600)) as client:
+        with ExitStack() as stack:
+            files: dict[str, tuple[str, IO[bytes], str]] = {
+                "script": (script.name, stack.enter_context(script.open("rb")), "text/plain")
+            }
+            if args.video:
+                video = Path(args.video)
+                files["video"] = (video.name, stack.enter_context(video.open("rb")), "video/mp4")
+            resp = client.post("/v1/jobs", files=files, data={"options": json.dumps(options)})
+        if resp.status_code != 202:
+            print(
+                f"narrate: error: {resp.status_code} {resp.json().get('detail')}", file=sys.stderr
+            )
+            return 2 if resp.status_code in (401, 404, 409, 413, 422) else 1
+        job = resp.json()
+        print(job["id"])
+        if not (args.wait or args.out):
+            return 0
+        bar = ProgressBar()
+        while True:
+            state = client.get(f"/v1/jobs/{job['id']}").json()
+            bar(state["progress"], f"{state['status']} {state['stage']}")
+            if state["status"] in ("succeeded", "failed", "canceled"):
+                break
+            time.sleep(0.5)
+        if state["status"] != "succeeded":
+            print(f"narrate: job {state['status']}: {state['error']}", file=sys.stderr)
+            return 1
+        if args.out:
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            for name in state["artifacts"]:
+                with (
+                    client.stream("GET", f"/v1/jobs/{job['id']}/artifacts/{name}") as r,
+                    (out / name).open("wb") as f,
+                ):
+                    for chunk in r.iter_bytes():
+                        f.write(chunk)
+            print(f"downloaded {', '.join(state['artifacts'])} to {out}")
+        return 0

@@ -1,0 +1,224 @@
+"""Jobs as the service runs them: submit (API side) and the two worker steps, segment and
+finalize. The Celery tasks and the HTTP routes are thin wrappers over this module."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from service.adapters.jobstore import Job, JobStore
+from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
+from service.adapters.storage import LocalStorage, atomic_write
+from service.config import Settings
+from service.domain.errors import CanceledError, NarrateError
+from service.domain.spec import JobSpec, RenderOptions
+from service.pipeline import ARTIFACTS, Pipeline, Plan, SegmentResult
+
+log = logging.getLogger("narrate.jobs")
+Send = Callable[[str, list[Any]], None]
+
+
+class QueueUnavailable(Exception):
+    """The broker could not take the job; nothing of it was kept."""
+
+
+class JobService:
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        storage: LocalStorage,
+        pipeline: Pipeline,
+        send: Send,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.storage = storage
+        self.pipeline = pipeline
+        self.send = send
+
+    # -- API side -------------------------------------------------------------------------
+    def new_id(self) -> str:
+        return uuid.uuid4().hex
+
+    def submit(
+        self,
+        tenant: str,
+        job_id: str,
+        spec: JobSpec,
+        options: RenderOptions,
+        video: Path | None,
+        idem: tuple[str, str] | None = None,
+    ) -> tuple[Job, bool]:
+        """Validate at the door, store the record and enqueue one task per segment.
+
+        Returns the job and whether it is new (False: an Idempotency-Key replay). If the
+        queue cannot take it, the record is removed again and QueueUnavailable raised."""
+        plan = self.pipeline.plan(spec, options, video)
+        job = Job(
+            id=job_id,
+            tenant=tenant,
+            status="queued",
+            created=time.time(),
+            updated=time.time(),
+            spec=plan.spec.model_dump(mode="json"),
+            options=options.model_dump(mode="json"),
+            has_video=video is not None,
+            segments_total=len(plan.spec.segments),
+            warnings=plan.warnings,
+        )
+        job, created = self.store.create(job, idem)
+        if not created:
+            return job, False
+        if plan.warnings:
+            self.store.update(job.id, warnings=plan.warnings)
+        try:
+            for i in range(job.segments_total):
+                self.send(SEGMENT_TASK, [job.id, i])
+        except Exception as exc:
+            log.warning("enqueue of job %s failed: %s", job.id, exc)
+            self.store.discard(job)
+            raise QueueUnavailable(str(exc)) from exc
+        return job, True
+
+    def cancel_or_delete(self, job: Job) -> str:
+        """Cancel a queued or running job; delete a finished one with its artifacts."""
+        if not job.terminal and self.store.advance(
+            job.id, "canceled", error="canceled by the user"
+        ):
+            return "canceled"
+        self.storage.delete(job.tenant, job.id)
+        self.store.discard(job)
+        return "deleted"
+
+    # -- worker side ----------------------------------------------------------------------
+    def _plan(self, job: Job, with_video: bool = False) -> Plan:
+        spec = JobSpec.model_validate(job.spec)
+        options = RenderOptions.model_validate(job.options)
+        video = (
+            self.storage.input_video(job.tenant, job.id) if with_video and job.has_video else None
+        )
+        return self.pipeline.plan(spec, options, video)
+
+    def _admit(self, job_id: str, task: str, what: str) -> Job | None:
+        """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
+        a task that keeps killing its worker fails the job instead of looping for ever."""
+        job = self.store.get(job_id)
+        if job is None:
+            return None
+        if job.terminal:
+            if job.status == "canceled":
+                shutil.rmtree(self.storage.job_dir(job.tenant, job.id) / "work", ignore_errors=True)
+            return None
+        n = self.store.deliveries(job_id, task)
+        if n > self.settings.max_deliveries:
+            self.fail(
+                job, f"{what} was started {n - 1} times and never finished (worker lost each time)"
+            )
+            return None
+        return job
+
+    def fail(self, job: Job, reason: str) -> None:
+        if self.store.advance(job.id, "failed", error=reason):
+            log.warning("job %s failed: %s", job.id, reason)
+        shutil.rmtree(self.storage.job_dir(job.tenant, job.id) / "work", ignore_errors=True)
+
+    def _check_canceled(self, job_id: str) -> None:
+        if self.store.status(job_id) == "canceled":
+            raise CanceledError("the job was canceled")
+
+    def run_segment(self, job_id: str, index: int, worker: str) -> None:
+        job = self._admit(job_id, f"segment:{index}", f"segment {index + 1}")
+        if job is None:
+            return
+        self.store.advance(job_id, "running", stage="synthesize")
+        self.store.set_segment(
+            job_id, index, state="running", worker=worker, pid=os.getpid(), started=time.time()
+        )
+        fault = self.settings.fault("segment_sleep")
+        if fault:
+            time.sleep(fault)
+        if self.settings.fault("segment_crash"):
+            os._exit(77)  # test-only: a task that always kills its worker
+        work = self.storage.work_dir(job.tenant, job_id)
+        try:
+            result = self.pipeline.render_segment(self._plan(job), index, work)
+            self._check_canceled(job_id)
+        except CanceledError:
+            self._admit(job_id, "cleanup", "cleanup")
+            return
+        except NarrateError as exc:
+            self.fail(job, f"segment {index + 1}: {exc}")
+            return
+        atomic_write(work / f"segment-{index:03d}.json", result.to_json().encode())
+        self.store.set_segment(
+            job_id,
+            index,
+            state="done",
+            engine=result.engine,
+            voice=result.voice,
+            native_rate=result.native_rate,
+            stretch_ratio=result.stretch_ratio,
+            finished=time.time(),
+            warnings=result.warnings,
+        )
+        for stage, secs in result.timings.items():
+            self.store.observe_stage(stage, secs)
+        self.store.count_tts(result.engine)
+        if self.store.segment_done(job_id, index):
+            self.send(FINALIZE_TASK, [job_id])
+
+    def run_finalize(self, job_id: str, worker: str) -> None:
+        job = self._admit(job_id, "finalize", "finalize")
+        if job is None:
+            return
+        work = self.storage.work_dir(job.tenant, job_id)
+        staged = self.storage.staging(job.tenant, job_id)
+        self.store.update(job_id, stage="finalize", finalize_worker=worker)
+
+        def progress(fraction: float, stage: str) -> None:
+            self._check_canceled(job_id)
+            self.store.update(job_id, stage=stage, stage_progress=round(min(fraction, 0.99), 4))
+
+        try:
+            results = [
+                SegmentResult.from_json(
+                    (work / f"segment-{i:03d}.json").read_text(encoding="utf-8")
+                )
+                for i in range(job.segments_total)
+            ]
+            plan = self._plan(job, with_video=True)
+            video = self.storage.input_video(job.tenant, job_id) if job.has_video else None
+            rendered = self.pipeline.finalize(plan, results, work, staged, video, progress)
+            self._check_canceled(job_id)
+            published = self.storage.publish(job.tenant, job_id, staged, ARTIFACTS)
+            timings = {**rendered.timings}
+            for stage in ("subtitles", "loudness", "mux"):
+                if stage in timings:
+                    self.store.observe_stage(stage, timings[stage])
+            self.store.advance(
+                job_id,
+                "succeeded",
+                artifacts=published,
+                warnings=rendered.manifest["warnings"],
+                timings=timings,
+                stage="done",
+                stage_progress=1.0,
+                engines=json.dumps([s["engine"] for s in rendered.manifest["segments"]]),
+            )
+            shutil.rmtree(work, ignore_errors=True)
+        except CanceledError:
+            self._admit(job_id, "cleanup", "cleanup")
+        except NarrateError as exc:
+            self.fail(job, str(exc))
+        except FileNotFoundError as exc:
+            self.fail(job, f"a segment's output is missing: {exc.filename}")
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)

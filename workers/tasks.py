@@ -1,0 +1,53 @@
+"""Thin tasks: take ids, call the job step, let Celery handle delivery. Each step is
+idempotent (outputs go to deterministic paths by atomic rename; counters count once), so a
+redelivery after a lost worker changes nothing."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from celery import Task
+from celery.exceptions import SoftTimeLimitExceeded
+
+from service.adapters.jobstore import JobStore
+from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
+from service.adapters.storage import LocalStorage
+from service.config import get_settings
+from service.jobs import JobService
+from service.pipeline import default_pipeline
+from workers.celery_app import app
+
+
+@lru_cache(maxsize=1)
+def jobs() -> JobService:
+    settings = get_settings()
+    return JobService(
+        settings,
+        JobStore.from_url(settings.broker_url),
+        LocalStorage(settings.artifacts_dir),
+        default_pipeline(settings),
+        lambda name, args: app.send_task(name, args=args),
+    )
+
+
+def _timed_out(job_id: str, what: str) -> None:
+    svc = jobs()
+    job = svc.store.get(job_id)
+    if job is not None:
+        svc.fail(job, f"{what} timed out after {get_settings().task_soft_time_limit:g} s")
+
+
+@app.task(name=SEGMENT_TASK, bind=True)
+def segment(self: Task, job_id: str, index: int) -> None:
+    try:
+        jobs().run_segment(job_id, index, str(self.request.hostname))
+    except SoftTimeLimitExceeded:
+        _timed_out(job_id, f"segment {index + 1}")
+
+
+@app.task(name=FINALIZE_TASK, bind=True)
+def finalize(self: Task, job_id: str) -> None:
+    try:
+        jobs().run_finalize(job_id, str(self.request.hostname))
+    except SoftTimeLimitExceeded:
+        _timed_out(job_id, "finalize")
