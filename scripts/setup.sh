@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=0
-for bin in ffmpeg ffprobe espeak-ng rubberband redis-server; do
+for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 fc-list 2>/dev/null | grep -q "Noto Sans CJK" || need_apt=1
@@ -13,7 +13,7 @@ if [ "$need_apt" = 1 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig >/dev/null
+    ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then

@@ -140,7 +140,13 @@ class JobService:
             return
         self.store.advance(job_id, "running", stage="synthesize")
         self.store.set_segment(
-            job_id, index, state="running", worker=worker, pid=os.getpid(), started=time.time()
+            job_id,
+            index,
+            state="running",
+            worker=worker,
+            pid=os.getpid(),
+            started=time.time(),
+            deliveries=self.store.delivered(job_id, f"segment:{index}"),
         )
         fault = self.settings.fault("segment_sleep")
         if fault:

@@ -241,6 +241,9 @@ class JobStore:
         """Count one more delivery of ``task``; a task that keeps killing workers is capped."""
         return int(self.r.hincrby(_key("job", job_id, "deliveries"), task, 1))
 
+    def delivered(self, job_id: str, task: str) -> int:
+        return int(self.r.hget(_key("job", job_id, "deliveries"), task) or 0)
+
     def segment_done(self, job_id: str, index: int) -> bool:
         """Record segment ``index`` finished; True for exactly one call: the last segment."""
         if not self.r.sadd(_key("job", job_id, "done"), index):

@@ -29,8 +29,6 @@ def make_celery(settings: Settings) -> Celery:
         result_backend_transport_options=transport,
         worker_cancel_long_running_tasks_on_connection_loss=True,
         broker_connection_retry_on_startup=True,
-        worker_send_task_events=True,
-        task_send_sent_event=True,
         task_serializer="json",
         accept_content=["json"],
         worker_hijack_root_logger=False,

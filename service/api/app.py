@@ -1,7 +1,6 @@
 """The REST API: submit jobs, follow them, download artifacts. HTTP -> queue only: no
 rendering happens here."""
 
-
 import hashlib
 import json
 import logging

@@ -1,0 +1,61 @@
+"""A worker process SIGKILLed while it holds a segment: the task is redelivered and the job's
+artifacts come out byte-identical to a clean run's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+
+from tests.conftest import SHORT_SCRIPT
+from tests.service.conftest import Stack, start_stack, submit, wait_for
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def slow_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    # Each segment holds its worker 1.5 s, so the test can kill it mid-segment.
+    s = start_stack(tmp_path_factory.mktemp("slow"), faults="segment_sleep=1.5")
+    yield s
+    s.stop()
+
+
+def download(c: httpx.Client, job: dict[str, Any]) -> dict[str, bytes]:
+    return {name: c.get(url).content for name, url in job["links"]["artifacts"].items()}
+
+
+def test_sigkill_mid_segment_is_redelivered_and_identical(
+    slow_stack: Stack, short_video: Path
+) -> None:
+    with slow_stack.client() as c:
+        clean = wait_for(c, submit(c, SHORT_SCRIPT, short_video).json()["id"])
+        assert clean["status"] == "succeeded", clean["error"]
+        job_id = submit(c, SHORT_SCRIPT, short_video).json()["id"]
+        victim = None
+        deadline = time.monotonic() + 30
+        while victim is None and time.monotonic() < deadline:
+            for seg in c.get(f"/v1/jobs/{job_id}").json()["segments"]:
+                if seg["state"] == "running":
+                    victim = seg
+                    break
+            time.sleep(0.05)
+        assert victim is not None
+        r = redis.Redis.from_url(slow_stack.env["NARRATE_REDIS_URL"], decode_responses=True)
+        raw = json.loads(r.hget(f"narrate:job:{job_id}:seg", str(victim["index"] - 1)) or "{}")
+        pid = raw["pid"]
+        assert pid not in slow_stack.worker_pids().values()  # the pool child, not the main process
+        os.kill(pid, signal.SIGKILL)
+        job = wait_for(c, job_id)
+        assert job["status"] == "succeeded", job["error"]
+        raw = json.loads(r.hget(f"narrate:job:{job_id}:seg", str(victim["index"] - 1)) or "{}")
+        assert raw["deliveries"] >= 2  # it really was redelivered
+        assert download(c, job) == download(c, clean)
