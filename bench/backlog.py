@@ -61,31 +61,33 @@ def overhead(stack: Stack, c: httpx.Client) -> tuple[list[float], list[float]]:
     return starts, visible
 
 
-def main() -> None:
-    rates = {}
-    for workers in (1, 2):
-        with tempfile.TemporaryDirectory() as tmp:
-            stack = start_stack(Path(tmp), workers=workers)
-            try:
-                with stack.client() as c:
-                    for _ in range(workers):  # warm up every worker's imports
-                        finish(c, submit(c, SCRIPT).json()["id"], 0.05)
-                    elapsed = throughput(stack, c)
-                    rates[workers] = JOBS / elapsed * 60
+def measure(workers: int) -> float:
+    """Jobs per minute with ``workers`` worker processes; prints the overhead with 2."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stack = start_stack(Path(tmp), workers=workers)
+        try:
+            with stack.client() as c:
+                for _ in range(workers):  # warm up every worker's imports
+                    finish(c, submit(c, SCRIPT).json()["id"], 0.05)
+                elapsed = throughput(stack, c)
+                rate = JOBS / elapsed * 60
+                print(f"{workers} worker(s): {JOBS} jobs in {elapsed:.1f} s = {rate:.1f} jobs/min")
+                if workers == 2:
+                    starts, visible = overhead(stack, c)
                     print(
-                        f"{workers} worker(s): {JOBS} jobs in {elapsed:.1f} s = {rates[workers]:.1f} jobs/min"
+                        "idle-stack overhead over 10 jobs: submit -> first task start median "
+                        f"{statistics.median(starts) * 1000:.0f} ms (max {max(starts) * 1000:.0f}); "
+                        "finalize end -> succeeded visible median "
+                        f"{statistics.median(visible) * 1000:.0f} ms (max {max(visible) * 1000:.0f})"
                     )
-                    if workers == 2:
-                        starts, visible = overhead(stack, c)
-                        ms = [1000 * f(x) for x in (starts, visible) for f in (statistics.median, max)]
-                        print(
-                            f"idle-stack overhead over 10 jobs: submit -> first task start median "
-                            f"{ms[0]:.0f} ms (max {ms[1]:.0f}); finalize end -> succeeded visible "
-                            f"median {ms[2]:.0f} ms (max {ms[3]:.0f})"
-                        )
-            finally:
-                stack.stop()
-    print(f"speed-up 2 vs 1 worker: {rates[2] / rates[1]:.2f}x")
+                return rate
+        finally:
+            stack.stop()
+
+
+def main() -> None:
+    one, two = measure(1), measure(2)
+    print(f"speed-up 2 vs 1 worker: {two / one:.2f}x")
 
 
 if __name__ == "__main__":
