@@ -61,6 +61,11 @@ def overhead(stack: Stack, c: httpx.Client) -> tuple[list[float], list[float]]:
     return starts, visible
 
 
+def spread(what: str, seconds: list[float]) -> str:
+    med, top = statistics.median(seconds) * 1000, max(seconds) * 1000
+    return f"{what} median {med:.0f} ms (max {top:.0f})"
+
+
 def measure(workers: int) -> float:
     """Jobs per minute with ``workers`` worker processes; prints the overhead with 2."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,10 +80,10 @@ def measure(workers: int) -> float:
                 if workers == 2:
                     starts, visible = overhead(stack, c)
                     print(
-                        "idle-stack overhead over 10 jobs: submit -> first task start median "
-                        f"{statistics.median(starts) * 1000:.0f} ms (max {max(starts) * 1000:.0f}); "
-                        "finalize end -> succeeded visible median "
-                        f"{statistics.median(visible) * 1000:.0f} ms (max {max(visible) * 1000:.0f})"
+                        f"idle-stack overhead over 10 jobs: {spread('submit -> first task start', starts)}"
+                    )
+                    print(
+                        f"idle-stack overhead over 10 jobs: {spread('finalize end -> succeeded visible', visible)}"
                     )
                 return rate
         finally:
