@@ -79,12 +79,8 @@ def measure(workers: int) -> float:
                 print(f"{workers} worker(s): {JOBS} jobs in {elapsed:.1f} s = {rate:.1f} jobs/min")
                 if workers == 2:
                     starts, visible = overhead(stack, c)
-                    print(
-                        f"idle-stack overhead over 10 jobs: {spread('submit -> first task start', starts)}"
-                    )
-                    print(
-                        f"idle-stack overhead over 10 jobs: {spread('finalize end -> succeeded visible', visible)}"
-                    )
+                    print("idle overhead:", spread("submit -> first task start", starts))
+                    print("idle overhead:", spread("finalize end -> succeeded visible", visible))
                 return rate
         finally:
             stack.stop()
