@@ -75,7 +75,7 @@ def _key(*parts: str) -> str:
 
 class JobStore:
     def __init__(self, client: redis.Redis) -> None:
-        self.r = client
+        self.r: Any = client  # redis-py's stubs type replies as bytes | str; ours are str
         self._advance = client.register_script(_ADVANCE)
 
     @classmethod
