@@ -8,7 +8,8 @@ need_apt=0
 for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
-fc-list 2>/dev/null | grep -q "Noto Sans CJK" || need_apt=1
+# (no grep -q: with pipefail, fc-list would die of SIGPIPE and look like a failure)
+fc-list 2>/dev/null | grep "Noto Sans CJK" >/dev/null || need_apt=1
 if [ "$need_apt" = 1 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     edge_max_connections: int = 8
     edge_breaker_failures: int = 5
     edge_breaker_cooldown: float = 60.0
+    edge_backoff: float = 0.5
+    tts_cache: bool = True
 
     # API
     max_script_bytes: int = 1 << 20

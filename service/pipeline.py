@@ -27,6 +27,7 @@ from service.domain.subtitles import (
     narration_cues,
     overlay_cues,
     settle,
+    timed_phrases,
 )
 from service.domain.timeline import (
     check_pace,
@@ -220,9 +221,13 @@ class Pipeline:
         audio = dsp.fit_length(audio, dsp.samples(slot, sr))
         name = f"segment-{index:03d}.wav"
         dsp.write_wav(workdir / name, audio, sr)
-        phrases = [
+        words = [
             (b.start, b.end, round(b.start_ms * scale), min(round(b.end_ms * scale), speech_ms))
             for b in speech.boundaries
+        ]
+        phrases = [
+            (p.start, p.end, p.start_ms, p.end_ms)
+            for p in timed_phrases(seg.text, spec.line_chars, words)
         ]
         t2 = time.perf_counter()
         return SegmentResult(

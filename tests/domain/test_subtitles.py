@@ -18,6 +18,7 @@ from service.domain.subtitles import (
     narration_cues,
     overlay_cues,
     settle,
+    timed_phrases,
 )
 from service.domain.text import comparable, display_len, single_word, split_phrases, syllables
 
@@ -137,3 +138,38 @@ def test_cues_follow_the_rules_and_lose_nothing(text: str, pace: float, pause: i
     # Cue starts are phrase starts: they follow the speech.
     starts = {p.start_ms for p in phrases}
     assert all(c.start_ms in starts for c in cues)
+
+
+def test_word_boundaries_become_phrase_timings() -> None:
+    text = "只保留同时含通过与失败轨迹的 rollout 组;再把所有轨迹放进共享工作空间。"
+    # Word-level boundaries, as edge sends them (one word the service renamed is missing).
+    words, t = [], 0
+    for word in [
+        "只保留",
+        "同时",
+        "含",
+        "通过",
+        "与",
+        "失败",
+        "轨迹",
+        "的",
+        "rollout",
+        "组",
+        "再",
+        "把",
+        "所有",
+        "轨迹",
+        "放进",
+        "共享",
+        "工作",
+        "空间",
+    ]:
+        at = text.find(word, words[-1][1] if words else 0)
+        words.append((at, at + len(word), t, t + 200 * len(word)))
+        t += 200 * len(word) + 50
+    del words[4]
+    phrases = timed_phrases(text, 16, words)
+    assert phrases[0].start == 0 and phrases[-1].end == len(text)
+    assert all(x.end == y.start for x, y in itertools.pairwise(phrases))
+    assert all(x.end_ms <= y.start_ms for x, y in itertools.pairwise(phrases))
+    assert phrases[0].start_ms == 0 and phrases[-1].end_ms == words[-1][3]

@@ -1,4 +1,4 @@
-"""TTS engines behind the TtsEngine port."""
+"""TTS engines behind the TtsEngine port, each wrapped in the shared content-addressed cache."""
 
 from __future__ import annotations
 
@@ -6,8 +6,43 @@ from service.config import Settings
 from service.ports import TtsEngine
 
 
-def available_engines(settings: Settings) -> dict[str, TtsEngine]:
+def available_engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
+    """espeak-ng always; edge-tts with a fleet-wide guard in Redis when a Redis is configured
+    (the service), an in-process guard otherwise (the one-process CLI)."""
+    from service.adapters.tts.cache import CachedEngine
+    from service.adapters.tts.edge import EdgeConfig, EdgeEngine
     from service.adapters.tts.espeak import EspeakEngine
+    from service.adapters.tts.guard import Guard, LocalGuard, RedisGuard
 
-    engines: dict[str, TtsEngine] = {"espeak": EspeakEngine()}
-    return engines
+    guard: Guard
+    if settings.redis_url if use_redis is None else use_redis:
+        import redis
+
+        client = redis.Redis.from_url(settings.broker_url, decode_responses=True, socket_timeout=5)
+        guard = RedisGuard(
+            client,
+            "edge",
+            settings.edge_max_connections,
+            settings.edge_breaker_failures,
+            settings.edge_breaker_cooldown,
+        )
+    else:
+        guard = LocalGuard(
+            settings.edge_max_connections,
+            settings.edge_breaker_failures,
+            settings.edge_breaker_cooldown,
+        )
+    edge = EdgeEngine(
+        EdgeConfig(
+            wss_url=settings.edge_wss_url,
+            connect_timeout=settings.edge_connect_timeout,
+            receive_timeout=settings.edge_receive_timeout,
+            attempts=settings.edge_attempts,
+            backoff=settings.edge_backoff,
+        ),
+        guard,
+    )
+    engines: list[TtsEngine] = [EspeakEngine(), edge]
+    if settings.tts_cache:
+        return {e.name: CachedEngine(e, settings.cache_dir) for e in engines}
+    return {e.name: e for e in engines}

@@ -9,6 +9,7 @@ from service.domain.subtitles.cues import (
     narration_cues,
     overlay_cues,
     settle,
+    timed_phrases,
 )
 from service.domain.subtitles.writers import WRITERS, Canvas
 
@@ -23,4 +24,5 @@ __all__ = [
     "narration_cues",
     "overlay_cues",
     "settle",
+    "timed_phrases",
 ]

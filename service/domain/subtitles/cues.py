@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from service.domain.spec import JobSpec
-from service.domain.text import SENTENCE_END, strip_trailing, wrap
+from service.domain.text import SENTENCE_END, split_phrases, strip_trailing, wrap
 
 NARRATION, OVERLAY = 0, 1
 
@@ -65,6 +65,30 @@ class Layout:
 
 def _lines(text: str, layout: Layout) -> list[str] | None:
     return wrap(strip_trailing(text, layout.language), layout.line_chars, layout.max_lines)
+
+
+def timed_phrases(
+    text: str, limit: int, words: list[tuple[int, int, int, int]]
+) -> list[TimedPhrase]:
+    """Time the phrases of ``text`` from an engine's boundaries (char start, char end, start
+    ms, end ms), whether those are words (edge) or whole phrases (espeak). A boundary belongs
+    to the phrase its first character falls in; a phrase no boundary starts in joins the
+    phrase before it (or after it, at the start), so the phrases still cover the text."""
+    spans = split_phrases(text, limit)
+    timed: list[list[int]] = []
+    orphan_start: int | None = None
+    for a, b in spans:
+        mine = [w for w in words if a <= w[0] < b]
+        if not mine:
+            if timed:
+                timed[-1][1] = b
+            elif orphan_start is None:
+                orphan_start = a
+            continue
+        start = a if orphan_start is None else orphan_start
+        orphan_start = None
+        timed.append([start, b, min(w[2] for w in mine), max(w[3] for w in mine)])
+    return [TimedPhrase(*t) for t in timed]
 
 
 def narration_cues(text: str, phrases: list[TimedPhrase], layout: Layout) -> list[Cue]:

@@ -1,0 +1,72 @@
+"""Content-addressed TTS cache, shared by the fleet through artifact storage.
+
+The key covers everything that changes the audio: engine, engine version, voice, rate,
+pitch, volume, phrase size and the normalised text. The value is the trimmed audio (WAV)
+and its boundaries (JSON), each written by atomic rename."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import asdict
+from pathlib import Path
+
+from service.adapters.storage import atomic_write
+from service.audio import read_wav, write_wav
+from service.ports import Boundary, Speech, TtsEngine, TtsRequest
+
+
+def normalize_text(text: str) -> str:
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
+
+
+def cache_key(engine: TtsEngine, request: TtsRequest) -> str:
+    parts = [
+        engine.name,
+        engine.version,
+        request.voice,
+        f"{request.rate:.4f}",
+        request.pitch,
+        request.volume,
+        str(request.phrase_chars),
+        normalize_text(request.text),
+    ]
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
+
+
+class CachedEngine:
+    """Wraps any engine: a hit makes no call to it."""
+
+    def __init__(self, engine: TtsEngine, root: Path) -> None:
+        self.engine = engine
+        self.root = root
+        self.name = engine.name
+        self.min_rate = engine.min_rate
+        self.max_rate = engine.max_rate
+        self.hits = self.misses = 0
+
+    @property
+    def version(self) -> str:
+        return self.engine.version
+
+    def synthesize(self, request: TtsRequest) -> Speech:
+        key = cache_key(self.engine, request)
+        base = self.root / self.engine.name / key[:2] / key
+        wav, meta = base.with_suffix(".wav"), base.with_suffix(".json")
+        if wav.is_file() and meta.is_file():
+            try:
+                audio, rate = read_wav(wav)
+                bounds = [Boundary(**b) for b in json.loads(meta.read_text(encoding="utf-8"))]
+                self.hits += 1
+                return Speech(audio, rate, bounds)
+            except (OSError, ValueError, TypeError, EOFError):
+                pass  # a damaged entry is simply made again
+        self.misses += 1
+        speech = self.engine.synthesize(request)
+        base.parent.mkdir(parents=True, exist_ok=True)
+        # The boundaries are written first: an entry counts only once its WAV exists.
+        atomic_write(meta, json.dumps([asdict(b) for b in speech.boundaries]).encode())
+        write_wav(wav, speech.audio, speech.rate)
+        return speech

@@ -1,0 +1,198 @@
+"""edge-tts (Microsoft's neural voices) behind the TtsEngine port.
+
+Every attempt is a new Communicate with connect/receive timeouts; transient failures
+(NoAudioReceived, WebSocketError, 403/429/503, timeouts, truncated audio) are retried with
+jittered exponential backoff, inside a fleet-wide connection cap and circuit breaker."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import time
+from dataclasses import dataclass
+
+import aiohttp
+import edge_tts
+import edge_tts.communicate
+import numpy as np
+from edge_tts.exceptions import NoAudioReceived, WebSocketError
+
+from service.adapters.tts.guard import Guard
+from service.audio import speech_bounds
+from service.domain.errors import EngineError
+from service.ports import Boundary, Speech, TtsRequest
+
+TICKS_PER_MS = 10_000
+RETRY_STATUS = {403, 429, 503}
+SAMPLE_RATE = 24000
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeConfig:
+    wss_url: str | None = None
+    connect_timeout: float = 10.0
+    receive_timeout: float = 60.0
+    attempts: int = 3
+    backoff: float = 0.5  # first retry waits about this long, then doubles (with jitter)
+    slot_wait: float = 60.0
+
+
+def rate_string(rate: float) -> str:
+    return f"{round((rate - 1) * 100):+d}%"
+
+
+def decode_mp3(data: bytes) -> np.ndarray:
+    """MP3 -> mono float32 at 24 kHz (ffmpeg honours the encoder delay, so times line up)."""
+    proc = subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-f",
+            "mp3",
+            "-i",
+            "-",
+            "-f",
+            "s16le",
+            "-ac",
+            "1",
+            "-ar",
+            str(SAMPLE_RATE),
+            "-",
+        ],
+        input=data,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise EngineError(
+            "edge", f"undecodable audio: {proc.stderr.decode(errors='replace')[-200:]}", True
+        )
+    return np.frombuffer(proc.stdout, "<i2").astype(np.float32) / 32768.0
+
+
+def map_words(text: str, words: list[tuple[str, int, int]]) -> list[Boundary]:
+    """Word boundaries (text, start ms, end ms) -> character spans of ``text``, in order."""
+    out: list[Boundary] = []
+    cursor = 0
+    for word, start, end in words:
+        word = word.strip()
+        at = text.find(word, cursor) if word else -1
+        if at < 0:
+            continue  # the service normalised this word: its neighbours time the phrase
+        out.append(Boundary(at, at + len(word), start, end))
+        cursor = at + len(word)
+    return out
+
+
+class EdgeEngine:
+    name = "edge"
+    min_rate = 0.5
+    max_rate = 2.0
+    version = edge_tts.__version__
+
+    def __init__(self, config: EdgeConfig, guard: Guard) -> None:
+        self.config = config
+        self.guard = guard
+        if config.wss_url:
+            # edge-tts reads the module global at connect time; constants.WSS_URL is a copy.
+            edge_tts.communicate.WSS_URL = config.wss_url
+
+    async def _once(self, request: TtsRequest) -> tuple[bytes, list[tuple[str, int, int]]]:
+        comm = edge_tts.Communicate(
+            request.text,
+            request.voice,
+            rate=rate_string(request.rate),
+            pitch=request.pitch,
+            volume=request.volume,
+            boundary="WordBoundary",  # needed since 7.2 for word timings
+            connect_timeout=int(self.config.connect_timeout),
+            receive_timeout=int(self.config.receive_timeout),
+        )
+        audio = bytearray()
+        words: list[tuple[str, int, int]] = []
+        async for chunk in comm.stream():
+            if chunk["type"] == "audio":
+                audio += chunk["data"]
+            elif chunk["type"] == "WordBoundary":
+                start = int(chunk["offset"]) // TICKS_PER_MS
+                words.append((chunk["text"], start, start + int(chunk["duration"]) // TICKS_PER_MS))
+        return bytes(audio), words
+
+    def _attempt(self, request: TtsRequest) -> Speech:
+        if not self.guard.allow():
+            raise EngineError(
+                self.name, "circuit breaker open: edge is failing fleet-wide", retryable=False
+            )
+        try:
+            with self.guard.slot(self.config.slot_wait):
+                mp3, words = asyncio.run(
+                    asyncio.wait_for(
+                        self._once(request),
+                        self.config.connect_timeout + self.config.receive_timeout,
+                    )
+                )
+            speech = self._decode(request.text, mp3, words)
+        except EngineError as exc:
+            if exc.retryable:
+                self.guard.failure()
+            raise
+        except (NoAudioReceived, WebSocketError) as exc:
+            self.guard.failure()
+            raise EngineError(self.name, f"{type(exc).__name__}: {exc}", retryable=True) from None
+        except aiohttp.ClientResponseError as exc:
+            self.guard.failure()
+            raise EngineError(
+                self.name, f"HTTP {exc.status}: {exc.message}", retryable=exc.status in RETRY_STATUS
+            ) from None
+        except (TimeoutError, aiohttp.ServerTimeoutError):
+            self.guard.failure()
+            raise EngineError(self.name, "timed out", retryable=True) from None
+        except (aiohttp.ClientError, OSError) as exc:
+            self.guard.failure()
+            raise EngineError(
+                self.name, f"cannot reach the service: {exc}", retryable=False
+            ) from None
+        self.guard.success()
+        return speech
+
+    def _decode(self, text: str, mp3: bytes, words: list[tuple[str, int, int]]) -> Speech:
+        audio = decode_mp3(mp3)
+        a, b = speech_bounds(audio)
+        if b <= a:
+            raise EngineError(self.name, "the audio is silent", retryable=True)
+        lead_ms = a * 1000 // SAMPLE_RATE
+        length_ms = (len(audio) * 1000) // SAMPLE_RATE
+        if words and words[-1][2] > length_ms + 50:
+            raise EngineError(
+                self.name,
+                f"truncated audio: {length_ms} ms for speech that runs to {words[-1][2]} ms",
+                True,
+            )
+        # Trim edge's leading and ~1.2 s trailing silence; boundaries move with the trim.
+        trimmed = audio[a:b]
+        end_ms = len(trimmed) * 1000 // SAMPLE_RATE
+        bounds = [
+            Boundary(x.start, x.end, max(0, x.start_ms - lead_ms), min(end_ms, x.end_ms - lead_ms))
+            for x in map_words(text, words)
+        ]
+        return Speech(trimmed, SAMPLE_RATE, bounds)
+
+    def synthesize(self, request: TtsRequest) -> Speech:
+        last: EngineError | None = None
+        for attempt in range(self.config.attempts):
+            try:
+                return self._attempt(request)
+            except EngineError as exc:
+                last = exc
+                if not exc.retryable or attempt + 1 == self.config.attempts:
+                    break
+                time.sleep(self.config.backoff * 2**attempt * random.uniform(0.5, 1.5))
+        assert last is not None
+        raise EngineError(
+            self.name,
+            f"gave up after {attempt + 1} attempt(s): {last.message.split(': ', 1)[-1]}",
+            retryable=False,
+        )

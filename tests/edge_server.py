@@ -1,0 +1,233 @@
+"""A local websocket server that speaks the edge-tts protocol, with fault injection.
+
+It accepts ``speech.config`` and the SSML message, and answers ``turn.start``, one
+``audio.metadata`` WordBoundary per phrase (offsets in 100-ns ticks), binary MP3 frames of
+real espeak-ng speech at the SSML's rate (24 kHz, 48 kbit/s CBR, like edge), and ``turn.end``.
+Like the real service, the audio has leading silence and ~1.2 s of trailing silence.
+
+Point edge-tts at it by patching ``edge_tts.communicate.WSS_URL`` (or, for narrate, set
+``NARRATE_EDGE_WSS_URL`` to ``server.url``). For a local demo:
+    .venv/bin/python -m tests.edge_server --port 8765
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import http
+import json
+import re
+import subprocess
+import threading
+import time
+import uuid
+from collections import deque
+from xml.sax.saxutils import unescape
+
+import numpy as np
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from service.adapters.tts.espeak import EspeakEngine
+from service.audio import silence, to_pcm16
+from service.ports import TtsRequest
+
+FAULTS = ("403", "429", "503", "close", "delay", "truncate")
+LEAD_MS, TRAIL_MS = 120, 1200
+
+
+def _voice_for(name: str) -> str:
+    return "cmn" if name.lower().startswith("zh") else "en-us"
+
+
+def _mp3(pcm: bytes, rate: int) -> bytes:
+    return subprocess.run(
+        ["ffmpeg", "-v", "error", "-f", "s16le", "-ar", str(rate), "-ac", "1", "-i", "-",
+         "-ar", "24000", "-ac", "1", "-c:a", "libmp3lame", "-b:a", "48k", "-f", "mp3", "-"],
+        input=pcm, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def _text_message(path: str, body: str, request_id: str) -> str:
+    return (
+        f"X-RequestId:{request_id}\r\nContent-Type:application/json; charset=utf-8\r\n"
+        f"Path:{path}\r\n\r\n{body}"
+    )
+
+
+def _audio_message(data: bytes, request_id: str) -> bytes:
+    # The stream ends with an audio message that has no Content-Type and no data.
+    ctype = "Content-Type:audio/mpeg\r\n" if data else ""
+    header = f"X-RequestId:{request_id}\r\n{ctype}Path:audio\r\n".encode()
+    return len(header).to_bytes(2, "big") + header + data
+
+
+class EdgeServer:
+    """Runs in a background thread; ``faults`` is consumed one per connection, ``always``
+    applies to every connection while set."""
+
+    def __init__(self, port: int = 0, delay: float = 5.0) -> None:
+        self.port = port
+        self.delay = delay
+        self.faults: deque[str | None] = deque()
+        self.always: str | None = None
+        self.requests = 0
+        self.served = 0
+        self.concurrent = 0
+        self.max_concurrent = 0
+        self.hold = 0.0  # seconds to hold each successful connection open (for the semaphore test)
+        self.engine = EspeakEngine()
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: Server | None = None
+        self._thread: threading.Thread | None = None
+        self._pending: dict[int, str | None] = {}
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/consumer/speech/synthesize/readaloud/edge/v1?TrustedClientToken=test"
+
+    def reset(self) -> None:
+        with self._lock:
+            self.faults.clear()
+            self.always = None
+            self.requests = self.served = self.max_concurrent = 0
+            self.hold = 0.0
+
+    # -- protocol ---------------------------------------------------------------------------
+    def _next_fault(self) -> str | None:
+        with self._lock:
+            self.requests += 1
+            return self.always or (self.faults.popleft() if self.faults else None)
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        fault = self._next_fault()
+        if fault in ("403", "429", "503"):
+            return connection.respond(http.HTTPStatus(int(fault)), f"fault {fault}\n")
+        self._pending[id(connection)] = fault
+        return None
+
+    async def _handler(self, ws: ServerConnection) -> None:
+        fault = self._pending.pop(id(ws), None)
+        with self._lock:
+            self.concurrent += 1
+            self.max_concurrent = max(self.max_concurrent, self.concurrent)
+        try:
+            await self._answer(ws, fault)
+        finally:
+            with self._lock:
+                self.concurrent -= 1
+
+    async def _answer(self, ws: ServerConnection, fault: str | None) -> None:
+        config = await ws.recv()
+        assert isinstance(config, str) and "Path:speech.config" in config
+        ssml = await ws.recv()
+        assert isinstance(ssml, str) and "Path:ssml" in ssml
+        voice = re.search(r"<voice name='([^']+)'>", ssml)
+        rate = re.search(r"rate='([+-]\d+)%'", ssml)
+        body = re.search(r"<prosody[^>]*>(.*)</prosody>", ssml, re.S)
+        text = unescape(body.group(1)) if body else ""
+        request_id = uuid.uuid4().hex
+        if fault == "close":
+            await ws.send(_text_message("turn.start", "{}", request_id))
+            await ws.close()
+            return
+        if fault == "delay":
+            await asyncio.sleep(self.delay)
+        pct = int(rate.group(1)) if rate else 0
+        speech = await asyncio.to_thread(
+            self.engine.synthesize,
+            TtsRequest(
+                text,
+                _voice_for(voice.group(1) if voice else "en"),
+                "",
+                1 + pct / 100,
+                phrase_chars=16,
+            ),
+        )
+        sr = speech.rate
+        lead, trail = silence(sr * LEAD_MS // 1000), silence(sr * TRAIL_MS // 1000)
+        pcm = to_pcm16(np.concatenate([lead, speech.audio, trail])).tobytes()
+        mp3 = await asyncio.to_thread(_mp3, pcm, sr)
+        await ws.send(_text_message("turn.start", '{"context":{"serviceTag":"test"}}', request_id))
+        for b in speech.boundaries:
+            word = text[b.start : b.end].strip()
+            meta = {
+                "Metadata": [
+                    {
+                        "Type": "WordBoundary",
+                        "Data": {
+                            "Offset": (LEAD_MS + b.start_ms) * 10_000,
+                            "Duration": (b.end_ms - b.start_ms) * 10_000,
+                            "text": {
+                                "Text": word,
+                                "Length": len(word),
+                                "BoundaryType": "WordBoundary",
+                            },
+                        },
+                    }
+                ]
+            }
+            await ws.send(
+                _text_message("audio.metadata", json.dumps(meta, ensure_ascii=False), request_id)
+            )
+        if fault == "truncate":
+            mp3 = mp3[: len(mp3) // 3]
+        for i in range(0, len(mp3), 4096):
+            await ws.send(_audio_message(mp3[i : i + 4096], request_id))
+        if self.hold:
+            await asyncio.sleep(self.hold)
+        await ws.send(_audio_message(b"", request_id))
+        await ws.send(_text_message("turn.end", "{}", request_id))
+        with self._lock:
+            self.served += 1
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self) -> EdgeServer:
+        ready = threading.Event()
+
+        async def main() -> None:
+            self._server = await serve(
+                self._handler,
+                "127.0.0.1",
+                self.port,
+                process_request=self._process_request,
+                max_size=None,
+            )
+            self.port = self._server.sockets[0].getsockname()[1]
+            ready.set()
+            await self._server.serve_forever()
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            with contextlib.suppress(asyncio.CancelledError):
+                self._loop.run_until_complete(main())
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        if self._loop and self._server:
+            self._loop.call_soon_threadsafe(self._server.close)
+        if self._thread:
+            self._thread.join(5)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--port", type=int, default=8765)
+    args = p.parse_args()
+    server = EdgeServer(args.port).start()
+    print(f"edge test server at {server.url}")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
