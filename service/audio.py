@@ -67,7 +67,13 @@ def read_wav(data: bytes | Path) -> tuple[Audio, int]:
 
 
 def to_pcm16(x: Audio) -> np.ndarray:
-    return np.clip(np.round(x * 32767.0), -32768, 32767).astype("<i2")
+    # The same scale as read_wav, so float -> PCM -> float -> PCM is exact.
+    return np.clip(np.round(x * 32768.0), -32768, 32767).astype("<i2")
+
+
+def quantize(x: Audio) -> Audio:
+    """What ``x`` becomes once stored as 16-bit PCM."""
+    return to_pcm16(x).astype(np.float32) / 32768.0
 
 
 def write_wav(path: Path, x: Audio, rate: int) -> None:
@@ -137,7 +143,7 @@ def normalize(
     y, lufs, tp = x, 0.0, 0.0
     for _ in range(6):
         y = limit(source * 10 ** (gain_db / 20), rate, peak_db - 0.3)
-        y = to_pcm16(y).astype(np.float32) / 32768.0
+        y = quantize(y)
         lufs, tp = integrated_lufs(y, rate), float(true_peak_db(y))
         if abs(lufs - target) <= 0.2 and tp <= peak_db:
             break

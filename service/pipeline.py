@@ -31,11 +31,12 @@ from service.domain.subtitles import (
 )
 from service.domain.timeline import (
     check_pace,
+    next_rate,
     place_overlays,
     place_segments,
-    plan_rate,
     plan_residual,
     slot_ms,
+    speech_target_ms,
 )
 from service.ports import Media, MuxRequest, Speech, TtsEngine, TtsRequest, VideoInfo
 from service.voices import Casting, Catalog
@@ -50,6 +51,7 @@ ARTIFACTS = (
     "video.mp4",
 )
 SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills
+MAX_RATE_PASSES = 3  # re-syntheses at a new native rate after the natural-rate pass
 
 
 def _noop(fraction: float, stage: str) -> None:
@@ -178,23 +180,16 @@ class Pipeline:
             )
         engine = self.engines[engine_name]
         natural = first.duration_ms
-        rate_plan = plan_rate(natural, slot, fit, engine.max_rate)
+        target_ms = speech_target_ms(slot, fit)
         speech, rate = first, 1.0
-        for _ in range(2):  # rate -> duration is close to, not exactly, inverse-linear
-            if (
-                speech.duration_ms
-                and abs(speech.duration_ms - rate_plan.target_ms) <= 0.03 * rate_plan.target_ms
-            ):
-                break
-            if speech.duration_ms <= rate_plan.target_ms and rate <= fit.max_slowdown + 1e-6:
-                break
-            wanted = rate * speech.duration_ms / rate_plan.target_ms
-            wanted = max(wanted, fit.max_slowdown) if wanted < 1 else wanted
-            wanted = min(max(wanted, engine.min_rate), engine.max_rate)
-            if abs(wanted - rate) < 0.005:
+        tried = [(1.0, natural)]
+        for _ in range(MAX_RATE_PASSES):
+            wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
+            if wanted is None:
                 break
             rate = wanted
             _, _, speech = self._speak(casting, replace(request, voice=voice, rate=rate), warnings)
+            tried.append((rate, speech.duration_ms))
         t1 = time.perf_counter()
 
         sr = self.settings.sample_rate
@@ -203,13 +198,13 @@ class Pipeline:
         residual = plan_residual(
             index,
             round(len(audio) * 1000 / sr),
-            rate_plan.target_ms,
+            target_ms,
             fit,
             fit.on_overflow == "squeeze",
         )
         warnings += residual.warnings
         if residual.ratio != 1.0:
-            target_n = dsp.samples(rate_plan.target_ms, sr)
+            target_n = dsp.samples(target_ms, sr)
             with tempfile.TemporaryDirectory(dir=workdir) as tmp:
                 src, dst = Path(tmp, "in.wav"), Path(tmp, "out.wav")
                 dsp.write_wav(src, audio, sr)

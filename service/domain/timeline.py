@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from service.domain.errors import OverflowError_, ScriptError
@@ -131,26 +132,38 @@ def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
     return sorted(out, key=lambda o: (o.start_ms, o.end_ms))
 
 
-@dataclass(frozen=True, slots=True)
-class FitPlan:
-    """What to ask the engine for, and the speech length to land on."""
-
-    target_ms: int  # speech length within the slot (the rest is trailing silence)
-    rate: float  # native speaking-rate multiplier to request (1.0 = the engine's default)
-
-
 def speech_target_ms(slot: int, fit: FitOptions) -> int:
     gap = min(ms(fit.gap), slot // 10)
     return slot - gap
 
 
-def plan_rate(natural_ms: int, slot: int, fit: FitOptions, max_rate: float = 3.0) -> FitPlan:
-    """Native rate that brings speech of ``natural_ms`` to its target; slowing down is
-    limited to ``fit.max_slowdown`` so short text keeps a natural pace and pads silence."""
-    target = speech_target_ms(slot, fit)
-    ratio = natural_ms / target if target > 0 else 1.0
-    rate = min(ratio, max_rate) if ratio >= 1 else max(ratio, fit.max_slowdown)
-    return FitPlan(target, rate)
+RATE_TOLERANCE = 0.03  # native rate is good enough within 3 % of the target
+
+
+def next_rate(
+    tried: list[tuple[float, int]],
+    target_ms: int,
+    fit: FitOptions,
+    min_rate: float,
+    max_rate: float,
+) -> float | None:
+    """The native rate to try next, from the (rate, speech ms) pairs tried so far; None when
+    the last is within 3 % of the target or no better rate can be had.
+
+    Duration is roughly rate**k with k near -1 (espeak-ng's Mandarin is far from it), so
+    with two points the exponent is measured (a secant in log-log space)."""
+    rate, speech = tried[-1]
+    if speech <= 0 or abs(speech - target_ms) <= RATE_TOLERANCE * target_ms:
+        return None
+    k = -1.0
+    if len(tried) >= 2:
+        (r0, d0), (r1, d1) = tried[-2], tried[-1]
+        if abs(r1 - r0) > 1e-3 and d0 > 0 and d1 > 0 and d0 != d1:
+            k = min(-0.2, max(-2.0, math.log(d1 / d0) / math.log(r1 / r0)))
+    wanted = rate * (target_ms / speech) ** (1 / k)
+    floor = max(min_rate, fit.max_slowdown)  # short text keeps a natural pace and pads
+    wanted = min(max(wanted, floor), max_rate)
+    return None if abs(wanted - rate) < 0.005 else wanted
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from service.adapters.storage import atomic_write
-from service.audio import read_wav, write_wav
+from service.audio import quantize, read_wav, write_wav
 from service.ports import Boundary, Speech, TtsEngine, TtsRequest
 
 
@@ -65,6 +65,8 @@ class CachedEngine:
                 pass  # a damaged entry is simply made again
         self.misses += 1
         speech = self.engine.synthesize(request)
+        # Return exactly what a later hit will read, so a job renders the same either way.
+        speech.audio = quantize(speech.audio)
         base.parent.mkdir(parents=True, exist_ok=True)
         # The boundaries are written first: an entry counts only once its WAV exists.
         atomic_write(meta, json.dumps([asdict(b) for b in speech.boundaries]).encode())

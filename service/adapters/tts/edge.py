@@ -113,7 +113,14 @@ class EdgeEngine:
         )
         audio = bytearray()
         words: list[tuple[str, int, int]] = []
-        async for chunk in comm.stream():
+        stream = comm.stream()
+        while True:
+            # edge-tts's receive_timeout (aiohttp sock_read) does not bound websocket reads:
+            # bound every message ourselves.
+            try:
+                chunk = await asyncio.wait_for(anext(stream), self.config.receive_timeout)
+            except StopAsyncIteration:
+                break
             if chunk["type"] == "audio":
                 audio += chunk["data"]
             elif chunk["type"] == "WordBoundary":

@@ -1,0 +1,167 @@
+"""The edge-tts engine against a local server that speaks its protocol (tests/edge_server.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.adapters.tts.cache import CachedEngine
+from service.adapters.tts.edge import EdgeConfig, EdgeEngine
+from service.adapters.tts.guard import LocalGuard
+from service.config import Settings
+from service.domain.errors import EngineError
+from service.domain.script import parse_script
+from service.domain.spec import RenderOptions
+from service.pipeline import default_pipeline
+from service.ports import TtsRequest
+from tests.edge_server import EdgeServer
+from tests.helpers import check_render
+
+pytestmark = pytest.mark.integration
+TEXT = "代码 Agent 的 RL 几乎都用可执行测试当奖励源，再叠 GRPO 做组内相对策略优化。"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[EdgeServer]:
+    s = EdgeServer(delay=2.5).start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def edge(server: EdgeServer) -> EdgeEngine:
+    server.reset()
+    return EdgeEngine(
+        EdgeConfig(
+            wss_url=server.url, connect_timeout=2, receive_timeout=1, attempts=3, backoff=0.05
+        ),
+        LocalGuard(limit=8, failures=3, cooldown=1.0),
+    )
+
+
+def request(text: str = TEXT, rate: float = 1.0) -> TtsRequest:
+    return TtsRequest(text, "zh-CN-YunxiNeural", "zh", rate, phrase_chars=16)
+
+
+def test_synthesis_trims_silence_and_maps_word_boundaries(
+    edge: EdgeEngine, server: EdgeServer
+) -> None:
+    speech = edge.synthesize(request())
+    assert server.requests == 1 and speech.rate == 24000
+    first, last = speech.boundaries[0], speech.boundaries[-1]
+    assert TEXT[first.start : first.end] == "代码 Agent 的 RL"
+    assert first.start_ms <= 30  # the 120 ms of leading silence is gone
+    assert abs(last.end_ms - speech.duration_ms) <= 60  # and the 1.2 s of trailing silence
+    assert [b.start for b in speech.boundaries] == sorted(b.start for b in speech.boundaries)
+
+
+def test_rate_is_sent_as_percent(edge: EdgeEngine) -> None:
+    slow = edge.synthesize(request(rate=1.0)).duration_ms
+    fast = edge.synthesize(request(rate=1.5)).duration_ms
+    assert 1.3 < slow / fast < 1.7
+
+
+@pytest.mark.parametrize("fault", ["403", "429", "503", "close", "delay", "truncate"])
+def test_each_fault_is_retried_then_succeeds(
+    edge: EdgeEngine, server: EdgeServer, fault: str
+) -> None:
+    server.faults.append(fault)
+    speech = edge.synthesize(request())
+    assert speech.duration_ms > 1000 and speech.boundaries
+    assert server.requests == 2
+
+
+def test_other_errors_fail_fast(server: EdgeServer) -> None:
+    server.reset()
+    engine = EdgeEngine(
+        EdgeConfig(wss_url="ws://127.0.0.1:9/nothing?x=1", attempts=3), LocalGuard(8, 3, 1.0)
+    )
+    t = time.monotonic()
+    with pytest.raises(EngineError, match="gave up after 1 attempt"):
+        engine.synthesize(request())
+    assert time.monotonic() - t < 5
+
+
+def test_breaker_opens_then_half_open_probe_closes_it(edge: EdgeEngine, server: EdgeServer) -> None:
+    server.always = "503"
+    with pytest.raises(EngineError, match="HTTP 503"):
+        edge.synthesize(request())
+    assert server.requests == 3  # three attempts, then the breaker is open
+    with pytest.raises(EngineError, match="circuit breaker open"):
+        edge.synthesize(request())
+    assert server.requests == 3  # while open, nobody calls edge
+    time.sleep(1.1)
+    server.always = None
+    assert edge.synthesize(request()).boundaries  # the half-open probe succeeds...
+    assert edge.synthesize(request()).boundaries  # ...and the breaker is closed again
+    assert server.requests == 5
+
+
+def test_cache_hit_makes_no_request(edge: EdgeEngine, server: EdgeServer, tmp_path: Path) -> None:
+    cached = CachedEngine(edge, tmp_path)
+    a = cached.synthesize(request("缓存命中的时候不应该再请求服务。"))
+    b = cached.synthesize(request("缓存命中的时候不应该再请求服务。"))
+    assert server.requests == 1 and (cached.hits, cached.misses) == (1, 1)
+    assert (a.audio == b.audio).all() and a.boundaries == b.boundaries
+    cached.synthesize(request("缓存命中的时候不应该再请求服务。", rate=1.2))
+    assert server.requests == 2  # another rate is another key
+
+
+def render(
+    server: EdgeServer, tmp_path: Path, script: str, engine: str, **settings: object
+) -> dict[str, object]:
+    s = Settings(
+        data_dir=tmp_path / "data",
+        edge_wss_url=server.url,
+        edge_backoff=0.05,
+        edge_receive_timeout=5,
+        **settings,
+    )  # type: ignore[arg-type]
+    pipeline = default_pipeline(s)
+    plan = pipeline.plan(parse_script(script), RenderOptions(engine=engine))  # type: ignore[arg-type]
+    return pipeline.render(plan, tmp_path / "out").manifest
+
+
+SCRIPT = """[段 1 · 12 秒] 代码 Agent 的 RL 几乎都用可执行测试当奖励源,再叠 GRPO 做组内优化。
+
+[段 2 · 12 秒] 评分员对通过的轨迹做相对排序;低排名降权,按比例 rescale,保持优势总和不变。
+
+字幕层叠加限定语:abstract 未给出具体百分点;仓库未明确。
+"""
+
+
+def test_render_with_edge_two_pass_within_3_percent(server: EdgeServer, tmp_path: Path) -> None:
+    server.reset()
+    manifest = render(server, tmp_path, SCRIPT, "edge")
+    segs = manifest["segments"]
+    assert [s["engine"] for s in segs] == ["edge", "edge"]  # type: ignore[index]
+    for s in segs:  # type: ignore[attr-defined]
+        assert s["native_rate"] != 1.0
+        assert 0.97 <= s["stretch_ratio"] <= 1.03, s
+    first = server.requests
+    assert first >= 4  # two passes per segment at least
+    check_render(tmp_path / "out", [12.0, 12.0], (12.0, 24.0))
+    # A re-run of the same job makes zero edge requests: every pass is cached.
+    render(server, tmp_path, SCRIPT, "edge")
+    assert server.requests == first
+
+
+def test_auto_falls_back_to_espeak_and_records_it(server: EdgeServer, tmp_path: Path) -> None:
+    server.reset()
+    server.always = "429"
+    manifest = render(
+        server, tmp_path, SCRIPT.replace("评分员", "打分员"), "auto", edge_breaker_failures=3
+    )
+    assert [s["engine"] for s in manifest["segments"]] == ["espeak", "espeak"]  # type: ignore[index]
+    assert any("fell back to espeak" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
+    assert server.requests <= 3 + 1  # the breaker stopped the second segment's calls
+
+
+def test_explicit_edge_fails_with_a_clear_error(server: EdgeServer, tmp_path: Path) -> None:
+    server.reset()
+    server.always = "429"
+    with pytest.raises(EngineError, match="edge: gave up after 3 attempt"):
+        render(server, tmp_path, "[段 1 · 3 秒] 明确要求用 edge 引擎。", "edge")
