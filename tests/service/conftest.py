@@ -3,6 +3,7 @@ processes and uvicorn, each a subprocess that the fixtures start and stop."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -151,5 +152,5 @@ def submit(
     files: dict[str, Any] = {"script": ("script.md", script.encode(), "text/markdown")}
     if video is not None:
         files["video"] = ("clip.mp4", video.read_bytes(), "video/mp4")
-    data = {"options": __import__("json").dumps(options or {"engine": "espeak"})}
+    data = {"options": json.dumps({"engine": "espeak"} if options is None else options)}
     return client.post("/v1/jobs", files=files, data=data, headers=headers)
