@@ -35,13 +35,12 @@ from service.audio import silence, to_pcm16
 from service.ports import TtsRequest
 
 FAULTS = ("403", "429", "503", "close", "delay", "truncate")
-# espeak-ng's Mandarin is slow (~2.9 characters/s); a neural voice at +0% speaks ~4.5/s.
-BASE_RATE = 1.6
 LEAD_MS, TRAIL_MS = 120, 1200
 
 
 def _voice_for(name: str) -> str:
-    return "cmn" if name.lower().startswith("zh") else "en-us"
+    # edge-tts sends "Microsoft Server Speech Text to Speech Voice (zh-CN, YunxiNeural)".
+    return "cmn" if "zh-" in name else "en-us"
 
 
 def _mp3(pcm: bytes, rate: int) -> bytes:

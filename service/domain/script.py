@@ -19,7 +19,7 @@ _DOT = r"[·・•]"
 _COLON = r"[:：]"
 _SEGMENT = re.compile(
     rf"\[\s*(?:段|Segment|Seg)\s*(?P<n>\d+)\s*(?:{_DOT}\s*)?(?P<secs>[^\s\]秒·・•]*)\s*"
-    rf"(?:秒)?(?:\s*{_DOT})?\s*(?P<label>[^\]]*)\]\s*(?P<text>.*)",
+    rf"(?:秒|(?:s|sec|seconds)(?=[\s\]·・•]))?(?:\s*{_DOT})?\s*(?P<label>[^\]]*)\]\s*(?P<text>.*)",
     re.I,
 )
 _TITLE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:标题|Title)\s*{_COLON}\s*(?P<v>.+)$", re.I)
