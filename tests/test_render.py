@@ -190,6 +190,12 @@ def test_overflow_policies(tmp_path: Path) -> None:
     assert len(x) == dsp.samples(round(second["end"] * 1000), rate)
 
 
+def test_unknown_voice_lists_near_matches(short_script: Path, tmp_path: Path) -> None:
+    proc = narrate("render", short_script, "--out", tmp_path / "o", "--voice", "zh-CN-YunxiNeurl")
+    assert proc.returncode == 2
+    assert "unknown voice 'zh-CN-YunxiNeurl'; did you mean zh-CN-YunxiNeural" in proc.stderr
+
+
 def test_parse_and_voices_commands(short_script: Path) -> None:
     proc = narrate("parse", short_script)
     assert proc.returncode == 0
