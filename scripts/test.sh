@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check service workers tests bench
 .venv/bin/mypy
-.venv/bin/pytest -n 2 -q -p no:cacheprovider "$@"
+.venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider "$@"

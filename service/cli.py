@@ -111,6 +111,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ.update(stack.env)
         get_settings.cache_clear()
         stack.start_workers(args.workers)
+        stack.start_reconciler()
         uvicorn.run("service.api.main:app", host=args.host, port=args.port, log_level="info")
     finally:
         stack.stop()
@@ -124,6 +125,18 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     argv = worker_argv(args.name, args.concurrency)
     os.execv(argv[0], argv)
+
+
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    from service.jobs import build_service
+    from service.reconciler import run_forever
+
+    svc = build_service(get_settings())
+    if args.once:
+        print(json.dumps(svc.reconcile()))
+        return 0
+    run_forever(svc, args.interval)
+    return 0
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
@@ -174,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
     wk.add_argument("--name", default="worker")
     wk.add_argument("--concurrency", type=int, default=1)
     wk.set_defaults(func=cmd_worker)
+
+    rc = sub.add_parser("reconcile", help="requeue stalled jobs and time out old ones")
+    rc.add_argument("--interval", type=float, default=30.0)
+    rc.add_argument("--once", action="store_true")
+    rc.set_defaults(func=cmd_reconcile)
 
     ks = sub.add_parser("keys", help="manage API keys")
     ks_sub = ks.add_subparsers(dest="keys_command", required=True)

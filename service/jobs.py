@@ -88,6 +88,40 @@ class JobService:
             raise QueueUnavailable(str(exc)) from exc
         return job, True
 
+    def reconcile(self, now: float | None = None) -> dict[str, int]:
+        """Give every job a bounded time to a terminal state, and requeue what a crash lost.
+
+        A job older than ``job_timeout`` fails ("timed out"). A queued or running job that has
+        not moved for ``visibility_timeout`` (by then the broker would have redelivered any
+        task still held, and the hard time limit has killed any task still running) gets its
+        missing steps enqueued again; the steps are idempotent, so a duplicate is harmless."""
+        now = time.time() if now is None else now
+        counts = {"timed_out": 0, "requeued": 0}
+        for job_id in self.store.active():
+            job = self.store.get(job_id)
+            if job is None or job.terminal:
+                self.store.forget_active(job_id)
+                continue
+            if now - job.created > self.settings.job_timeout:
+                self.fail(job, f"timed out: not finished within {self.settings.job_timeout:g} s")
+                counts["timed_out"] += 1
+            elif now - job.updated > self.settings.visibility_timeout:
+                done = self.store.done_segments(job_id)
+                missing = [i for i in range(job.segments_total) if i not in done]
+                for i in missing:
+                    self.send(SEGMENT_TASK, [job_id, i])
+                if not missing:
+                    self.send(FINALIZE_TASK, [job_id])
+                self.store.update(job_id, requeued=now)
+                counts["requeued"] += 1
+                log.warning(
+                    "job %s stalled since %.0f s: requeued %s",
+                    job_id,
+                    now - job.updated,
+                    missing or "finalize",
+                )
+        return counts
+
     def cancel_or_delete(self, job: Job) -> str:
         """Cancel a queued or running job; delete a finished one with its artifacts."""
         if not job.terminal and self.store.advance(
@@ -228,3 +262,25 @@ class JobService:
             self.fail(job, f"a segment's output is missing: {exc.filename}")
         finally:
             shutil.rmtree(staged, ignore_errors=True)
+
+
+def build_service(settings: Settings, send: Send | None = None) -> JobService:
+    """The job service wired to Redis, local storage and this machine's pipeline. ``send``
+    defaults to a Celery client on the broker (the API and the reconciler); the workers pass
+    their own app's."""
+    from service.adapters.queue import make_celery
+    from service.pipeline import default_pipeline
+
+    if send is None:
+        celery = make_celery(settings)
+
+        def send(name: str, args: list[Any]) -> None:
+            celery.send_task(name, args=args)
+
+    return JobService(
+        settings,
+        JobStore.from_url(settings.broker_url),
+        LocalStorage(settings.artifacts_dir),
+        default_pipeline(settings),
+        send,
+    )

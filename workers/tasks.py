@@ -9,25 +9,15 @@ from functools import lru_cache
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from service.adapters.jobstore import JobStore
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
-from service.adapters.storage import LocalStorage
 from service.config import get_settings
-from service.jobs import JobService
-from service.pipeline import default_pipeline
+from service.jobs import JobService, build_service
 from workers.celery_app import app
 
 
 @lru_cache(maxsize=1)
 def jobs() -> JobService:
-    settings = get_settings()
-    return JobService(
-        settings,
-        JobStore.from_url(settings.broker_url),
-        LocalStorage(settings.artifacts_dir),
-        default_pipeline(settings),
-        lambda name, args: app.send_task(name, args=args),
-    )
+    return build_service(get_settings(), lambda name, args: app.send_task(name, args=args))
 
 
 def _timed_out(job_id: str, what: str) -> None:

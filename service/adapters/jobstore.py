@@ -201,6 +201,12 @@ class JobStore:
     def active(self) -> list[str]:
         return sorted(self.r.smembers(_key("active")))
 
+    def forget_active(self, job_id: str) -> None:
+        self.r.srem(_key("active"), job_id)
+
+    def done_segments(self, job_id: str) -> set[int]:
+        return {int(i) for i in self.r.smembers(_key("job", job_id, "done"))}
+
     def count_by_state(self) -> dict[str, int]:
         counts = dict.fromkeys(STATES, 0)
         for key in self.r.scan_iter(match=_key("job", "*"), count=500):

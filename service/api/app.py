@@ -13,10 +13,11 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.adapters.jobstore import IdempotencyConflict, Job, JobStore
 from service.adapters.queue import QUEUE, make_celery
-from service.adapters.storage import LocalStorage
+from service.api.limits import BodyLimit, BodyTooLarge
 from service.api.schemas import (
     Created,
     Health,
@@ -31,9 +32,9 @@ from service.config import Settings, get_settings
 from service.domain.errors import InputError
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions, spec_from_data
-from service.jobs import JobService, QueueUnavailable
+from service.jobs import QueueUnavailable, build_service
 from service.keys import KeyStore
-from service.pipeline import ARTIFACTS, default_pipeline
+from service.pipeline import ARTIFACTS
 
 log = logging.getLogger("narrate.api")
 MEDIA_TYPES = {
@@ -61,20 +62,28 @@ class Unavailable(Exception):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    store = JobStore.from_url(settings.broker_url)
-    storage = LocalStorage(settings.artifacts_dir)
     keys = KeyStore(settings.keys_file)
     celery = make_celery(settings)
-    pipeline = default_pipeline(settings)
-    service = JobService(
-        settings, store, storage, pipeline, lambda name, args: celery.send_task(name, args=args)
-    )
+    service = build_service(settings, lambda name, args: celery.send_task(name, args=args))
+    store, storage, pipeline = service.store, service.storage, service.pipeline
     app = FastAPI(
         title="narrate",
         version="0.1.0",
         description="TTS narration and subtitle production. Submit a script, follow the job, "
         "download narration.wav, subtitles and video.mp4.",
     )
+
+    app.add_middleware(
+        BodyLimit, limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
+    )
+
+    @app.exception_handler(BodyTooLarge)
+    async def _too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
+        return JSONResponse(
+            {"detail": f"request body is over the limit of {exc.limit} bytes"},
+            413,
+            headers={"Connection": "close"},
+        )
 
     @app.exception_handler(redis.RedisError)
     async def _redis_down(request: Request, exc: redis.RedisError) -> JSONResponse:
@@ -161,19 +170,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ) -> Created:
         """Create a job from a JSON job spec, or from multipart fields `script` (Markdown or
         JSON file), optional `video` (file) and optional `options` (JSON)."""
-        limit = settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > limit:
-            raise HTTPException(413, f"request body is over the limit of {limit} bytes")
         job_id = service.new_id()
         digest = hashlib.sha256()
         video: Path | None = None
         ctype = request.headers.get("content-type", "")
         try:
             if ctype.startswith("multipart/form-data"):
-                form = await request.form(
-                    max_files=2, max_fields=4, max_part_size=settings.max_script_bytes
-                )
+                try:
+                    form = await request.form(
+                        max_files=2, max_fields=4, max_part_size=settings.max_script_bytes
+                    )
+                except StarletteHTTPException as exc:  # Starlette's 400: too many fields/parts
+                    raise HTTPException(413, f"multipart form refused: {exc.detail}") from None
                 script = form.get("script")
                 if script is None:
                     raise InputError("multipart field 'script' is required")

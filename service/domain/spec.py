@@ -22,8 +22,9 @@ MAX_SECONDS = 600.0
 MAX_SEGMENTS = 200
 MAX_SHORT_TEXT = 500
 
-# Control characters (bar tab/newline), bidi overrides and NUL break subtitle files and players.
-_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+# Control characters (bar tab/newline), bidi marks and overrides, and NUL break subtitle files
+# and players, and can make a cue display other text than it holds.
+_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
 DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}

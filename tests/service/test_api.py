@@ -82,6 +82,8 @@ def test_json_spec_and_listing(stack: Stack) -> None:
         assert r.status_code == 202, r.text
         job = wait_for(c, r.json()["id"])
         assert job["status"] == "succeeded" and job["title"] == "json job"
+        wait_for(c, c.post("/v1/jobs", json=spec | {"title": "older"}).json()["id"])
+        job = wait_for(c, c.post("/v1/jobs", json=spec).json()["id"])
         assert "video.mp4" not in job["artifacts"]
         listed = c.get("/v1/jobs", params={"limit": 100}).json()["jobs"]
         assert listed[0]["id"] == job["id"]  # newest first
