@@ -62,9 +62,12 @@ class Settings(BaseSettings):
     max_deliveries: int = 3
     job_timeout: float = 3600.0
     visibility_timeout_override: float | None = None  # tests shorten it
+    restore_interval: float = 10.0  # seconds between sweeps for tasks a dead worker held
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
-    faults: str = ""  # test-only fault injection, e.g. "segment_sleep=2"
+    # Test-only fault injection, comma-separated: segment_sleep=S, finalize_sleep=S,
+    # crash_on=WORD (a segment task whose text holds WORD kills its worker process).
+    faults: str = ""
 
     @property
     def visibility_timeout(self) -> float:
@@ -84,13 +87,13 @@ class Settings(BaseSettings):
             return self.require_keys
         return self.host not in ("127.0.0.1", "localhost", "::1")
 
-    def fault(self, name: str) -> float:
-        """A test-only fault setting (0 when unset)."""
+    def fault(self, name: str) -> str:
+        """A test-only fault setting ("" when unset)."""
         for item in self.faults.split(","):
             key, _, value = item.partition("=")
             if key.strip() == name:
-                return float(value or 1)
-        return 0.0
+                return value.strip() or "1"
+        return ""
 
     @property
     def artifacts_dir(self) -> Path:

@@ -164,6 +164,10 @@ class JobService:
             log.warning("job %s failed: %s", job.id, reason)
         shutil.rmtree(self.storage.job_dir(job.tenant, job.id) / "work", ignore_errors=True)
 
+    def _inject(self, name: str) -> None:
+        if delay := self.settings.fault(name):
+            time.sleep(float(delay))
+
     def _check_canceled(self, job_id: str) -> None:
         if self.store.status(job_id) == "canceled":
             raise CanceledError("the job was canceled")
@@ -182,11 +186,10 @@ class JobService:
             started=time.time(),
             deliveries=self.store.delivered(job_id, f"segment:{index}"),
         )
-        fault = self.settings.fault("segment_sleep")
-        if fault:
-            time.sleep(fault)
-        if self.settings.fault("segment_crash"):
-            os._exit(77)  # test-only: a task that always kills its worker
+        self._inject("segment_sleep")
+        crash_on = self.settings.fault("crash_on")
+        if crash_on and crash_on in job.spec["segments"][index]["text"]:
+            os._exit(77)  # test-only: a task that kills its worker every time
         work = self.storage.work_dir(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
@@ -221,7 +224,8 @@ class JobService:
             return
         work = self.storage.work_dir(job.tenant, job_id)
         staged = self.storage.staging(job.tenant, job_id)
-        self.store.update(job_id, stage="finalize", finalize_worker=worker)
+        self.store.update(job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid())
+        self._inject("finalize_sleep")
 
         def progress(fraction: float, stage: str) -> None:
             self._check_canceled(job_id)

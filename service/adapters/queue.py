@@ -16,7 +16,13 @@ def make_celery(settings: Settings) -> Celery:
     app = Celery("narrate", broker=settings.broker_url)
     # Redelivery of an unacked task waits for visibility_timeout: keep it at least twice the
     # hard limit, or a slow task would be handed to a second worker while still running.
-    transport = {"visibility_timeout": int(settings.visibility_timeout)}
+    transport = {
+        "visibility_timeout": int(settings.visibility_timeout),
+        # kombu sweeps for abandoned (unacked, past visibility) messages every interval x
+        # throttle seconds (10 x 10 by default); scan on every tick instead.
+        "unacked_restore_interval": int(settings.restore_interval),
+        "unacked_restore_throttle": 1,
+    }
     app.conf.update(
         task_default_queue=QUEUE,
         task_acks_late=True,

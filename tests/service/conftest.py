@@ -68,6 +68,10 @@ class Stack:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
+                if workers == 0:
+                    if httpx.get(f"{self.url}/healthz", timeout=5).status_code == 200:
+                        return
+                    continue
                 r = httpx.get(f"{self.url}/readyz", timeout=5)
                 if r.status_code == 200 and r.json()["checks"]["workers"] >= workers:
                     return
@@ -80,6 +84,17 @@ class Stack:
         return httpx.Client(
             base_url=self.url, headers={"Authorization": f"Bearer {self.keys[tenant]}"}, timeout=60
         )
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a process of the stack (for a worker: its whole process group)."""
+        proc = self.procs.pop(name)
+        proc.kill()
+        proc.wait()
+
+    def redis(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.env["NARRATE_REDIS_URL"], decode_responses=True)
 
     def worker_pids(self) -> dict[str, int]:
         return {n: p.pid for n, p in self.procs.items() if n.startswith("worker")}

@@ -1,0 +1,62 @@
+"""Workers that die: a whole worker killed mid-finalize, and a task that kills its worker
+every time. Time limits are shortened here (soft 4 s, hard 4.5 s, so visibility 9 s)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.service.conftest import Stack, start_stack, submit, wait_for
+
+pytestmark = pytest.mark.integration
+SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。\n\n[段 2 · 3 秒] 低排名降权,优势重新分配。"
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    s = start_stack(
+        tmp_path_factory.mktemp("faults"),
+        faults="finalize_sleep=2,crash_on=CRASH",
+        task_soft_time_limit=4,
+        task_time_limit=4.5,
+        restore_interval=2,
+    )
+    yield s
+    s.stop()
+
+
+def test_whole_worker_killed_mid_finalize_another_finishes(stack: Stack) -> None:
+    r = stack.redis()
+    with stack.client() as c:
+        job_id = submit(c, SCRIPT).json()["id"]
+        deadline = time.monotonic() + 30
+        while not r.hget(f"narrate:job:{job_id}", "finalize_worker"):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        victim = r.hget(f"narrate:job:{job_id}", "finalize_worker").split("@")[0]
+        killed_at = time.monotonic()
+        stack.kill(victim)  # the main worker process: no parent left to requeue the task
+        os.kill(int(r.hget(f"narrate:job:{job_id}", "finalize_pid")), signal.SIGKILL)
+        job = wait_for(c, job_id, timeout=60)
+        took = time.monotonic() - killed_at
+    assert job["status"] == "succeeded", job["error"]
+    finisher = r.hget(f"narrate:job:{job_id}", "finalize_worker").split("@")[0]
+    assert finisher != victim
+    # visibility_timeout (9 s) + the restore interval (2 s) + the finalize itself
+    assert took < 9 + 2 + 8, took
+    assert int(r.hget(f"narrate:job:{job_id}:deliveries", "finalize")) == 2
+
+
+def test_task_that_always_crashes_its_worker_fails_the_job(stack: Stack) -> None:
+    with stack.client() as c:
+        job_id = submit(c, "[段 1 · 3 秒] 这一段会让 CRASH 工人崩溃。").json()["id"]
+        job = wait_for(c, job_id, timeout=90)
+    assert job["status"] == "failed"
+    assert "segment 1 was started 3 times and never finished" in job["error"]
+    deliveries = json.loads(json.dumps(stack.redis().hgetall(f"narrate:job:{job_id}:deliveries")))
+    assert int(deliveries["segment:0"]) == 4  # 3 crashes, and the 4th delivery refuses to run
