@@ -1,0 +1,80 @@
+"""Redis failures, and the reconciler: kill -9 with AOF, Redis down at submit, stalled jobs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from service.config import Settings
+from service.jobs import build_service
+from tests.service.conftest import Stack, start_stack, submit, wait_for
+
+pytestmark = pytest.mark.integration
+SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。"
+
+
+@pytest.fixture
+def idle_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """Redis and the API, but no worker yet: jobs stay queued until a test starts one."""
+    s = start_stack(tmp_path_factory.mktemp("redis"), workers=0)
+    yield s
+    s.stop()
+
+
+def test_redis_kill_9_loses_no_queued_job_or_record(idle_stack: Stack) -> None:
+    s = idle_stack
+    with s.client() as c:
+        ids = [submit(c, SCRIPT.replace("排序", f"排序{i}")).json()["id"] for i in range(3)]
+        before = {i: c.get(f"/v1/jobs/{i}").json() for i in ids}
+    s.kill("redis")  # SIGKILL: no chance to write anything more
+    s.start_redis()  # same --dir: the AOF is replayed
+    for i in range(2):
+        s.start_worker(f"worker{i + 1}")
+    s.wait_ready(2)
+    with s.client() as c:
+        for job_id in ids:
+            job = wait_for(c, job_id, timeout=60)
+            assert job["status"] == "succeeded", job["error"]
+            assert (job["created"], job["title"]) == (before[job_id]["created"], before[job_id]["title"])
+
+
+def test_redis_down_at_submit_is_503_and_leaves_nothing(idle_stack: Stack) -> None:
+    s = idle_stack
+    s.kill("redis")
+    with s.client() as c:
+        r = submit(c, SCRIPT)
+        assert r.status_code == 503 and r.headers["Retry-After"]
+    assert not list(s.data_dir.glob("artifacts/*/*"))  # the refused job's upload dir is gone
+    s.start_redis()
+    s.start_worker("worker1")
+    s.wait_ready(1)
+    t = time.monotonic()
+    with s.client() as c:
+        assert c.get("/v1/jobs").json()["jobs"] == []  # no orphan record
+        job = wait_for(c, submit(c, SCRIPT).json()["id"], timeout=30)
+    assert job["status"] == "succeeded" and time.monotonic() - t < 30
+
+
+def test_reconciler_requeues_lost_work_and_times_out_old_jobs(idle_stack: Stack) -> None:
+    s = idle_stack
+    r = s.redis()
+    with s.client() as c:
+        lost = submit(c, SCRIPT).json()["id"]
+        r.delete("narrate")  # the broker lost the tasks (a crash between record and enqueue)
+        old = submit(c, SCRIPT.replace("排序", "超时")).json()["id"]
+    settings = Settings(redis_url=s.env["NARRATE_REDIS_URL"], data_dir=s.data_dir, job_timeout=3600)
+    svc = build_service(settings)
+    created = float(r.hget(f"narrate:job:{old}", "created"))
+    r.hset(f"narrate:job:{old}", "created", created - 3601)  # this one has waited too long
+    assert svc.reconcile(now=time.time()) == {"timed_out": 1, "requeued": 0}  # not stale yet
+    counts = svc.reconcile(now=time.time() + settings.visibility_timeout + 1)
+    assert counts == {"timed_out": 0, "requeued": 1}
+    s.start_worker("worker1")
+    s.wait_ready(1)
+    with s.client() as c:
+        assert wait_for(c, lost, timeout=60)["status"] == "succeeded"
+        timed_out = c.get(f"/v1/jobs/{old}").json()
+    assert timed_out["status"] == "failed" and timed_out["error"].startswith("timed out")
+    assert svc.store.active() == []
