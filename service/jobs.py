@@ -224,7 +224,9 @@ class JobService:
             return
         work = self.storage.work_dir(job.tenant, job_id)
         staged = self.storage.staging(job.tenant, job_id)
-        self.store.update(job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid())
+        self.store.update(
+            job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
+        )
         self._inject("finalize_sleep")
 
         def progress(fraction: float, stage: str) -> None:

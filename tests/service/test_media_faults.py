@@ -42,7 +42,11 @@ def mode(stack: Stack, value: str) -> None:
 
 def leftovers(stack: Stack, tenant: str, job_id: str) -> list[str]:
     job_dir = stack.data_dir / "artifacts" / tenant / job_id
-    return sorted(str(p.relative_to(job_dir)) for p in job_dir.rglob("*") if p.is_file() and "input" not in p.parts)
+    return sorted(
+        str(p.relative_to(job_dir))
+        for p in job_dir.rglob("*")
+        if p.is_file() and "input" not in p.parts
+    )
 
 
 def test_ffmpeg_hang_is_killed_at_the_timeout(stack: Stack, short_video: Path) -> None:
@@ -78,7 +82,9 @@ def test_disk_full_during_mux_fails_cleanly(stack: Stack, tmp_path: Path) -> Non
     tenant_dir.mkdir(parents=True, exist_ok=True)
     # Room for the upload and the narration, not for the muxed copy of the video.
     quota = size + 3 * 1024 * 1024
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={quota}", "tmpfs", str(tenant_dir)], check=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={quota}", "tmpfs", str(tenant_dir)], check=True
+    )
     try:
         with stack.client("beta") as c:
             job = wait_for(c, submit(c, SHORT_SCRIPT, big).json()["id"], timeout=60)

@@ -37,7 +37,10 @@ def test_redis_kill_9_loses_no_queued_job_or_record(idle_stack: Stack) -> None:
         for job_id in ids:
             job = wait_for(c, job_id, timeout=60)
             assert job["status"] == "succeeded", job["error"]
-            assert (job["created"], job["title"]) == (before[job_id]["created"], before[job_id]["title"])
+            assert (job["created"], job["title"]) == (
+                before[job_id]["created"],
+                before[job_id]["title"],
+            )
 
 
 def test_redis_down_at_submit_is_503_and_leaves_nothing(idle_stack: Stack) -> None:

@@ -15,7 +15,7 @@ import srt
 
 from service.domain.subtitles.cues import Cue
 
-_SRT_MARKUP = re.compile(r"<[^>\n]*>|\{[^}\n]*\}")
+_SRT_MARKUP = re.compile(r"<[^>]*>|\{[^}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,15 +28,20 @@ class Canvas:
     language: str = "zh"
 
 
-def _srt_text(line: str) -> str:
-    # SRT players read <i>/<font> and {\an8}: strip such markup so text shows as written.
-    return _SRT_MARKUP.sub("", line).strip() or line.replace("<", "‹").replace("{", "｛")
+def _srt_body(lines: tuple[str, ...]) -> str:
+    """SRT players read <i>/<font> tags and {\\an8}: strip such markup (also across a line
+    break), and show any stray '<' or '{' as a look-alike so nothing is interpreted."""
+    text = "\n".join(lines)
+    cleaned = _SRT_MARKUP.sub("", text)
+    kept = [line.strip() for line in cleaned.split("\n") if line.strip()]
+    body = "\n".join(kept) or text  # all markup: show it literally rather than nothing
+    return body.replace("<", "‹").replace("{", "｛")
 
 
 def write_srt(cues: list[Cue], canvas: Canvas) -> str:
     subs = []
     for i, c in enumerate(cues, 1):
-        body = "\n".join(_srt_text(line) for line in c.lines)
+        body = _srt_body(c.lines)
         subs.append(
             srt.Subtitle(
                 i,
