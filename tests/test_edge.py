@@ -160,6 +160,20 @@ def test_auto_falls_back_to_espeak_and_records_it(server: EdgeServer, tmp_path: 
     assert server.requests <= 3 + 1  # the breaker stopped the second segment's calls
 
 
+def test_edge_that_never_answers_times_out_then_falls_back(
+    server: EdgeServer, tmp_path: Path
+) -> None:
+    server.reset()
+    server.always = "delay"  # 2.5 s of silence against a 1 s receive timeout, every time
+    t = time.monotonic()
+    manifest = render(
+        server, tmp_path, "[段 1 · 3 秒] 服务一直不回答。", "auto", edge_receive_timeout=1
+    )
+    assert [s["engine"] for s in manifest["segments"]] == ["espeak"]  # type: ignore[index]
+    assert any("timed out" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
+    assert time.monotonic() - t < 20  # far inside the task's soft time limit (300 s)
+
+
 def test_explicit_edge_fails_with_a_clear_error(server: EdgeServer, tmp_path: Path) -> None:
     server.reset()
     server.always = "429"

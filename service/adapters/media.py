@@ -116,8 +116,17 @@ def _duck_expr(intervals: tuple[tuple[float, float], ...]) -> str:
 def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     duration = req.extend_to or req.info.duration
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
-    for src in (req.video, req.narration, req.subtitles_srt):
-        argv += ["-protocol_whitelist", "file", "-i", str(src)]
+    # Each input: local files only, and a named (or whitelisted) demuxer, never a guess.
+    argv += [
+        "-protocol_whitelist",
+        "file",
+        "-format_whitelist",
+        settings.allowed_formats,
+        "-i",
+        str(req.video),
+    ]
+    argv += ["-protocol_whitelist", "file", "-f", "wav", "-i", str(req.narration)]
+    argv += ["-protocol_whitelist", "file", "-f", "srt", "-i", str(req.subtitles_srt)]
     video_filters = []
     if req.extend_to and req.extend_to > req.info.duration:
         video_filters.append(

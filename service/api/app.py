@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import redis
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, Response
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
@@ -31,7 +32,7 @@ from service.api.schemas import (
 from service.config import Settings, get_settings
 from service.domain.errors import InputError
 from service.domain.script import parse_script
-from service.domain.spec import RenderOptions, spec_from_data
+from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.jobs import QueueUnavailable, build_service
 from service.keys import KeyStore
 from service.pipeline import ARTIFACTS
@@ -161,7 +162,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 f.write(chunk)
         return size
 
-    @app.post("/v1/jobs", status_code=202, response_model=Created, responses=ERRORS)
+    @app.post(
+        "/v1/jobs",
+        status_code=202,
+        response_model=Created,
+        responses=ERRORS,
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/JobSpec"}},
+                    "multipart/form-data": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["script"],
+                            "properties": {
+                                "script": {"type": "string", "format": "binary"},
+                                "video": {"type": "string", "format": "binary"},
+                                "options": {
+                                    "type": "string",
+                                    "description": "RenderOptions as JSON",
+                                },
+                            },
+                        }
+                    },
+                },
+            }
+        },
+    )
     async def create_job(
         request: Request,
         response: Response,
@@ -282,8 +310,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         job = owned(job_id, who)
         return {"id": job.id, "result": service.cancel_or_delete(job)}
 
-    @app.get("/v1/voices", response_model=list[Voice])
-    def voices() -> list[Voice]:
+    @app.get("/v1/voices", response_model=list[Voice], responses=ERRORS)
+    def voices(who: Tenant) -> list[Voice]:
         return [
             Voice(id=v.id, engine=v.engine, language=v.language, gender=v.gender, default=v.default)
             for v in pipeline.catalog.voices
@@ -317,6 +345,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             generate_latest(registry).decode(), media_type="text/plain; version=0.0.4"
         )
 
+    def openapi() -> dict[str, Any]:
+        # The job spec is read from the raw body (JSON or multipart), so publish its schema.
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            defs = JobSpec.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(defs.pop("$defs", {}))
+            components["JobSpec"] = defs
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app
 
 

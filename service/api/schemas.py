@@ -60,7 +60,8 @@ class Voice(BaseModel):
 
 
 class Problem(BaseModel):
-    detail: str
+    # A sentence for our own errors; FastAPI's request validation gives a list of items.
+    detail: str | list[dict[str, Any]]
 
 
 class Health(BaseModel):

@@ -1,0 +1,196 @@
+"""Bursts, duplicate deliveries, oversize bodies, path tricks, keys: against a real stack."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from celery import Celery
+
+from service.keys import KeyStore
+from tests.service.conftest import Stack, start_stack, submit, wait_for
+
+pytestmark = pytest.mark.integration
+ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    s = start_stack(tmp_path_factory.mktemp("security"), max_video_bytes=2_000_000)
+    yield s
+    s.stop()
+
+
+def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
+    keys = KeyStore(stack.data_dir / "keys.json")
+    tenants = {f"t{i}": keys.create(f"t{i}") for i in range(5)}
+    submitted: dict[str, list[str]] = {t: [] for t in tenants}
+    canceled: dict[str, int] = dict.fromkeys(tenants, 0)
+    clients = {
+        t: httpx.Client(base_url=stack.url, headers={"Authorization": f"Bearer {k}"}, timeout=60)
+        for t, k in tenants.items()
+    }
+    for n, t in zip(range(50), itertools.cycle(tenants), strict=False):
+        r = submit(clients[t], f"[段 1 · 2 秒] 第{n}号任务。")
+        assert r.status_code == 202, r.text
+        submitted[t].append(r.json()["id"])
+        if n % 10 == 9:  # a few are canceled while queued
+            clients[t].delete(f"/v1/jobs/{r.json()['id']}")
+            canceled[t] += 1
+    deadline = time.monotonic() + 180
+    for t, c in clients.items():
+        while True:
+            jobs = c.get("/v1/jobs", params={"limit": 200}).json()["jobs"]
+            if all(j["status"] in ("succeeded", "failed", "canceled") for j in jobs):
+                break
+            assert time.monotonic() < deadline, [j["status"] for j in jobs]
+            time.sleep(0.5)
+        counts = {
+            s: sum(j["status"] == s for j in jobs) for s in ("succeeded", "failed", "canceled")
+        }
+        assert sorted(j["id"] for j in jobs) == sorted(
+            submitted[t]
+        )  # each tenant sees its own, all
+        assert len(submitted[t]) == sum(counts.values())
+        assert counts["canceled"] == canceled[t]
+        c.close()
+
+
+def test_same_task_delivered_twice_at_once(stack: Stack) -> None:
+    script = "[段 1 · 3 秒] 重复投递的第一段。\n\n[段 2 · 3 秒] 重复投递的第二段。"
+    sender = Celery(broker=stack.env["NARRATE_REDIS_URL"])
+    r = stack.redis()
+    with stack.client() as c:
+        clean = wait_for(c, submit(c, script).json()["id"])
+        job_id = submit(c, script).json()["id"]
+        for i in range(2):  # every segment task a second time, while the first is queued
+            sender.send_task("narrate.segment", args=[job_id, i], queue="narrate")
+        seen = []
+        while True:
+            job = c.get(f"/v1/jobs/{job_id}").json()
+            seen.append(job["status"])
+            if job["status"] in ("succeeded", "failed"):
+                break
+            time.sleep(0.02)
+        assert job["status"] == "succeeded", job["error"]
+        assert all(ORDER[a] <= ORDER[b] for a, b in itertools.pairwise(seen))  # only forward
+        assert r.hget(f"narrate:job:{job_id}:deliveries", "finalize") == "1"  # finalized once
+        assert {
+            k: int(v)
+            for k, v in r.hgetall(f"narrate:job:{job_id}:deliveries").items()
+            if k.startswith("segment")
+        } == {"segment:0": 2, "segment:1": 2}
+        mine = {n: c.get(u).content for n, u in job["links"]["artifacts"].items()}
+        theirs = {n: c.get(u).content for n, u in clean["links"]["artifacts"].items()}
+    assert mine == theirs
+
+
+def raw_request(
+    stack: Stack, head: str, body_chunks: Iterator[bytes], limit: int
+) -> tuple[int, int]:
+    """Send a request chunk by chunk, stop as soon as the server answers; (status, bytes sent)."""
+    sock = socket.create_connection(("127.0.0.1", stack.api_port), timeout=10)
+    sock.sendall(head.encode())
+    sent = 0
+    sock.setblocking(False)
+    try:
+        for chunk in body_chunks:
+            try:
+                if sock.recv(1, socket.MSG_PEEK):
+                    break  # the answer came before the body ended
+            except BlockingIOError:
+                pass
+            sock.setblocking(True)
+            try:
+                sock.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            sock.setblocking(False)
+            sent += len(chunk)
+            if sent > limit * 16:
+                break
+        sock.setblocking(True)
+        data = sock.recv(4096)
+    finally:
+        sock.close()
+    return int(data.split(b" ")[1]), sent
+
+
+def test_oversize_bodies_get_an_early_413(stack: Stack) -> None:
+    limit = (1 << 20) + 2_000_000 + (1 << 20)
+    key = stack.keys["alpha"]
+    # With Content-Length: refused before a byte of the body is read.
+    with stack.client() as c:
+        r = c.post(
+            "/v1/jobs", content=b"x" * (limit + 1), headers={"Content-Type": "application/json"}
+        )
+        assert r.status_code == 413
+    # Chunked: refused once the bytes received pass the limit, not after the whole body.
+    head = (
+        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Type: multipart/form-data; boundary=b\r\n\r\n"
+    )
+    chunks = itertools.chain(
+        [b'--b\r\nContent-Disposition: form-data; name="video"; filename="v.mp4"\r\n\r\n'],
+        itertools.repeat(b"\0" * 65536),
+    )
+    status, sent = raw_request(stack, head, chunks, limit)
+    # The body never ends: an answer at all means the server refused it part-way. (What the
+    # client pushed also sits in socket buffers, so "sent" runs ahead of what was read.)
+    assert status == 413 and sent < limit * 16, sent
+    # Too many form fields.
+    with stack.client() as c:
+        fields = {f"f{i}": "x" for i in range(20)}
+        r = c.post(
+            "/v1/jobs",
+            data=fields,
+            files={
+                "script": (
+                    "s.md",
+                    b"[\xe6\xae\xb5 1 \xc2\xb7 2 \xe7\xa7\x92] \xe5\xa5\xbd",
+                    "text/plain",
+                )
+            },
+        )
+        assert r.status_code == 413 and "Too many" in r.json()["detail"]
+
+
+def test_symlinked_artifact_is_not_served(stack: Stack) -> None:
+    with stack.client() as c:
+        job = wait_for(c, submit(c, "[段 1 · 2 秒] 符号链接。").json()["id"])
+        path = stack.data_dir / "artifacts" / "alpha" / job["id"] / "artifacts" / "subtitles.srt"
+        path.unlink()
+        path.symlink_to("/etc/passwd")
+        assert c.get(job["links"]["artifacts"]["subtitles.srt"]).status_code == 404
+        assert c.get(job["links"]["artifacts"]["narration.wav"]).status_code == 200
+
+
+def test_keys_are_stored_hashed(stack: Stack) -> None:
+    stored = (stack.data_dir / "keys.json").read_text()
+    for key in stack.keys.values():
+        assert key not in stored
+    assert {v["tenant"] for v in json.loads(stored).values()} >= {"alpha", "beta"}
+    assert (
+        httpx.get(
+            f"{stack.url}/v1/voices",
+            headers={"Authorization": "Bearer " + stack.keys["alpha"][:-1]},
+        ).status_code
+        == 401
+    )
+    assert (
+        httpx.get(
+            f"{stack.url}/v1/jobs", headers={"Authorization": "Bearer " + stack.keys["alpha"][:-1]}
+        ).status_code
+        == 401
+    )
+    assert (
+        httpx.get(
+            f"{stack.url}/v1/jobs", headers={"Authorization": "Basic " + stack.keys["alpha"]}
+        ).status_code
+        == 401
+    )
