@@ -113,11 +113,11 @@ def test_cache_hit_makes_no_request(edge: EdgeEngine, server: EdgeServer, tmp_pa
 def render(
     server: EdgeServer, tmp_path: Path, script: str, engine: str, **settings: object
 ) -> dict[str, object]:
+    settings = {"edge_receive_timeout": 5, **settings}
     s = Settings(
         data_dir=tmp_path / "data",
         edge_wss_url=server.url,
         edge_backoff=0.05,
-        edge_receive_timeout=5,
         **settings,
     )  # type: ignore[arg-type]
     pipeline = default_pipeline(s)
