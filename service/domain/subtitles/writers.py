@@ -85,30 +85,28 @@ def _ass_text(line: str) -> str:
     return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
 
 
+def _style(
+    canvas: Canvas, size: int, color: tuple[int, int, int], outline: float, top: bool
+) -> pysubs2.SSAStyle:
+    unit = min(canvas.width, canvas.height) / 1080  # sizes are for a 1080-wide picture
+    return pysubs2.SSAStyle(
+        fontname=canvas.font,
+        fontsize=round(size * unit),
+        primarycolor=pysubs2.Color(*color),
+        outlinecolor=pysubs2.Color(0, 0, 0),
+        outline=outline * unit,
+        shadow=0,
+        alignment=pysubs2.Alignment.TOP_CENTER if top else pysubs2.Alignment.BOTTOM_CENTER,
+        marginv=round(canvas.height * (0.08 if top else 0.12)),
+    )
+
+
 def write_ass(cues: list[Cue], canvas: Canvas) -> str:
     subs = pysubs2.SSAFile()
     subs.info.update({"PlayResX": str(canvas.width), "PlayResY": str(canvas.height)})
-    unit = min(canvas.width, canvas.height) / 1080
-    subs.styles["Narration"] = pysubs2.SSAStyle(
-        fontname=canvas.font,
-        fontsize=round(64 * unit),
-        primarycolor=pysubs2.Color(255, 255, 255),
-        outlinecolor=pysubs2.Color(0, 0, 0),
-        outline=3 * unit,
-        shadow=0,
-        alignment=pysubs2.Alignment.BOTTOM_CENTER,
-        marginv=round(canvas.height * 0.12),
-    )
-    subs.styles["Overlay"] = pysubs2.SSAStyle(
-        fontname=canvas.font,
-        fontsize=round(44 * unit),
-        primarycolor=pysubs2.Color(255, 230, 120),
-        outlinecolor=pysubs2.Color(0, 0, 0),
-        outline=2 * unit,
-        shadow=0,
-        alignment=pysubs2.Alignment.TOP_CENTER,
-        marginv=round(canvas.height * 0.08),
-    )
+    # Overlays: smaller, tinted, at the top, so they never hide the narration.
+    subs.styles["Narration"] = _style(canvas, 64, (255, 255, 255), 3, top=False)
+    subs.styles["Overlay"] = _style(canvas, 44, (255, 230, 120), 2, top=True)
     subs.styles.pop("Default", None)
     for c in cues:
         subs.append(
