@@ -13,6 +13,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -365,10 +366,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def _options(raw: str) -> RenderOptions:
     try:
         return RenderOptions.model_validate_json(raw)
-    except Exception as exc:  # pydantic's message names the field
-        raise InputError(
-            f"options: {str(exc).splitlines()[0]}; {str(exc).splitlines()[1:2]}"
-        ) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(f"options{' ' + where if where else ''}: {first['msg']}") from None
 
 
 class _Collector:
