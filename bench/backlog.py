@@ -24,10 +24,16 @@ sys.path.insert(0, str(ROOT))
 from tests.service.conftest import Stack, start_stack, submit  # noqa: E402
 
 JOBS = 20
-SCRIPT = "\n\n".join(
-    f"[段 {i} · 4 秒] 第{i}段:评分员对通过的轨迹排序,低排名降权,按比例重新分配。"
-    for i in range(1, 4)
-)
+_counter = iter(range(10**6))
+
+
+def script() -> str:
+    """A fresh text every job, so the TTS cache never answers for it (a cold backlog)."""
+    n = next(_counter)
+    return "\n\n".join(
+        f"[段 {i} · 4 秒] 第{n}号任务第{i}段:评分员对通过的轨迹排序,低排名降权。"
+        for i in range(1, 4)
+    )
 
 
 def finish(c: httpx.Client, job_id: str, poll: float) -> float:
@@ -38,7 +44,7 @@ def finish(c: httpx.Client, job_id: str, poll: float) -> float:
 
 def throughput(stack: Stack, c: httpx.Client) -> float:
     t0 = time.perf_counter()
-    ids = [submit(c, SCRIPT).json()["id"] for _ in range(JOBS)]
+    ids = [submit(c, script()).json()["id"] for _ in range(JOBS)]
     while True:  # one list request per 200 ms: the poller must not compete for the CPU
         jobs = c.get("/v1/jobs", params={"limit": 200}).json()["jobs"]
         done = [j for j in jobs if j["id"] in ids and j["status"] in ("succeeded", "failed")]
@@ -53,7 +59,7 @@ def overhead(stack: Stack, c: httpx.Client) -> tuple[list[float], list[float]]:
     starts, visible = [], []
     for _ in range(10):
         t_submit = time.time()
-        job_id = submit(c, SCRIPT).json()["id"]
+        job_id = submit(c, script()).json()["id"]
         seen = finish(c, job_id, 0.01)
         segs = [json.loads(v) for v in r.hgetall(f"narrate:job:{job_id}:seg").values()]
         starts.append(min(s["started"] for s in segs) - t_submit)
@@ -73,7 +79,7 @@ def measure(workers: int) -> float:
         try:
             with stack.client() as c:
                 for _ in range(workers):  # warm up every worker's imports
-                    finish(c, submit(c, SCRIPT).json()["id"], 0.05)
+                    finish(c, submit(c, script()).json()["id"], 0.05)
                 elapsed = throughput(stack, c)
                 rate = JOBS / elapsed * 60
                 print(f"{workers} worker(s): {JOBS} jobs in {elapsed:.1f} s = {rate:.1f} jobs/min")
