@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_init
 
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import get_settings
@@ -18,6 +19,13 @@ from workers.celery_app import app
 @lru_cache(maxsize=1)
 def jobs() -> JobService:
     return build_service(get_settings(), lambda name, args: app.send_task(name, args=args))
+
+
+@worker_process_init.connect
+def _warm(**_: object) -> None:
+    """Build the service (imports, catalog, engines) as each pool process starts, not inside
+    its first task's time limit."""
+    jobs()
 
 
 def _timed_out(job_id: str, what: str) -> None:

@@ -27,6 +27,9 @@ def make_celery(settings: Settings) -> Celery:
         task_default_queue=QUEUE,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        # A task killed by the hard time limit is not acked either: it comes back after
+        # visibility_timeout and counts as a delivery, so the cap (not luck) ends it.
+        task_acks_on_failure_or_timeout=False,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,
         task_soft_time_limit=settings.task_soft_time_limit,

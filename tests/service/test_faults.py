@@ -55,7 +55,7 @@ def test_whole_worker_killed_mid_finalize_another_finishes(stack: Stack) -> None
 def test_task_that_always_crashes_its_worker_fails_the_job(stack: Stack) -> None:
     with stack.client() as c:
         job_id = submit(c, "[段 1 · 3 秒] 这一段会让 CRASH 工人崩溃。").json()["id"]
-        job = wait_for(c, job_id, timeout=90)
+        job = wait_for(c, job_id, timeout=150)
     assert job["status"] == "failed"
     assert "segment 1 was started 3 times and never finished" in job["error"]
     deliveries = json.loads(json.dumps(stack.redis().hgetall(f"narrate:job:{job_id}:deliveries")))
