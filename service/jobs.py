@@ -214,7 +214,8 @@ class JobService:
         )
         for stage, secs in result.timings.items():
             self.store.observe_stage(stage, secs)
-        self.store.count_tts(result.engine)
+        for engine, n in result.tts_calls.items():
+            self.store.count_tts(engine, n)
         if self.store.segment_done(job_id, index):
             self.send(FINALIZE_TASK, [job_id])
 

@@ -76,6 +76,7 @@ class SegmentResult:
     phrases: list[tuple[int, int, int, int]]
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    tts_calls: dict[str, int] = field(default_factory=dict)  # engine -> requests (cache misses)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -138,14 +139,22 @@ class Pipeline:
 
     # -- one segment -----------------------------------------------------------------------
     def _speak(
-        self, casting: Casting, request: TtsRequest, warnings: list[str]
+        self,
+        casting: Casting,
+        request: TtsRequest,
+        warnings: list[str],
+        calls: dict[str, int],
     ) -> tuple[str, str, Speech]:
-        """Synthesize with the cast engine; fall back to the offline voice where allowed."""
+        """Synthesize with the cast engine; fall back to the offline voice where allowed.
+        ``calls`` counts the requests that reached each engine (cache hits do not)."""
         engine = self.engines.get(casting.engine)
         if engine is not None:
             try:
-                return casting.engine, request.voice, engine.synthesize(request)
+                speech = engine.synthesize(request)
+                calls[casting.engine] = calls.get(casting.engine, 0) + (not speech.cached)
+                return casting.engine, request.voice, speech
             except EngineError as exc:
+                calls[casting.engine] = calls.get(casting.engine, 0) + 1
                 if casting.fallback is None:
                     raise
                 reason = str(exc)
@@ -156,7 +165,7 @@ class Pipeline:
         fb = casting.fallback
         warnings.append(f"{reason}; fell back to {fb.engine} voice {fb.id}")
         fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
-        return self._speak(fallback, replace(request, voice=fb.id), warnings)
+        return self._speak(fallback, replace(request, voice=fb.id), warnings, calls)
 
     def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample.
@@ -172,7 +181,8 @@ class Pipeline:
         request = TtsRequest(
             seg.text, plan.casting.voice.id, spec.language, 1.0, phrase_chars=spec.line_chars
         )
-        engine_name, voice, first = self._speak(plan.casting, request, warnings)
+        calls: dict[str, int] = {}
+        engine_name, voice, first = self._speak(plan.casting, request, warnings, calls)
         casting = plan.casting
         if engine_name != casting.engine:  # later passes stay on the engine that answered
             casting = replace(
@@ -188,7 +198,9 @@ class Pipeline:
             if wanted is None:
                 break
             rate = wanted
-            _, _, speech = self._speak(casting, replace(request, voice=voice, rate=rate), warnings)
+            _, _, speech = self._speak(
+                casting, replace(request, voice=voice, rate=rate), warnings, calls
+            )
             tried.append((rate, speech.duration_ms))
         t1 = time.perf_counter()
 
@@ -239,6 +251,7 @@ class Pipeline:
             phrases=phrases,
             warnings=warnings,
             timings={"synthesize": round(t1 - t0, 4), "fit": round(t2 - t1, 4)},
+            tts_calls=calls,
         )
 
     # -- the whole job ---------------------------------------------------------------------

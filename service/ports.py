@@ -35,6 +35,7 @@ class Speech:
     audio: np.ndarray  # mono float32 in [-1, 1], leading and trailing silence trimmed
     rate: int
     boundaries: list[Boundary] = field(default_factory=list)
+    cached: bool = False  # served by the TTS cache: no call reached the engine
 
     @property
     def duration_ms(self) -> int:

@@ -395,7 +395,9 @@ class _Collector:
             hist.add_metric([stage], buckets, data.get("sum", 0.0))
         yield hist
         tts = CounterMetricFamily(
-            "narrate_tts_calls", "Segments synthesized by engine", labels=["engine"]
+            "narrate_tts_calls",
+            "Requests that reached each TTS engine (cache hits excluded)",
+            labels=["engine"],
         )
         for engine, n in self.store.tts_calls().items():
             tts.add_metric([engine], n)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -196,3 +197,9 @@ def test_markdown_round_trip(spec: JobSpec) -> None:
 def test_example_round_trips() -> None:
     spec = parse_script(SHARED_EXAMPLE.read_text(encoding="utf-8"))
     assert parse_markdown(to_markdown(spec)) == spec
+
+
+def test_published_schema_file_is_current() -> None:
+    """docs/jobspec.schema.json is what `narrate schema` prints; regenerate it when the spec changes."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "jobspec.schema.json"
+    assert json.loads(path.read_text(encoding="utf-8")) == json_schema()

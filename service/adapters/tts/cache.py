@@ -60,7 +60,7 @@ class CachedEngine:
                 audio, rate = read_wav(wav)
                 bounds = [Boundary(**b) for b in json.loads(meta.read_text(encoding="utf-8"))]
                 self.hits += 1
-                return Speech(audio, rate, bounds)
+                return Speech(audio, rate, bounds, cached=True)
             except (OSError, ValueError, TypeError, EOFError):
                 pass  # a damaged entry is simply made again
         self.misses += 1
