@@ -17,7 +17,7 @@ from typing import Any
 from service import audio as dsp
 from service.config import Settings
 from service.domain.errors import EngineError, MediaInputError
-from service.domain.spec import JobSpec, RenderOptions
+from service.domain.spec import FitOptions, JobSpec, RenderOptions
 from service.domain.subtitles import (
     WRITERS,
     Canvas,
@@ -167,6 +167,45 @@ class Pipeline:
         fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
         return self._speak(fallback, replace(request, voice=fb.id), warnings, calls)
 
+    def _native_fit(
+        self,
+        casting: Casting,
+        request: TtsRequest,
+        target_ms: int,
+        fit: FitOptions,
+        warnings: list[str],
+        calls: dict[str, int],
+    ) -> tuple[str, str, int, Speech, float]:
+        """Synthesize at the natural rate, then at the native rates that home in on
+        ``target_ms``. Every pass uses the engine that answered the first; if a later pass
+        fails there, the whole fit starts again on the fallback voice, so one segment's
+        audio never mixes engines. Returns engine, voice, natural ms, speech and rate."""
+        engine_name, voice, first = self._speak(casting, request, warnings, calls)
+        pinned = Casting(engine_name, self.catalog.get(voice), None)
+        engine = self.engines[engine_name]
+        speech, rate = first, 1.0
+        tried = [(1.0, first.duration_ms)]
+        try:
+            for _ in range(MAX_RATE_PASSES):
+                wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
+                if wanted is None:
+                    break
+                rate = wanted
+                _, _, speech = self._speak(
+                    pinned, replace(request, voice=voice, rate=rate), warnings, calls
+                )
+                tried.append((rate, speech.duration_ms))
+        except EngineError as exc:
+            fb = casting.fallback
+            if fb is None or fb.engine == engine_name:
+                raise
+            warnings.append(f"{exc}; fell back to {fb.engine} voice {fb.id}")
+            offline = Casting(fb.engine, fb, None)
+            return self._native_fit(
+                offline, replace(request, voice=fb.id), target_ms, fit, warnings, calls
+            )
+        return engine_name, voice, first.duration_ms, speech, rate
+
     def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample.
 
@@ -182,26 +221,10 @@ class Pipeline:
             seg.text, plan.casting.voice.id, spec.language, 1.0, phrase_chars=spec.line_chars
         )
         calls: dict[str, int] = {}
-        engine_name, voice, first = self._speak(plan.casting, request, warnings, calls)
-        casting = plan.casting
-        if engine_name != casting.engine:  # later passes stay on the engine that answered
-            casting = replace(
-                casting, engine=engine_name, voice=self.catalog.get(voice), fallback=None
-            )
-        engine = self.engines[engine_name]
-        natural = first.duration_ms
         target_ms = speech_target_ms(slot, fit)
-        speech, rate = first, 1.0
-        tried = [(1.0, natural)]
-        for _ in range(MAX_RATE_PASSES):
-            wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
-            if wanted is None:
-                break
-            rate = wanted
-            _, _, speech = self._speak(
-                casting, replace(request, voice=voice, rate=rate), warnings, calls
-            )
-            tried.append((rate, speech.duration_ms))
+        engine_name, voice, natural, speech, rate = self._native_fit(
+            plan.casting, request, target_ms, fit, warnings, calls
+        )
         t1 = time.perf_counter()
 
         sr = self.settings.sample_rate
