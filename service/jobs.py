@@ -149,7 +149,7 @@ class JobService:
             return None
         if job.terminal:
             if job.status == "canceled":
-                shutil.rmtree(self.storage.job_dir(job.tenant, job.id) / "work", ignore_errors=True)
+                self._discard_work(job)
             return None
         n = self.store.deliveries(job_id, task)
         if n > self.settings.max_deliveries:
@@ -162,6 +162,10 @@ class JobService:
     def fail(self, job: Job, reason: str) -> None:
         if self.store.advance(job.id, "failed", error=reason):
             log.warning("job %s failed: %s", job.id, reason)
+        self._discard_work(job)
+
+    def _discard_work(self, job: Job) -> None:
+        """Remove a job's intermediate files (segment audio); artifacts stay."""
         shutil.rmtree(self.storage.job_dir(job.tenant, job.id) / "work", ignore_errors=True)
 
     def _inject(self, name: str) -> None:
@@ -195,7 +199,7 @@ class JobService:
             result = self.pipeline.render_segment(self._plan(job), index, work)
             self._check_canceled(job_id)
         except CanceledError:
-            self._admit(job_id, "cleanup", "cleanup")
+            self._discard_work(job)
             return
         except NarrateError as exc:
             self.fail(job, f"segment {index + 1}: {exc}")
@@ -260,9 +264,9 @@ class JobService:
                 stage_progress=1.0,
                 engines=json.dumps([s["engine"] for s in rendered.manifest["segments"]]),
             )
-            shutil.rmtree(work, ignore_errors=True)
+            self._discard_work(job)
         except CanceledError:
-            self._admit(job_id, "cleanup", "cleanup")
+            self._discard_work(job)
         except NarrateError as exc:
             self.fail(job, str(exc))
         except FileNotFoundError as exc:

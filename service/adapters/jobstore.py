@@ -36,6 +36,11 @@ if order[ARGV[1]] >= 2 then redis.call('SREM', KEYS[2], ARGV[#ARGV]) end
 return 1
 """
 
+# Mark progress, but never recreate the record of a job deleted meanwhile.
+_TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'updated', ARGV[1]) end
+"""
+
 
 @dataclass
 class Job:
@@ -77,6 +82,7 @@ class JobStore:
     def __init__(self, client: redis.Redis) -> None:
         self.r: Any = client  # redis-py's stubs type replies as bytes | str; ours are str
         self._advance = client.register_script(_ADVANCE)
+        self._touch = client.register_script(_TOUCH)
 
     @classmethod
     def from_url(cls, url: str) -> JobStore:
@@ -149,7 +155,7 @@ class JobStore:
         pipe.hgetall(_key("job", job_id))
         pipe.hgetall(_key("job", job_id, "seg"))
         data, segs = pipe.execute()
-        if not data:
+        if "id" not in data:  # absent, or only a stray field of a deleted job
             return None
         return Job(
             id=data["id"],
@@ -242,6 +248,8 @@ class JobStore:
         current = json.loads(self.r.hget(key, str(index)) or "{}")
         current.update(state)
         self.r.hset(key, str(index), json.dumps(current, ensure_ascii=False))
+        # Progress, for the reconciler; XX-like: never recreate a deleted job's record.
+        self._touch(keys=[_key("job", job_id)], args=[time.time()])
 
     def deliveries(self, job_id: str, task: str) -> int:
         """Count one more delivery of ``task``; a task that keeps killing workers is capped."""
