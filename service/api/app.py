@@ -14,8 +14,6 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from pydantic import ValidationError
-from starlette.datastructures import UploadFile
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.adapters.jobstore import IdempotencyConflict, Job, JobStore
 from service.adapters.queue import QUEUE, make_celery
@@ -30,6 +28,7 @@ from service.api.schemas import (
     SegmentState,
     Voice,
 )
+from service.api.uploads import read_multipart
 from service.config import Settings, get_settings
 from service.domain.errors import InputError
 from service.domain.script import parse_script
@@ -47,7 +46,6 @@ MEDIA_TYPES = {
     "video.mp4": "video/mp4",
     "manifest.json": "application/json",
 }
-CHUNK = 1 << 20
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem},
     404: {"model": Problem},
@@ -149,20 +147,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(404, "no such job")  # another tenant's job does not exist for you
         return job
 
-    async def save_upload(
-        upload: UploadFile, dest: Path, limit: int, what: str, digest: Any
-    ) -> int:
-        size = 0
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        with dest.open("wb") as f:
-            while chunk := await upload.read(CHUNK):
-                size += len(chunk)
-                if size > limit:
-                    raise HTTPException(413, f"{what} is over the limit of {limit} bytes")
-                digest.update(chunk)
-                f.write(chunk)
-        return size
-
     @app.post(
         "/v1/jobs",
         status_code=202,
@@ -205,45 +189,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ctype = request.headers.get("content-type", "")
         try:
             if ctype.startswith("multipart/form-data"):
+                upload = await read_multipart(
+                    request,
+                    storage.input_video(who, job_id),
+                    settings.max_script_bytes,
+                    settings.max_video_bytes,
+                )
+                digest = upload.digest
+                video = upload.video
                 try:
-                    form = await request.form(
-                        max_files=2, max_fields=4, max_part_size=settings.max_script_bytes
-                    )
-                except StarletteHTTPException as exc:  # Starlette's 400: too many fields/parts
-                    raise HTTPException(413, f"multipart form refused: {exc.detail}") from None
-                script = form.get("script")
-                if script is None:
-                    raise InputError("multipart field 'script' is required")
-                if isinstance(script, UploadFile):
-                    raw = await script.read(settings.max_script_bytes + 1)
-                    name = script.filename or ""
-                else:
-                    raw, name = script.encode(), ""
-                if len(raw) > settings.max_script_bytes:
-                    raise HTTPException(
-                        413, f"script is over the limit of {settings.max_script_bytes} bytes"
-                    )
-                digest.update(raw)
-                try:
-                    text = raw.decode("utf-8")
+                    text = upload.script.decode("utf-8")
                 except UnicodeDecodeError:
                     raise InputError("the script is not UTF-8 text") from None
-                spec = parse_script(text, name)
-                options_raw = form.get("options") or "{}"
-                if not isinstance(options_raw, str):
-                    options_raw = (await options_raw.read(65536)).decode()
-                digest.update(options_raw.encode())
-                options = _options(options_raw)
-                upload = form.get("video")
-                if isinstance(upload, UploadFile):
-                    video = storage.input_video(who, job_id)
-                    await save_upload(upload, video, settings.max_video_bytes, "video", digest)
+                spec = parse_script(text, upload.script_name)
+                options = _options(upload.options)
             else:
-                body = await request.body()
-                if len(body) > settings.max_script_bytes:
-                    raise HTTPException(
-                        413, f"job spec is over the limit of {settings.max_script_bytes} bytes"
-                    )
+                body = bytearray()
+                async for chunk in request.stream():  # never buffer more than the limit
+                    body += chunk
+                    if len(body) > settings.max_script_bytes:
+                        raise HTTPException(
+                            413, f"job spec is over the limit of {settings.max_script_bytes} bytes"
+                        )
                 digest.update(body)
                 try:
                     data = json.loads(body)
