@@ -7,6 +7,7 @@ a bare ffmpeg ultrafast encode of the same video for comparison. Usage:
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,11 @@ def main() -> None:
                     f"   mux / bare ultrafast encode ({bare:.2f} s) = {stages['mux'] / bare:.2f}x"
                 )
         print(f"bare ffmpeg ultrafast encode of the same video (video + AAC audio): {bare:.2f} s")
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(
+            f"peak memory: narrate process {own:.0f} MiB, largest child (ffmpeg etc.) {kids:.0f} MiB"
+        )
         print("note: synthesize and fit are summed over segments, which run 2 at a time")
 
 
