@@ -68,9 +68,7 @@ def main() -> None:
         print(f"bare ffmpeg ultrafast encode of the same video (video + AAC audio): {bare:.2f} s")
         own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(
-            f"peak memory: narrate process {own:.0f} MiB, largest child (ffmpeg etc.) {kids:.0f} MiB"
-        )
+        print(f"peak memory: narrate {own:.0f} MiB, largest child (ffmpeg etc.) {kids:.0f} MiB")
         print("note: synthesize and fit are summed over segments, which run 2 at a time")
 
 
