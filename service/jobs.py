@@ -20,6 +20,7 @@ from service.config import Settings
 from service.domain.errors import CanceledError, NarrateError
 from service.domain.spec import JobSpec, RenderOptions
 from service.pipeline import ARTIFACTS, Pipeline, Plan, SegmentResult
+from service.ports import Storage
 
 log = logging.getLogger("narrate.jobs")
 Send = Callable[[str, list[Any]], None]
@@ -34,7 +35,7 @@ class JobService:
         self,
         settings: Settings,
         store: JobStore,
-        storage: LocalStorage,
+        storage: Storage,
         pipeline: Pipeline,
         send: Send,
     ) -> None:
