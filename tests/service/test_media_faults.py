@@ -82,9 +82,12 @@ def test_disk_full_during_mux_fails_cleanly(stack: Stack, tmp_path: Path) -> Non
     tenant_dir.mkdir(parents=True, exist_ok=True)
     # Room for the upload and the narration, not for the muxed copy of the video.
     quota = size + 3 * 1024 * 1024
-    subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={quota}", "tmpfs", str(tenant_dir)], check=True
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={quota}", "tmpfs", str(tenant_dir)],
+        capture_output=True,
     )
+    if mounted.returncode != 0:  # needs root; CI here runs as root
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:
         with stack.client("beta") as c:
             job = wait_for(c, submit(c, SHORT_SCRIPT, big).json()["id"], timeout=60)
