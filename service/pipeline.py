@@ -29,6 +29,7 @@ from service.domain.subtitles import (
     settle,
     timed_phrases,
 )
+from service.domain.text import Segmenter
 from service.domain.timeline import (
     check_pace,
     next_rate,
@@ -110,12 +111,18 @@ class Plan:
 
 class Pipeline:
     def __init__(
-        self, settings: Settings, engines: dict[str, TtsEngine], media: Media, catalog: Catalog
+        self,
+        settings: Settings,
+        engines: dict[str, TtsEngine],
+        media: Media,
+        catalog: Catalog,
+        segment: Segmenter | None = None,
     ) -> None:
         self.settings = settings
         self.engines = engines
         self.media = media
         self.catalog = catalog
+        self.segment = segment
 
     # -- at the door -----------------------------------------------------------------------
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
@@ -257,7 +264,7 @@ class Pipeline:
         ]
         phrases = [
             (p.start, p.end, p.start_ms, p.end_ms)
-            for p in timed_phrases(seg.text, spec.line_chars, words)
+            for p in timed_phrases(seg.text, spec.line_chars, words, self.segment)
         ]
         t2 = time.perf_counter()
         return SegmentResult(
@@ -300,7 +307,7 @@ class Pipeline:
         overlays = place_overlays(spec, slots)
 
         t = time.perf_counter()
-        layout = Layout.for_spec(spec)
+        layout = Layout.for_spec(spec, self.segment)
         cues: list[Cue] = []
         for seg, res, slot in zip(spec.segments, results, slots, strict=True):
             phrases = [
@@ -460,6 +467,7 @@ class Pipeline:
 def default_pipeline(settings: Settings) -> Pipeline:
     """The pipeline wired to this machine's adapters."""
     from service.adapters.media import FfmpegMedia
+    from service.adapters.segmenter import cjk_words
     from service.adapters.tts import available_engines
     from service.voices import load_catalog
 
@@ -468,4 +476,5 @@ def default_pipeline(settings: Settings) -> Pipeline:
         available_engines(settings),
         FfmpegMedia(settings),
         load_catalog(settings.voices_file),
+        cjk_words,
     )

@@ -11,6 +11,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init
 
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
+from service.adapters.segmenter import warm
 from service.config import get_settings
 from service.jobs import JobService, build_service
 from workers.celery_app import app
@@ -23,9 +24,10 @@ def jobs() -> JobService:
 
 @worker_process_init.connect
 def _warm(**_: object) -> None:
-    """Build the service (imports, catalog, engines) as each pool process starts, not inside
-    its first task's time limit."""
+    """Build the service (imports, catalog, engines, the word dictionary) as each pool
+    process starts, not inside its first task's time limit."""
     jobs()
+    warm()
 
 
 def _timed_out(job_id: str, what: str) -> None:

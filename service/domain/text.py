@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
@@ -37,8 +38,40 @@ class Token:
         return self.start + len(self.text)
 
 
-def tokenize(text: str) -> list[Token]:
-    return [Token(m.group(), m.lastgroup or "punct", m.start()) for m in _TOKEN.finditer(text)]
+# Splits a run of CJK characters into its words (a dictionary segmenter, given by an adapter).
+Segmenter = Callable[[str], list[str]]
+
+
+def tokenize(text: str, segment: Segmenter | None = None) -> list[Token]:
+    """Tokens of ``text``. Without ``segment`` every CJK character is a token (a break may fall
+    between any two); with it, each CJK word is one token, so no break falls inside a word."""
+    tokens = [Token(m.group(), m.lastgroup or "punct", m.start()) for m in _TOKEN.finditer(text)]
+    if segment is None:
+        return tokens
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i].kind != "cjk":
+            out.append(tokens[i])
+            i += 1
+            continue
+        j = i
+        while (
+            j < len(tokens)
+            and tokens[j].kind == "cjk"
+            and tokens[j].start == tokens[i].start + (j - i)
+        ):
+            j += 1
+        run = text[tokens[i].start : tokens[j - 1].end]
+        words = segment(run)
+        if "".join(words) != run or not all(words):
+            words = list(run)  # a segmenter that does not partition the run is ignored
+        pos = tokens[i].start
+        for word in words:
+            out.append(Token(word, "cjk", pos))
+            pos += len(word)
+        i = j
+    return out
 
 
 def is_cjk_text(text: str) -> bool:
@@ -48,7 +81,7 @@ def is_cjk_text(text: str) -> bool:
 def detect_language(text: str) -> str:
     """'zh' when at least a fifth of the letters are CJK characters, else 'en'."""
     tokens = tokenize(text)
-    cjk = sum(1 for t in tokens if t.kind == "cjk")
+    cjk = sum(len(t.text) for t in tokens if t.kind == "cjk")
     latin = sum(len(t.text) for t in tokens if t.kind == "word")
     return "zh" if cjk and cjk * 5 >= cjk + latin // 4 else "en"
 
@@ -67,7 +100,7 @@ def syllables(text: str, language: str) -> float:
     total = 0.0
     for tok in tokenize(text):
         if tok.kind == "cjk":
-            total += 1
+            total += len(tok.text)
         elif tok.kind == "word":
             for run in re.findall(r"[0-9]+|[A-Za-z]+|\.(?=[0-9])", tok.text):
                 if run == ".":
@@ -151,9 +184,9 @@ def _split_long(text: str, start: int, end: int, limit: int, breaks: list[int]) 
     return cuts
 
 
-def split_phrases(text: str, limit: int) -> list[tuple[int, int]]:
+def split_phrases(text: str, limit: int, segment: Segmenter | None = None) -> list[tuple[int, int]]:
     """Partition ``text`` into spans that end at punctuation and fit one subtitle line each."""
-    tokens = tokenize(text)
+    tokens = tokenize(text, segment)
     breaks = _breaks(tokens)
     bounds = [0, *_clause_ends(text, tokens), len(text)]
     spans: list[tuple[int, int]] = []
@@ -169,12 +202,14 @@ def split_phrases(text: str, limit: int) -> list[tuple[int, int]]:
     return fixed
 
 
-def single_word(text: str) -> bool:
+def single_word(text: str, segment: Segmenter | None = None) -> bool:
     """One word with at most punctuation around it: it may exceed a line, as it cannot break."""
-    return len([t for t in tokenize(text) if t.kind in ("word", "cjk")]) == 1
+    return len([t for t in tokenize(text, segment) if t.kind in ("word", "cjk")]) == 1
 
 
-def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
+def wrap(
+    text: str, limit: int, max_lines: int = 2, segment: Segmenter | None = None
+) -> list[str] | None:
     """Break ``text`` into at most ``max_lines`` lines of at most ``limit`` characters.
 
     Prefers breaks after punctuation, then balanced lines. Returns None when it cannot fit,
@@ -184,15 +219,15 @@ def wrap(text: str, limit: int, max_lines: int = 2) -> list[str] | None:
     if display_len(text) <= limit:
         return [text]
     if max_lines <= 1:
-        return [text] if single_word(text) else None
-    tokens = tokenize(text)
+        return [text] if single_word(text, segment) else None
+    tokens = tokenize(text, segment)
     best: tuple[float, list[str]] | None = None
     for b in _breaks(tokens):
         head, tail = text[:b].strip(), text[b:].strip()
         if not head or not tail:
             continue
-        head_lines = wrap(head, limit, 1)
-        tail_lines = wrap(tail, limit, max_lines - 1)
+        head_lines = wrap(head, limit, 1, segment)
+        tail_lines = wrap(tail, limit, max_lines - 1, segment)
         if head_lines is None or tail_lines is None:
             continue
         score = abs(len(head) - max(len(x) for x in tail_lines)) - (

@@ -87,3 +87,36 @@ def test_syllable_estimates() -> None:
     assert syllables("1.02T", "zh") == 5  # one point zero two T
     text = SHARED_EXAMPLE.read_text(encoding="utf-8")
     assert "段 1" in text
+
+
+def pairs(run: str) -> list[str]:
+    """A stand-in dictionary segmenter: two-character words."""
+    return [run[i : i + 2] for i in range(0, len(run), 2)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, st.sampled_from([16, 10]))
+def test_with_a_segmenter_no_break_falls_inside_a_word(text: str, limit: int) -> None:
+    words = {(t.start, t.end) for t in tokenize(text, pairs) if t.kind == "cjk" and len(t.text) > 1}
+    inside = {i for a, b in words for i in range(a + 1, b)}
+    spans = split_phrases(text, limit, pairs)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert not {a for a, _ in spans} & inside
+    lines = wrap(text, limit, 2, pairs)
+    if lines is not None:
+        assert comparable("".join(lines)) == comparable(text)
+        # Each line is a whole number of words: re-joining never splits a pair.
+        offset = 0
+        for line in lines:
+            at = text.index(line, offset)
+            assert at not in inside and at + len(line) not in inside
+            offset = at + len(line)
+
+
+def test_real_segmenter_keeps_chinese_words_whole() -> None:
+    from service.adapters.segmenter import cjk_words
+
+    text = "在 Llama 系列模型上,长文档问答的精度损失不到一个百分点,吞吐提升接近两倍。"
+    for a, b in split_phrases(text, 16, cjk_words):
+        assert not text[a:b].strip().startswith(("失", "点")), text[a:b]
+    assert syllables("精度损失", "zh") == 4 == syllables("精度损失", "zh")

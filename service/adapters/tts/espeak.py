@@ -10,7 +10,7 @@ import numpy as np
 
 from service.audio import read_wav, silence, speech_bounds
 from service.domain.errors import EngineError
-from service.domain.text import pause_after, split_phrases
+from service.domain.text import Segmenter, pause_after, split_phrases
 from service.ports import Boundary, Speech, TtsRequest
 
 BASE_WPM = 175
@@ -21,9 +21,12 @@ class EspeakEngine:
     min_rate = 80 / BASE_WPM
     max_rate = 4.0  # 700 words/min: espeak-ng's sonic speed-up still sounds clean there
 
-    def __init__(self, binary: str = "espeak-ng", timeout: float = 60.0) -> None:
+    def __init__(
+        self, binary: str = "espeak-ng", timeout: float = 60.0, segment: Segmenter | None = None
+    ) -> None:
         self.binary = binary
         self.timeout = timeout
+        self.segment = segment  # phrases split as the subtitles will be: never inside a word
 
     @cached_property
     def version(self) -> str:
@@ -61,7 +64,7 @@ class EspeakEngine:
         boundaries: list[Boundary] = []
         sr = 22050
         cursor = speech_end = 0  # samples
-        for start, end in split_phrases(request.text, request.phrase_chars):
+        for start, end in split_phrases(request.text, request.phrase_chars, self.segment):
             phrase = request.text[start:end]
             audio, sr = self._speak(phrase, request.voice, wpm)
             a, b = speech_bounds(audio)

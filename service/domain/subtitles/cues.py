@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from service.domain.spec import JobSpec
-from service.domain.text import SENTENCE_END, split_phrases, strip_trailing, wrap
+from service.domain.text import SENTENCE_END, Segmenter, split_phrases, strip_trailing, wrap
 
 NARRATION, OVERLAY = 0, 1
 
@@ -49,9 +49,10 @@ class Layout:
     min_ms: int
     max_ms: int
     gap_ms: int
+    segment: Segmenter | None = None  # CJK words never split across lines when given
 
     @classmethod
-    def for_spec(cls, spec: JobSpec) -> Layout:
+    def for_spec(cls, spec: JobSpec, segment: Segmenter | None = None) -> Layout:
         o = spec.subtitles
         return cls(
             language=spec.language,
@@ -60,21 +61,26 @@ class Layout:
             min_ms=round(o.min_duration * 1000),
             max_ms=round(o.max_duration * 1000),
             gap_ms=round(o.min_gap_frames * 1000 / o.fps),
+            segment=segment,
         )
 
 
 def _lines(text: str, layout: Layout) -> list[str] | None:
-    return wrap(strip_trailing(text, layout.language), layout.line_chars, layout.max_lines)
+    body = strip_trailing(text, layout.language)
+    return wrap(body, layout.line_chars, layout.max_lines, layout.segment)
 
 
 def timed_phrases(
-    text: str, limit: int, words: list[tuple[int, int, int, int]]
+    text: str,
+    limit: int,
+    words: list[tuple[int, int, int, int]],
+    segment: Segmenter | None = None,
 ) -> list[TimedPhrase]:
     """Time the phrases of ``text`` from an engine's boundaries (char start, char end, start
     ms, end ms), whether those are words (edge) or whole phrases (espeak). A boundary belongs
     to the phrase its first character falls in; a phrase no boundary starts in joins the
     phrase before it (or after it, at the start), so the phrases still cover the text."""
-    spans = split_phrases(text, limit)
+    spans = split_phrases(text, limit, segment)
     timed: list[list[int]] = []
     orphan_start: int | None = None
     for a, b in spans:
@@ -128,7 +134,11 @@ def overlay_cues(overlays: list[tuple[str, int, int]], layout: Layout) -> list[C
     out = []
     chars = round(layout.line_chars * OVERLAY_WIDTH)
     for text, start, end in overlays:
-        lines = wrap(text, chars, layout.max_lines) or wrap(text, chars, 4) or [text]
+        lines = (
+            wrap(text, chars, layout.max_lines, layout.segment)
+            or wrap(text, chars, 4, layout.segment)
+            or [text]
+        )
         out.append(Cue(start, end, tuple(lines), OVERLAY))
     return out
 
