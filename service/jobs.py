@@ -78,8 +78,6 @@ class JobService:
         job, created = self.store.create(job, idem)
         if not created:
             return job, False
-        if plan.warnings:
-            self.store.update(job.id, warnings=plan.warnings)
         try:
             for i in range(job.segments_total):
                 self.send(SEGMENT_TASK, [job.id, i])

@@ -123,6 +123,7 @@ class JobStore:
             "options": json.dumps(job.options),
             "has_video": int(job.has_video),
             "segments_total": job.segments_total,
+            "warnings": json.dumps(job.warnings, ensure_ascii=False),
             "idem": idem[0] if idem else "",
         }
         pipe = self.r.pipeline(transaction=True)
