@@ -3,7 +3,6 @@ finalize. The Celery tasks and the HTTP routes are thin wrappers over this modul
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -261,7 +260,6 @@ class JobService:
                 timings=timings,
                 stage="done",
                 stage_progress=1.0,
-                engines=json.dumps([s["engine"] for s in rendered.manifest["segments"]]),
             )
             self._discard_work(job)
         except CanceledError:

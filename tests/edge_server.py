@@ -34,7 +34,6 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.audio import silence, to_pcm16
 from service.ports import TtsRequest
 
-FAULTS = ("403", "429", "503", "close", "delay", "truncate")
 LEAD_MS, TRAIL_MS = 120, 1200
 
 
@@ -67,7 +66,8 @@ def _audio_message(data: bytes, request_id: str) -> bytes:
 
 class EdgeServer:
     """Runs in a background thread; ``faults`` is consumed one per connection, ``always``
-    applies to every connection while set."""
+    applies to every connection while set. A fault is one of: "403", "429", "503" (refused
+    handshake), "close" (no audio), "delay" (silent past the receive timeout), "truncate"."""
 
     def __init__(self, port: int = 0, delay: float = 5.0) -> None:
         self.port = port

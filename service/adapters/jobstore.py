@@ -265,9 +265,6 @@ class JobStore:
             return False  # a redelivery of a finished segment
         return int(self.r.decr(_key("job", job_id, "remaining"))) == 0
 
-    def clear_progress(self, job_id: str) -> None:
-        self.r.delete(_key("job", job_id, "done"), _key("job", job_id, "remaining"))
-
     # -- metrics --------------------------------------------------------------------------
     BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 

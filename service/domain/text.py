@@ -74,10 +74,6 @@ def tokenize(text: str, segment: Segmenter | None = None) -> list[Token]:
     return out
 
 
-def is_cjk_text(text: str) -> bool:
-    return any(t.kind == "cjk" for t in tokenize(text))
-
-
 def detect_language(text: str) -> str:
     """'zh' when at least a fifth of the letters are CJK characters, else 'en'."""
     tokens = tokenize(text)
