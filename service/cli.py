@@ -52,17 +52,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     settings = get_settings()
     spec = read_script(Path(args.script))
-    options = RenderOptions(
-        engine=args.engine,
-        voice=args.voice,
-        on_overflow=args.on_overflow,
-        burn_in=args.burn_in,
-        original_audio=args.original_audio,
-        extend_video=args.extend_video,
-    )
     video = Path(args.video) if args.video else None
     pipeline = default_pipeline(settings)
-    plan = pipeline.plan(spec, options, video)
+    plan = pipeline.plan(spec, render_options(args), video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
     manifest = pipeline.render(plan, Path(args.out), video, ProgressBar()).manifest
@@ -152,6 +144,27 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return submit(args)
 
 
+def add_render_flags(p: argparse.ArgumentParser) -> None:
+    """The per-render choices, the same for `render` and `submit`."""
+    p.add_argument("--engine", choices=["espeak", "edge", "auto"])
+    p.add_argument("--voice")
+    p.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
+    p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
+    p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
+    p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+
+
+def render_options(args: argparse.Namespace) -> RenderOptions:
+    return RenderOptions(
+        engine=args.engine,
+        voice=args.voice,
+        on_overflow=args.on_overflow,
+        burn_in=args.burn_in,
+        original_audio=args.original_audio,
+        extend_video=args.extend_video,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="narrate", description="TTS narration and subtitle production")
     sub = p.add_subparsers(dest="command", required=True)
@@ -160,12 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("script", help="a .md/.txt script or a .json job spec")
     r.add_argument("--out", required=True, help="directory for the artifacts")
     r.add_argument("--video", help="video to mux the narration and subtitles onto")
-    r.add_argument("--engine", choices=["espeak", "edge", "auto"])
-    r.add_argument("--voice")
-    r.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
-    r.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
-    r.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
-    r.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    add_render_flags(r)
     r.set_defaults(func=cmd_render)
 
     pa = sub.add_parser("parse", help="print the JSON spec a script becomes")
@@ -208,12 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--url", default=None, help="service URL (default $NARRATE_URL or localhost:8000)"
     )
     sb.add_argument("--key", default=None, help="API key (default $NARRATE_API_KEY)")
-    sb.add_argument("--engine", choices=["espeak", "edge", "auto"])
-    sb.add_argument("--voice")
-    sb.add_argument("--burn-in", action="store_true")
-    sb.add_argument("--original-audio", choices=["drop", "mix"])
-    sb.add_argument("--extend-video", action="store_true")
-    sb.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    add_render_flags(sb)
     sb.add_argument("--idempotency-key")
     sb.set_defaults(func=cmd_submit)
     return p

@@ -17,25 +17,15 @@ from service.domain.errors import InputError
 
 
 def submit(args: argparse.Namespace) -> int:
-    from service.cli import ProgressBar
+    from service.cli import ProgressBar, render_options
 
     url = (args.url or os.environ.get("NARRATE_URL") or "http://127.0.0.1:8000").rstrip("/")
     key = args.key or os.environ.get("NARRATE_API_KEY")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     if args.idempotency_key:
         headers["Idempotency-Key"] = args.idempotency_key
-    options = {
-        k: v
-        for k, v in {
-            "engine": args.engine,
-            "voice": args.voice,
-            "burn_in": args.burn_in or None,
-            "original_audio": args.original_audio,
-            "extend_video": args.extend_video or None,
-            "on_overflow": args.on_overflow,
-        }.items()
-        if v is not None
-    }
+    # Only what the user chose: the service applies the same defaults.
+    options = render_options(args).model_dump(mode="json", exclude_defaults=True)
     script = Path(args.script)
     if not script.is_file():
         raise InputError(f"no such script file: {args.script!r}")

@@ -241,3 +241,28 @@ def test_wav_is_mono_16_bit(stack: Stack, tmp_path: Path) -> None:
         assert (w.getnchannels(), w.getsampwidth()) == (1, 2)
     x, rate = dsp.read_wav(path)
     assert len(x) == rate * 9.5
+
+
+def test_submit_client_waits_and_downloads(stack: Stack, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "s.md"
+    script.write_text(SHORT_SCRIPT, encoding="utf-8")
+    out = tmp_path / "dl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "service.cli", "submit", str(script), "--url", stack.url,
+         "--key", stack.keys["alpha"], "--engine", "espeak", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    job_id = proc.stdout.splitlines()[0]
+    assert sorted(p.name for p in out.iterdir()) == sorted(a for a in ARTIFACTS if a != "video.mp4")
+    with stack.client() as c:
+        job = c.get(f"/v1/jobs/{job_id}").json()
+    assert job["engines"] == ["espeak", "espeak"]
+    bad = subprocess.run(
+        [sys.executable, "-m", "service.cli", "submit", str(script), "--url", stack.url, "--key", "nope"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "401" in bad.stderr
