@@ -7,11 +7,16 @@ import json
 import socket
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 from celery import Celery
 
+from service.config import Settings
+from service.domain.script import parse_script
+from service.domain.spec import RenderOptions
+from service.jobs import build_service
 from service.keys import KeyStore
 from tests.service.conftest import Stack, start_stack, submit, wait_for
 
@@ -64,12 +69,21 @@ def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
 def test_same_task_delivered_twice_at_once(stack: Stack) -> None:
     script = "[段 1 · 3 秒] 重复投递的第一段。\n\n[段 2 · 3 秒] 重复投递的第二段。"
     sender = Celery(broker=stack.env["NARRATE_REDIS_URL"])
+
+    def twice(name: str, args: list[Any]) -> None:
+        # Both copies are queued together, before any worker can have finished the first.
+        for _ in range(2):
+            sender.send_task(name, args=args, queue="narrate")
+
+    settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
+    service = build_service(settings, twice)
     r = stack.redis()
     with stack.client() as c:
         clean = wait_for(c, submit(c, script).json()["id"])
-        job_id = submit(c, script).json()["id"]
-        for i in range(2):  # every segment task a second time, while the first is queued
-            sender.send_task("narrate.segment", args=[job_id, i], queue="narrate")
+        options = RenderOptions(engine="espeak")
+        job_id = service.submit("alpha", service.new_id(), parse_script(script), options, None)[
+            0
+        ].id
         seen = []
         while True:
             job = c.get(f"/v1/jobs/{job_id}").json()
