@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED_EXAMPLE = ROOT.parent / "shared" / "examples" / "gagar-grpo-quality-ranking.md"
+GAGAR_EXAMPLE = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
 BUNDLED_EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
 
 SHORT_SCRIPT = """\

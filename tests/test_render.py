@@ -214,5 +214,11 @@ def test_bundled_example_renders(tmp_path: Path) -> None:
     check_render(out, [16.0, 24.0, 14.5, 8.0], (54.5, 62.5))
 
 
-def test_video_shorter_check_uses_generated_video(tmp_path: Path) -> None:
-    assert make_video(tmp_path / "v.mp4", 1, size="64x64", audio=False).exists()
+def test_video_shorter_than_narration_is_refused(tmp_path: Path, short_script: Path) -> None:
+    video = make_video(tmp_path / "v.mp4", 1, size="64x64", audio=False)
+    out = tmp_path / "out"
+    proc = narrate("render", short_script, "--out", out, "--video", video, "--engine", "espeak")
+    assert proc.returncode == 2
+    assert "narration runs 9.5 s but the video lasts 1 s" in proc.stderr
+    assert "--extend-video" in proc.stderr
+    assert not out.exists() or not any(out.iterdir())

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from service.domain.errors import ScriptError
 from service.domain.script import parse_markdown, parse_script, to_markdown
 from service.domain.spec import JobSpec, Segment, Shot, json_schema, spec_from_data
-from tests.conftest import BUNDLED_EXAMPLE, SHARED_EXAMPLE
+from tests.conftest import BUNDLED_EXAMPLE, GAGAR_EXAMPLE
 
 
 def test_parses_the_studio_example() -> None:
-    spec = parse_script(SHARED_EXAMPLE.read_text(encoding="utf-8"))
+    spec = parse_script(GAGAR_EXAMPLE.read_text(encoding="utf-8"))
     assert spec.title == "GRPO 别把测试通过当铁板"
     assert spec.language == "zh"
     assert [(s.seconds, s.label) for s in spec.segments] == [
@@ -195,7 +195,7 @@ def test_markdown_round_trip(spec: JobSpec) -> None:
 
 
 def test_example_round_trips() -> None:
-    spec = parse_script(SHARED_EXAMPLE.read_text(encoding="utf-8"))
+    spec = parse_script(GAGAR_EXAMPLE.read_text(encoding="utf-8"))
     assert parse_markdown(to_markdown(spec)) == spec
 
 

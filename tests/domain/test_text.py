@@ -16,7 +16,6 @@ from service.domain.text import (
     tokenize,
     wrap,
 )
-from tests.conftest import SHARED_EXAMPLE
 
 _pieces = st.one_of(
     st.text(alphabet="代码测试通过质量奖励优势排序轨迹模型显存的是在", min_size=1, max_size=10),
@@ -85,8 +84,6 @@ def test_syllable_estimates() -> None:
     assert syllables("GRPO", "zh") == 4  # spelled out
     assert syllables("sampling", "en") == 2
     assert syllables("1.02T", "zh") == 5  # one point zero two T
-    text = SHARED_EXAMPLE.read_text(encoding="utf-8")
-    assert "段 1" in text
 
 
 def pairs(run: str) -> list[str]:
@@ -119,4 +116,4 @@ def test_real_segmenter_keeps_chinese_words_whole() -> None:
     text = "在 Llama 系列模型上,长文档问答的精度损失不到一个百分点,吞吐提升接近两倍。"
     for a, b in split_phrases(text, 16, cjk_words):
         assert not text[a:b].strip().startswith(("失", "点")), text[a:b]
-    assert syllables("精度损失", "zh") == 4 == syllables("精度损失", "zh")
+    assert syllables("精度损失 KV", "zh") == 6  # four hanzi, K and V spelled

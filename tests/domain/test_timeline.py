@@ -19,11 +19,11 @@ from service.domain.timeline import (
     slot_ms,
     speech_target_ms,
 )
-from tests.conftest import SHARED_EXAMPLE
+from tests.conftest import GAGAR_EXAMPLE
 
 
 def example() -> JobSpec:
-    return parse_script(SHARED_EXAMPLE.read_text(encoding="utf-8"))
+    return parse_script(GAGAR_EXAMPLE.read_text(encoding="utf-8"))
 
 
 def test_example_fits_at_a_normal_pace() -> None:
