@@ -1,8 +1,14 @@
 """espeak-ng: offline, no boundary events, so it is driven phrase by phrase and every
-phrase's timing is measured from its own audio."""
+phrase's timing is measured from its own audio.
+
+Mandarin is spoken with the ``cmn-latn-pinyin`` voice from tone-number pinyin (the front-end's
+"pinyin" reader): the ``cmn`` voice as shipped (espeak-ng 1.51) reads an English tone digit after
+every hanzi. Pinyin has no way to say English, so within a phrase the runs that are not pinyin
+syllables (``rollout``, ``G R P O``) are spoken by the English voice and joined with a short gap."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from functools import cached_property
 
@@ -14,10 +20,39 @@ from service.domain.text import Segmenter, pause_after, split_phrases
 from service.ports import Boundary, Speech, TtsRequest
 
 BASE_WPM = 175
+PINYIN_VOICE = "cmn-latn-pinyin"
+ENGLISH_VOICE = "en-us"
+RUN_GAP_MS = 60  # between a Mandarin and an English run inside one phrase, at rate 1
+# A pinyin syllable as the front-end writes it (dai4), or an English word / spelled letter.
+_RUN_TOKEN = re.compile(
+    r"(?P<py>[a-z]+[1-5](?![\w])|[\u3400-\u9fff\uf900-\ufaff]+)|(?P<en>[A-Za-z][A-Za-z'’\-]*)"
+)
+
+
+def runs(phrase: str, voice: str) -> list[tuple[str, str]]:
+    """Split a phrase into (text, espeak voice) runs: pinyin syllables (and any hanzi) for the
+    Mandarin voice, other Latin words for the English voice of the same variant; punctuation
+    and spaces stay with the run before them."""
+    if not voice.startswith(PINYIN_VOICE):
+        return [(phrase, voice)] if phrase.strip() else []
+    english = ENGLISH_VOICE + voice[len(PINYIN_VOICE) :]  # keeps a variant such as +f3
+    out: list[tuple[str, str]] = []
+    current = voice
+    start = 0
+    for m in _RUN_TOKEN.finditer(phrase):
+        want = voice if m.lastgroup == "py" else english
+        if want != current and phrase[start : m.start()].strip():
+            out.append((phrase[start : m.start()], current))
+            start = m.start()
+        current = want
+    if phrase[start:].strip():
+        out.append((phrase[start:], current))
+    return out
 
 
 class EspeakEngine:
     name = "espeak"
+    reader = "pinyin"  # what the speech front-end gives it for Chinese
     min_rate = 80 / BASE_WPM
     max_rate = 4.0  # 700 words/min: espeak-ng's sonic speed-up still sounds clean there
 
@@ -57,6 +92,23 @@ class EspeakEngine:
             )
         return read_wav(proc.stdout)
 
+    def _phrase(self, phrase: str, voice: str, wpm: int, rate: float) -> tuple[np.ndarray, int]:
+        """One phrase, run by run, each run trimmed and the runs joined with a short gap."""
+        parts: list[np.ndarray] = []
+        sr = 22050
+        before = ""
+        for text, run_voice in runs(phrase, voice):
+            audio, sr = self._speak(text, run_voice, wpm)
+            a, b = speech_bounds(audio)
+            if b <= a:
+                continue
+            if parts:
+                gap = max(RUN_GAP_MS, pause_after(before))
+                parts.append(silence(round(gap / rate * sr / 1000)))
+            parts.append(audio[a:b])
+            before = text
+        return (np.concatenate(parts) if parts else silence(0)), sr
+
     def synthesize(self, request: TtsRequest) -> Speech:
         rate = min(max(request.rate, self.min_rate), self.max_rate)
         wpm = round(BASE_WPM * rate)
@@ -64,9 +116,12 @@ class EspeakEngine:
         boundaries: list[Boundary] = []
         sr = 22050
         cursor = speech_end = 0  # samples
-        for start, end in split_phrases(request.text, request.phrase_chars, self.segment):
+        phrases = list(request.phrases) or split_phrases(
+            request.text, request.phrase_chars, self.segment
+        )
+        for start, end in phrases:
             phrase = request.text[start:end]
-            audio, sr = self._speak(phrase, request.voice, wpm)
+            audio, sr = self._phrase(phrase, request.voice, wpm, rate)
             a, b = speech_bounds(audio)
             if b > a:
                 pieces.append(audio[a:b])
