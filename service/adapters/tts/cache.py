@@ -2,8 +2,8 @@
 
 The key covers everything that changes the audio: engine, engine version, voice, rate,
 pitch, volume, phrase size, the phrase split and the normalised text (the text is what the
-engine is given, after the speech front-end, so a changed lexicon or phrasing is a new key). The value is the trimmed audio (WAV)
-and its boundaries (JSON), each written by atomic rename."""
+engine is given, after the speech front-end, so a changed lexicon or phrasing is a new key).
+The value is the trimmed audio (WAV) and its boundaries (JSON), each written by atomic rename."""
 
 from __future__ import annotations
 

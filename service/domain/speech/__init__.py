@@ -31,9 +31,7 @@ def speak_en(text: str, lexicon: Lexicon) -> SpokenText:
     return out.build()
 
 
-def front_end(
-    text: str, language: str, reader: str, lexicon: Lexicon, tools: Tools
-) -> SpokenText:
+def front_end(text: str, language: str, reader: str, lexicon: Lexicon, tools: Tools) -> SpokenText:
     """What an engine of kind ``reader`` is given for ``text`` in ``language``."""
     if language == "zh":
         return speak_zh(text, reader, lexicon, tools)

@@ -16,7 +16,7 @@ MAX_ENTRIES = 500  # per job
 MAX_WORD = 32  # characters
 MAX_VALUE = 200
 _CJK = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
-_BAD = re.compile(r"[\x00-\x1f\x7f<>&=;\t\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BAD = re.compile(r"[\x00-\x1f\x7f<>&=;；＝\t\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class LexiconError(ValueError):
@@ -46,7 +46,9 @@ def parse_entry(word: str, value: str) -> Entry:
     if not value:
         raise LexiconError(f"{word!r} has an empty pronunciation")
     if len(word) > MAX_WORD:
-        raise LexiconError(f"{word[:20]!r}… is {len(word)} characters, over the limit of {MAX_WORD}")
+        raise LexiconError(
+            f"{word[:20]!r}… is {len(word)} characters, over the limit of {MAX_WORD}"
+        )
     if len(value) > MAX_VALUE:
         raise LexiconError(f"{word!r}: the pronunciation is over {MAX_VALUE} characters")
     for text in (word, value):

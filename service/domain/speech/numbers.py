@@ -35,7 +35,7 @@ def integer(digits: str) -> str:
     """'310' -> 三百一十, '10' -> 十, '100000' -> 十万, '0' -> 零. Leading zeros and very long
     runs are read digit by digit ('007' 零零七)."""
     digits = digits.replace(",", "")
-    if len(digits) > 1 and digits.startswith("0") or len(digits) > MAX_PLACE_DIGITS:
+    if (len(digits) > 1 and digits.startswith("0")) or len(digits) > MAX_PLACE_DIGITS:
         return digit_by_digit(digits)
     n = int(digits)
     if n == 0:

@@ -83,9 +83,9 @@ SYMBOLS = {
 # Punctuation and the pause it stands for in pinyin text.
 _CLAUSE = set("，、；：,;:·・•")
 _STOPS = {"。": ".", "！": "!", "？": "?", ".": ".", "!": "!", "?": "?"}
-_FULLWIDTH = {",": "，", ";": "；", ":": "：", "?": "？", "!": "！", ".": "。", "(": "（", ")": "）"}
+_FULLWIDTH = dict(zip(",;:?!.()", "，；：？！。（）", strict=True))
 # Measure words after a number: 2 is 两 before them, and 行 is háng after a number.
-_MEASURE = tuple("个张条种位项次件天周台块只层倍轮组头步行页份名篇部类款") + ("比特", "字节")
+_MEASURE = (*"个张条种位项次件天周台块只层倍轮组头步行页份名篇部类款", "比特", "字节")
 _AFTER_NUMBER = {"行": "hang2"}
 
 
@@ -222,7 +222,8 @@ class _ZhWriter:
         for i, (zh, letter) in enumerate(parts):
             if i:
                 said += "".join(s + " " for s in self.tools.pinyin(joiner))
-            said += "".join(s + " " for s in self.tools.pinyin(zh)) + (letter.upper() + " " if letter else "")
+            said += "".join(s + " " for s in self.tools.pinyin(zh))
+            said += letter.upper() + " " if letter else ""
         self.out.add(a, b, said, "zh", True)
 
     def num(self, a: int, b: int, tok: str) -> None:
