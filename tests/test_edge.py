@@ -181,7 +181,7 @@ def test_a_failing_rate_pass_restarts_the_segment_on_the_fallback(
     server.faults.extend([None, "429", "429", "429"])  # the natural pass works, the rate pass never
     manifest = render(server, tmp_path, "[段 1 · 3 秒] 第一遍成功,第二遍失败的一段话。", "auto")
     seg = manifest["segments"][0]  # type: ignore[index]
-    assert seg["engine"] == "espeak" and seg["voice"] == "cmn"  # one engine for the whole segment
+    assert seg["engine"] == "espeak" and seg["voice"] == "cmn-latn-pinyin"  # one engine for the whole segment
     assert any("fell back to espeak" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
     assert server.requests == 4
 

@@ -29,6 +29,9 @@ _RUN_TOKEN = re.compile(
 )
 
 
+_LETTER_A = re.compile(r"(?<![\w'’-])A(?![\w'’-])")
+
+
 def runs(phrase: str, voice: str) -> list[tuple[str, str]]:
     """Split a phrase into (text, espeak voice) runs: pinyin syllables (and any hanzi) for the
     Mandarin voice, other Latin words for the English voice of the same variant; punctuation
@@ -47,7 +50,8 @@ def runs(phrase: str, voice: str) -> list[tuple[str, str]]:
         current = want
     if phrase[start:].strip():
         out.append((phrase[start:], current))
-    return out
+    # A spelled letter A among letters (G A G A R) is read as the article "a" by en-us.
+    return [(_LETTER_A.sub("eh", t) if v == english else t, v) for t, v in out]
 
 
 class EspeakEngine:
@@ -91,6 +95,24 @@ class EspeakEngine:
                 self.name, f"exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}"
             )
         return read_wav(proc.stdout)
+
+    def phonemes(self, text: str, voice: str) -> list[tuple[str, str]]:
+        """What espeak-ng makes of ``text``, run by run as ``synthesize`` speaks it: (voice,
+        phoneme mnemonics from ``-x``). For listening checks and tests."""
+        out = []
+        for run, run_voice in runs(text, voice):
+            try:
+                proc = subprocess.run(
+                    [self.binary, "-v", run_voice, "-q", "-x"],
+                    input=run.encode(),
+                    capture_output=True,
+                    timeout=self.timeout,
+                    check=False,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
+            out.append((run_voice, proc.stdout.decode(errors="replace").strip()))
+        return out
 
     def _phrase(self, phrase: str, voice: str, wpm: int, rate: float) -> tuple[np.ndarray, int]:
         """One phrase, run by run, each run trimmed and the runs joined with a short gap."""
