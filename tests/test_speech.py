@@ -72,6 +72,20 @@ def test_latin_runs_are_read_by_the_english_voice() -> None:
     assert "r'oUlaUt" in runs[3][1] and "dZ'i:" in runs[3][1]
 
 
+def test_the_cache_key_covers_the_phrase_split() -> None:
+    from service.adapters.tts.cache import cache_key
+    from service.ports import TtsRequest
+
+    class Fake:
+        name, version = "espeak", "1"
+
+    text = "dai4 ma3 Agent de5 R L"
+    one = TtsRequest(text, "cmn-latn-pinyin", "zh", phrases=((0, 15), (15, len(text))))
+    two = TtsRequest(text, "cmn-latn-pinyin", "zh", phrases=((0, 9), (9, len(text))))
+    assert cache_key(Fake(), one) != cache_key(Fake(), two)  # type: ignore[arg-type]
+    assert cache_key(Fake(), one) == cache_key(Fake(), one)  # type: ignore[arg-type]
+
+
 def narrate(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "service.cli", *map(str, args)],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -159,3 +160,18 @@ def test_markdown_line_round_trips_and_names_the_bad_line() -> None:
     with pytest.raises(ScriptError) as err:
         parse_markdown("[段 1 · 5 秒] 文本\n\n读音: 行=hang9\n")
     assert "line 3" in str(err.value) and "pronunciations" in str(err.value)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60), st.sampled_from(["pinyin", "text"]))
+def test_any_text_maps_end_to_end_and_every_unspoken_symbol_is_reported(
+    text: str, reader: str
+) -> None:
+    spoken = front_end(text, "zh", reader, SHIPPED, REAL)
+    assert spoken.to_spoken(0) == 0 and spoken.to_spoken(len(text)) == len(spoken.text)
+    assert spoken.to_source(len(spoken.text)) == len(text)
+    for p in spoken.pieces:
+        chars = text[p.src_start : p.src_end]
+        if p.spk_start == p.spk_end and chars.strip():  # not spoken: punctuation, or reported
+            punct = all(unicodedata.category(c).startswith(("P", "Z")) for c in chars)
+            assert punct or any(repr(chars) in w for w in spoken.warnings), (chars, spoken)
