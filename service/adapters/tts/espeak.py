@@ -4,13 +4,16 @@ phrase's timing is measured from its own audio.
 Mandarin is spoken with the ``cmn-latn-pinyin`` voice from tone-number pinyin (the front-end's
 "pinyin" reader): the ``cmn`` voice as shipped (espeak-ng 1.51) reads an English tone digit after
 every hanzi. Pinyin has no way to say English, so within a phrase the runs that are not pinyin
-syllables (``rollout``, ``G R P O``) are spoken by the English voice and joined with a short gap."""
+syllables (``rollout``, ``G R P O``) are spoken by the English voice: one SSML utterance per
+phrase, the English voice as its base and each Mandarin run in a ``<voice>`` element (the other
+way round, espeak-ng 1.51 returns to ``cmn``, not ``cmn-latn-pinyin``, after an English run)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 from functools import cached_property
+from html import escape
 
 import numpy as np
 
@@ -22,7 +25,6 @@ from service.ports import Boundary, Speech, TtsRequest
 BASE_WPM = 175
 PINYIN_VOICE = "cmn-latn-pinyin"
 ENGLISH_VOICE = "en-us"
-RUN_GAP_MS = 60  # between a Mandarin and an English run inside one phrase, at rate 1
 # A pinyin syllable as the front-end writes it (dai4), or an English word / spelled letter.
 _RUN_TOKEN = re.compile(
     r"(?P<py>[a-z]+[1-5](?![\w])|[\u3400-\u9fff\uf900-\ufaff]+)|(?P<en>[A-Za-z][A-Za-z'’\-]*)"
@@ -54,6 +56,19 @@ def runs(phrase: str, voice: str) -> list[tuple[str, str]]:
     return [(_LETTER_A.sub("eh", t) if v == english else t, v) for t, v in out]
 
 
+def utterance(phrase: str, voice: str) -> tuple[str, str, bool]:
+    """What one espeak-ng call is given for a phrase: (text, voice, is SSML)."""
+    parts = runs(phrase, voice)
+    if len(parts) <= 1:
+        return (parts[0][0], parts[0][1], False) if parts else (phrase, voice, False)
+    english = ENGLISH_VOICE + voice[len(PINYIN_VOICE) :]
+    body = "".join(
+        escape(text, quote=False) if v == english else f'<voice name="{v}">{escape(text)}</voice>'
+        for text, v in parts
+    )
+    return f"<speak>{body}</speak>", english, True
+
+
 class EspeakEngine:
     name = "espeak"
     reader = "pinyin"  # what the speech front-end gives it for Chinese
@@ -77,8 +92,8 @@ class EspeakEngine:
             raise EngineError(self.name, f"{self.binary} is not installed ({exc})") from None
         return out.split("Data at")[0].strip() or "unknown"
 
-    def _speak(self, text: str, voice: str, wpm: int) -> tuple[np.ndarray, int]:
-        argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout"]
+    def _speak(self, text: str, voice: str, wpm: int, ssml: bool = False) -> tuple[np.ndarray, int]:
+        argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout", *(["-m"] if ssml else [])]
         try:
             # Text goes on stdin so that no phrase can be read as an option.
             proc = subprocess.run(
@@ -97,39 +112,17 @@ class EspeakEngine:
         return read_wav(proc.stdout)
 
     def phonemes(self, text: str, voice: str) -> list[tuple[str, str]]:
-        """What espeak-ng makes of ``text``, run by run as ``synthesize`` speaks it: (voice,
-        phoneme mnemonics from ``-x``). For listening checks and tests."""
-        out = []
-        for run, run_voice in runs(text, voice):
-            try:
-                proc = subprocess.run(
-                    [self.binary, "-v", run_voice, "-q", "-x"],
-                    input=run.encode(),
-                    capture_output=True,
-                    timeout=self.timeout,
-                    check=False,
-                )
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
-            out.append((run_voice, proc.stdout.decode(errors="replace").strip()))
-        return out
-
-    def _phrase(self, phrase: str, voice: str, wpm: int, rate: float) -> tuple[np.ndarray, int]:
-        """One phrase, run by run, each run trimmed and the runs joined with a short gap."""
-        parts: list[np.ndarray] = []
-        sr = 22050
-        before = ""
-        for text, run_voice in runs(phrase, voice):
-            audio, sr = self._speak(text, run_voice, wpm)
-            a, b = speech_bounds(audio)
-            if b <= a:
-                continue
-            if parts:
-                gap = max(RUN_GAP_MS, pause_after(before))
-                parts.append(silence(round(gap / rate * sr / 1000)))
-            parts.append(audio[a:b])
-            before = text
-        return (np.concatenate(parts) if parts else silence(0)), sr
+        """What espeak-ng makes of ``text`` spoken as one phrase, as ``synthesize`` calls it:
+        (voice, phoneme mnemonics from ``-x``). For listening checks and tests."""
+        said, said_voice, ssml = utterance(text, voice)
+        argv = [self.binary, "-v", said_voice, "-q", "-x", *(["-m"] if ssml else [])]
+        try:
+            proc = subprocess.run(
+                argv, input=said.encode(), capture_output=True, timeout=self.timeout, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
+        return [(said_voice, proc.stdout.decode(errors="replace").strip())]
 
     def synthesize(self, request: TtsRequest) -> Speech:
         rate = min(max(request.rate, self.min_rate), self.max_rate)
@@ -143,7 +136,8 @@ class EspeakEngine:
         )
         for start, end in phrases:
             phrase = request.text[start:end]
-            audio, sr = self._phrase(phrase, request.voice, wpm, rate)
+            said, voice, ssml = utterance(phrase, request.voice)
+            audio, sr = self._speak(said, voice, wpm, ssml)
             a, b = speech_bounds(audio)
             if b > a:
                 pieces.append(audio[a:b])
