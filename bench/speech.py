@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
+from service.adapters.pinyin import homophone, load_lexicon, speech_tools  # noqa: E402
 from service.adapters.segmenter import cjk_words  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
@@ -31,6 +31,7 @@ def main() -> None:
     catalog = load_catalog(ROOT / "voices" / "catalog.json")
     engine = EspeakEngine(segment=cjk_words)
     front_end("预热", "zh", "pinyin", {}, tools)  # load jieba and pypinyin outside the timings
+    homophone("hang2")  # and the homophone table (built once per process)
     totals = {"pinyin": 0, "text": 0}
     for path in sorted((ROOT / "examples").glob("*.md")):
         spec = parse_script(path.read_text(encoding="utf-8"))
