@@ -23,6 +23,9 @@ from service.domain.text import Segmenter, pause_after, split_phrases
 from service.ports import Boundary, Speech, TtsRequest
 
 BASE_WPM = 175
+# How this adapter drives espeak-ng; part of ``version`` so the TTS cache never serves audio
+# made the old way after it changes.
+DRIVER = "narrate-espeak/2 (pinyin, SSML per phrase)"
 PINYIN_VOICE = "cmn-latn-pinyin"
 ENGLISH_VOICE = "en-us"
 # A pinyin syllable as the front-end writes it (dai4), or an English word / spelled letter.
@@ -90,7 +93,7 @@ class EspeakEngine:
             ).stdout
         except OSError as exc:
             raise EngineError(self.name, f"{self.binary} is not installed ({exc})") from None
-        return out.split("Data at")[0].strip() or "unknown"
+        return f"{out.split('Data at')[0].strip() or 'unknown'}; {DRIVER}"
 
     def _speak(self, text: str, voice: str, wpm: int, ssml: bool = False) -> tuple[np.ndarray, int]:
         argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout", *(["-m"] if ssml else [])]
