@@ -1,5 +1,11 @@
 """Pinyin for the speech front-end, from pypinyin's bundled dictionaries (nothing downloaded),
-and homophone characters for engines that take no phoneme markup (edge)."""
+and homophone characters for engines that take no phoneme markup (edge).
+
+Measured before choosing: pypinyin-dict's larger phrase data (cc_cedict, large_pinyin) fixed
+none of the 多音字 that go wrong in the examples (长上下文, 方差, 当奖励 ...), costs 108 MB and
+0.3-1.4 s of loading, so it is not used; those words are in voices/lexicon/zh.tsv instead.
+cn2an is not used either: the numerals are a few lines (service/domain/speech/numbers.py) and
+its date reading is wrong (2026-09-30 -> 二千零二十六负九负三十)."""
 
 from __future__ import annotations
 

@@ -48,6 +48,10 @@ def said(text: str, reader: str = "pinyin", lexicon: dict[str, str] | None = Non
         ("通过测试 ≠ 质量好", "通 过 测 试 不 等 于 质 量 好"),
         ("age > 48h", "age 大 于 四 十 八 h"),
         ("吞吐 ×2", "吞 吐 乘 二"),
+        ("提速 3x", "提 速 三 倍"),
+        ("占 1/2", "占 二 分 之 一"),
+        ("通过/失败", "通 过 或 失 败"),
+        ("12:30 开会,9:05 结束", "十 二 点 三 十 分 开 会 , 九 点 零 五 分 结 束"),
     ],
 )
 def test_numbers_and_symbols_are_said_in_chinese(text: str, expected: str) -> None:

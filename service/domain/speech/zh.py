@@ -38,6 +38,9 @@ _MAG = "KkMBT"
 _TOKENS = re.compile(
     rf"(?P<space>\s+)"
     rf"|(?P<date>(?<![\d.])\d{{4}}(?P<sep>[-/.])\d{{1,2}}(?P=sep)\d{{1,2}}(?![\d.]))"
+    rf"|(?P<clock>(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:]))"
+    rf"|(?P<fraction>(?<![\d./])\d+/\d+(?![\d./]))"
+    rf"|(?P<times>{_NUM}[x×](?![A-Za-z]))"
     rf"|(?P<version>(?<![A-Za-z0-9])[vV]\d+(?:\.\d+)*(?![\d]))"
     rf"|(?P<prange>{_NUM}%?\s*[-~～–]\s*{_NUM}%)"
     rf"|(?P<range>{_NUM}[{_MAG}]?\s*[~～–-]\s*{_NUM}[{_MAG}]?(?![A-Za-z\d]))"
@@ -177,6 +180,19 @@ class _ZhWriter:
         if kind == "date":
             y, mo, d = re.split(r"[-/.]", tok)
             self.say_zh(a, b, numbers.date(y, mo, d))
+        elif kind == "clock":
+            hour, minute = tok.split(":")
+            said = numbers.integer(hour) + "点" + ("整" if minute == "00" else "")
+            if minute != "00":
+                said += (
+                    ("零" if minute[0] == "0" else "") + numbers.integer(minute.lstrip("0")) + "分"
+                )
+            self.say_zh(a, b, said)
+        elif kind == "fraction":
+            top, bottom = tok.split("/")
+            self.say_zh(a, b, numbers.integer(bottom) + "分之" + numbers.integer(top))
+        elif kind == "times":
+            self.say_zh(a, b, self.number(tok[:-1]) + "倍")
         elif kind == "version":
             self.say_en(a, a + 1, tok[0].upper(), True)
             self.say_zh(a + 1, b, numbers.decimal(tok[1:]))
