@@ -67,8 +67,8 @@ class JobService:
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
 
         QueueUnavailable means nothing was kept and nothing will run: the store's script
-        refuses to run past a deadline shorter than the client's socket timeout, so a call
-        that timed out on a hung Redis cannot take effect when Redis resumes."""
+        refuses to run later than half the socket timeout after it was sent (by Redis's
+        clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
         self._inject("submit_sleep")
         plan = self.pipeline.plan(spec, options, video)
         job = Job(
@@ -84,9 +84,8 @@ class JobService:
             warnings=plan.warnings,
         )
         messages = [self.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
-        deadline = time.time() + self.settings.redis_timeout / 2
         try:
-            return self.store.create(job, idem, messages, QUEUE, deadline)
+            return self.store.create(job, idem, messages, QUEUE, self.settings.redis_timeout / 2)
         except redis.RedisError as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(str(exc)) from exc

@@ -155,13 +155,18 @@ class JobStore:
         idem: tuple[str, str] | None = None,
         messages: list[str] | None = None,
         queue: str = "",
-        deadline: float | None = None,
+        budget: float = 3600.0,
     ) -> tuple[Job, bool]:
         """Store a new job and push its queue ``messages`` onto ``queue``, in one atomic step,
         unless ``idem`` (key, body hash) names an existing job: then return that job and
-        False. A key reused with another body raises IdempotencyConflict. Past ``deadline``
-        (epoch seconds, checked by Redis when the script runs) nothing is written and
-        JobStoreLate is raised."""
+        False. A key reused with another body raises IdempotencyConflict.
+
+        The script must run within ``budget`` seconds of now by Redis's own clock (read
+        first, so the API host's clock does not matter); later, it writes nothing and
+        JobStoreLate is raised. Keep ``budget`` under the socket timeout: a call that timed
+        out then can never take effect afterwards."""
+        seconds, micros = self.r.time()
+        deadline_ms = int(seconds) * 1000 + int(micros) // 1000 + int(budget * 1000)
         record: dict[str, Any] = {
             "id": job.id,
             "tenant": job.tenant,
@@ -177,7 +182,7 @@ class JobStore:
             "idem": idem[0] if idem else "",
         }
         args: list[Any] = [
-            int((deadline if deadline is not None else time.time() + 3600) * 1000),
+            deadline_ms,
             f"{idem[1]} {job.id}" if idem else "",
             _key("job", ""),
             86400,
