@@ -179,10 +179,14 @@ class JobService:
     def crashed(self, job_id: str, what: str, exc: BaseException) -> None:
         """A step raised something that is not a narrate error (a bug, or a value no check
         caught): retrying cannot help, so the job fails now, with the real error."""
-        log.error("job %s: %s raised", job_id, what, exc_info=exc)
         job = self.store.get(job_id)
-        if job is not None:
-            self.fail(job, f"{what} failed: internal error: {type(exc).__name__}: {exc}")
+        if job is None or job.terminal:  # canceled or deleted under it: files went missing
+            log.info("job %s ended while %s ran (%s)", job_id, what, type(exc).__name__)
+            if job is not None:
+                self._discard_work(job)
+            return
+        log.error("job %s: %s raised", job_id, what, exc_info=exc)
+        self.fail(job, f"{what} failed: internal error: {type(exc).__name__}: {exc}")
 
     def _discard_work(self, job: Job) -> None:
         """Remove a job's intermediate files (segment audio, the staging directories of
