@@ -42,6 +42,18 @@ def children(pid: int) -> set[int]:
     return out
 
 
+def ppid(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
+def worker_mains(serve: int) -> list[int]:
+    """The Celery worker main processes serve started (not their pool children)."""
+    return [p for p in children(serve) if ppid(p) == serve and " worker " in cmdline(p)]
+
+
 def cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -82,6 +94,7 @@ def test_serve_restarts_a_dead_worker_and_sigterm_ends_every_child(tmp_path: Pat
     env = dict(os.environ, NARRATE_REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
                NARRATE_DATA_DIR=str(tmp_path), PYTHONPATH=str(ROOT))  # fmt: skip
     serve = None
+    seen: set[int] = set()
     try:
         wait_for_redis(env["NARRATE_REDIS_URL"])
         log = (tmp_path / "serve.log").open("wb")
@@ -90,34 +103,25 @@ def test_serve_restarts_a_dead_worker_and_sigterm_ends_every_child(tmp_path: Pat
             env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         wait_until(lambda: ready_workers(url) == 2, 90)
-        workers = [
-            p for p in children(serve.pid) if "celery" in cmdline(p) and " worker" in cmdline(p)
-        ]
-        mains = [p for p in workers if os.getpgid(p) == p]  # each worker leads its own group
-        assert len(mains) == 2, [cmdline(p) for p in workers]
+        seen |= children(serve.pid)
+        mains = worker_mains(serve.pid)
+        assert len(mains) == 2, [cmdline(p) for p in children(serve.pid)]
         os.kill(mains[0], signal.SIGKILL)  # a worker dies
         wait_until(lambda: not alive(mains[0]), 10)
-        wait_until(
-            lambda: (
-                len(
-                    [
-                        p
-                        for p in children(serve.pid)
-                        if os.getpgid(p) == p and "celery" in cmdline(p)
-                    ]
-                )
-                == 2
-                and ready_workers(url) == 2
-            ),
-            60,
-        )  # restarted
-        every = children(serve.pid)
+        wait_until(lambda: len(worker_mains(serve.pid)) == 2 and ready_workers(url) == 2, 60)
+        every = children(serve.pid)  # the restarted worker among them
+        seen |= every
         assert any("reconcile" in cmdline(p) for p in every)
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=40) == 0
-        wait_until(lambda: not [p for p in every if alive(p)], 20)
+        wait_until(lambda: not [p for p in every if alive(p)], 20)  # none left to PID 1
     finally:
         if serve is not None and serve.poll() is None:
             serve.kill()
+            serve.wait()
+        for pid in seen:  # whatever a failing serve left behind
+            ours = any(w in cmdline(pid) for w in ("workers.celery_app", "service.cli reconcile"))
+            if alive(pid) and ours and ppid(pid) in (1, *seen):
+                os.kill(pid, signal.SIGKILL)
         redis_proc.kill()
         redis_proc.wait()
