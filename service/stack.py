@@ -55,17 +55,18 @@ def worker_argv(name: str, concurrency: int = 1) -> list[str]:
     ]  # fmt: skip
 
 
+PR_SET_PDEATHSIG = 1
+try:  # loaded once here: the child, forked from a threaded process, only calls it
+    _PRCTL: Any = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux: stop() still ends every process group
+    _PRCTL = None
+
+
 def _die_with_parent() -> None:
     """In the child, before exec: the kernel sends SIGTERM if `narrate serve` dies, even by
     SIGKILL, so no worker is left running, reparented to PID 1."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:  # not Linux: stop() still ends every process group it started
-        pass
-
-
-PR_SET_PDEATHSIG = 1
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class Stack:
