@@ -58,7 +58,9 @@ def task_message(app: Celery, name: str, args: list[Any]) -> str:
     ``app.send_task(name, args=args)``: built here so that the job store can push them in the
     same atomic step that writes the job's record."""
     task_id = str(uuid.uuid4())
-    headers, properties, body, _ = app.amqp.create_task_message(task_id, name, args, {})
+    headers, properties, body, _ = app.amqp.create_task_message(
+        task_id, name, args, {}, ignore_result=None
+    )  # as send_task: None defers to the task's own setting
     payload = json.dumps(body).encode()
     return json.dumps(
         {

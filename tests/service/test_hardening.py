@@ -212,3 +212,30 @@ def test_malformed_bodies_are_4xx_with_a_message(idle: Stack) -> None:
             assert isinstance(r.json()["detail"], str) and r.json()["detail"], what
         assert c.get("/v1/jobs").json()["jobs"] == []
     assert not [p for p in (idle.data_dir / "artifacts").rglob("*") if p.is_file()]
+
+
+def test_stored_task_messages_are_what_celery_itself_would_queue(idle: Stack) -> None:
+    """The create script pushes messages built by task_message(); on a Celery or kombu
+    upgrade they must still be what send_task puts on the queue (ids and tags aside)."""
+    import base64
+    import json
+
+    from service.adapters.queue import QUEUE, make_celery, task_message
+    from service.config import Settings
+
+    app = make_celery(Settings(redis_url=idle.env["NARRATE_REDIS_URL"]))
+    r = idle.redis()
+    app.send_task("narrate.segment", args=["abc", 3])
+    real = json.loads(r.lpop(QUEUE))
+    mine = json.loads(task_message(app, "narrate.segment", ["abc", 3]))
+    ids = {"id", "root_id", "correlation_id", "delivery_tag", "reply_to", "origin"}
+
+    def shape(m: dict[str, object]) -> dict[str, object]:
+        out = {k: v for k, v in m.items() if k not in ("headers", "properties", "body")}
+        for part in ("headers", "properties"):
+            out[part] = {k: v for k, v in m[part].items() if k not in ids}  # type: ignore[attr-defined]
+        out["body"] = json.loads(base64.b64decode(m["body"]))  # type: ignore[arg-type]
+        return out
+
+    assert shape(mine) == shape(real)
+    assert mine["headers"]["id"] == mine["properties"]["correlation_id"]
