@@ -239,3 +239,32 @@ def test_stored_task_messages_are_what_celery_itself_would_queue(idle: Stack) ->
 
     assert shape(mine) == shape(real)
     assert mine["headers"]["id"] == mine["properties"]["correlation_id"]
+
+
+def test_a_create_that_reaches_redis_late_writes_nothing(idle: Stack) -> None:
+    """The hard case of a hung Redis: the create script was sent, the API gave up waiting
+    (503), and Redis runs the buffered script when it resumes. It must change nothing."""
+    import redis as redislib
+
+    from service.adapters.jobstore import Job, JobStore
+
+    store = JobStore.from_url(idle.env["NARRATE_REDIS_URL"], timeout=1)
+
+    def job(n: int) -> Job:
+        return Job(id=f"j{n}", tenant="alpha", status="queued", created=time.time(),
+                   updated=time.time(), spec={}, options={}, has_video=False, segments_total=1)  # fmt: skip
+
+    store.create(job(0), ("k0", "h"), ["m0"], "narrate", budget=0.5)  # the script is loaded
+    before = store.r.time()
+    store.r.time = lambda: before  # TIME answered just before Redis hung
+    idle.procs["redis"].send_signal(signal.SIGSTOP)
+    try:
+        with pytest.raises(redislib.RedisError):
+            store.create(job(1), ("k1", "h"), ["m1"], "narrate", budget=0.5)
+    finally:
+        idle.procs["redis"].send_signal(signal.SIGCONT)
+    time.sleep(0.5)  # the buffered EVALSHA has run by now
+    r = idle.redis()
+    assert r.exists("narrate:job:j0") and not r.exists("narrate:job:j1")
+    assert r.lrange("narrate", 0, -1) == ["m0"] and not r.exists("narrate:idem:alpha:k1")
+    assert not r.sismember("narrate:active", "j1")
