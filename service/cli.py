@@ -79,11 +79,27 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
-    from service.voices import load_catalog
+    from service.voicepacks import zh_baker
+    from service.voices import NEURAL, load_catalog
 
-    for v in load_catalog(get_settings().voices_file).voices:
+    settings = get_settings()
+    if getattr(args, "voices_command", None) == "install":
+        if args.voice != zh_baker.VOICE:
+            raise InputError(f"no voice pack named {args.voice!r}; installable: {zh_baker.VOICE}")
+        paths = zh_baker.Paths(zh_baker.default_cache(), settings.data_dir)
+        zh_baker.install(paths, args.accept_license)
+        return 0
+    neural_installed = zh_baker.installed(settings.data_dir) is not None
+    for v in load_catalog(settings.voices_file).voices:
         mark = "*" if v.default else " "
-        print(f"{mark} {v.engine:<7} {v.language:<3} {v.gender:<7} {v.id}")
+        note = ""
+        if v.engine == NEURAL:
+            note = (
+                "  (installed; CC BY-NC-SA 4.0, non-commercial)"
+                if neural_installed
+                else f"  (not installed: {zh_baker.INSTALL_COMMAND})"
+            )
+        print(f"{mark} {v.engine:<11} {v.language:<3} {v.gender:<7} {v.id}{note}")
     return 0
 
 
@@ -152,7 +168,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def add_render_flags(p: argparse.ArgumentParser) -> None:
     """The per-render choices, the same for `render` and `submit`."""
-    p.add_argument("--engine", choices=["espeak", "edge", "auto"])
+    p.add_argument("--engine", choices=["espeak", "edge", "auto", "fastspeech2"])
     p.add_argument("--voice")
     p.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
     p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
@@ -189,7 +205,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
         func=cmd_schema
     )
-    sub.add_parser("voices", help="list the voice catalog").set_defaults(func=cmd_voices)
+    vo = sub.add_parser("voices", help="list the voice catalog, or install a voice pack")
+    vo.set_defaults(func=cmd_voices)
+    vo_sub = vo.add_subparsers(dest="voices_command")
+    vi = vo_sub.add_parser(
+        "install", help="build and install an opt-in voice pack (zh-baker: non-commercial)"
+    )
+    vi.add_argument("voice", help="the voice to install: zh-baker")
+    vi.add_argument(
+        "--accept-license",
+        action="store_true",
+        help="accept the voice's licence (zh-baker: CC BY-NC-SA 4.0, non-commercial use only)",
+    )
+    vi.set_defaults(func=cmd_voices)
 
     sv = sub.add_parser("serve", help="run the API and N workers (and a local Redis if needed)")
     sv.add_argument("--host", default="127.0.0.1")

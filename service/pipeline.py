@@ -10,7 +10,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +182,7 @@ class Pipeline:
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
         """Everything that can be checked before any audio is made: voices, pace, video."""
         spec = options.apply(spec)
-        casting = self.catalog.cast(spec)
+        casting = self.catalog.cast(spec, installed=self.engines)
         warnings = check_pace(spec)
         info = None
         if video is not None:
@@ -226,9 +226,8 @@ class Pipeline:
             if casting.fallback is None:
                 raise EngineError(casting.engine, "engine is not available on this machine")
             reason = f"{casting.engine} is not available"
-        fb = casting.fallback
-        warnings.append(f"{reason}; fell back to {fb.engine} voice {fb.id}")
-        fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
+        fallback = casting.fall_back()
+        warnings.append(f"{reason}; fell back to {fallback.engine} voice {fallback.voice.id}")
         return self._speak(fallback, speaker, rate, warnings, calls)
 
     def _native_fit(
@@ -258,12 +257,11 @@ class Pipeline:
                 _, _, speech = self._speak(pinned, speaker, rate, warnings, calls)
                 tried.append((rate, speech.duration_ms))
         except EngineError as exc:
-            fb = casting.fallback
-            if fb is None or fb.engine == engine_name:
+            rest = casting.after(engine_name)
+            if rest is None:
                 raise
-            warnings.append(f"{exc}; fell back to {fb.engine} voice {fb.id}")
-            offline = Casting(fb.engine, fb, None)
-            return self._native_fit(offline, speaker, target_ms, fit, warnings, calls)
+            warnings.append(f"{exc}; fell back to {rest.engine} voice {rest.voice.id}")
+            return self._native_fit(rest, speaker, target_ms, fit, warnings, calls)
         return engine_name, voice, first.duration_ms, speech, rate
 
     def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:

