@@ -4,6 +4,7 @@ timeline -> subtitles -> loudness -> mux. The CLI runs it in one process; the wo
 
 from __future__ import annotations
 
+import bisect
 import json
 import shutil
 import tempfile
@@ -40,7 +41,7 @@ from service.domain.timeline import (
     slot_ms,
     speech_target_ms,
 )
-from service.ports import Media, MuxRequest, Speech, TtsEngine, TtsRequest, VideoInfo
+from service.ports import Boundary, Media, MuxRequest, Speech, TtsEngine, TtsRequest, VideoInfo
 from service.voices import Casting, Catalog
 
 Progress = Callable[[float, str], None]
@@ -99,6 +100,30 @@ class Rendered:
 
     manifest: dict[str, Any]
     timings: dict[str, float]
+
+
+def source_words(
+    boundaries: list[Boundary], spoken: SpokenText, scale: float, speech_ms: int
+) -> list[tuple[int, int, int, int]]:
+    """Engine boundaries (spoken offsets) as (source start, end, start ms, end ms). A boundary
+    inside a piece the front-end rewrote as a whole (长上下文 said as four syllables, each
+    timed by the neural voice) stands for that whole piece, and boundaries of one piece merge:
+    a cue starts on the piece's first syllable and ends on its last."""
+    words: list[tuple[int, int, int, int]] = []
+    starts = [p.spk_start for p in spoken.pieces]
+    for w in boundaries:
+        a, b = spoken.span_to_source(w.start, w.end)
+        if b <= a and spoken.pieces:
+            piece = spoken.pieces[max(0, bisect.bisect_right(starts, w.start) - 1)]
+            a, b = piece.src_start, piece.src_end
+        if b <= a:
+            continue
+        start, end = round(w.start_ms * scale), min(round(w.end_ms * scale), speech_ms)
+        if words and words[-1][:2] == (a, b):
+            words[-1] = (a, b, min(words[-1][2], start), max(words[-1][3], end))
+        else:
+            words.append((a, b, start, end))
+    return words
 
 
 @dataclass
@@ -317,12 +342,7 @@ class Pipeline:
         name = f"segment-{index:03d}.wav"
         dsp.write_wav(workdir / name, audio, sr)
         # Engines report offsets into the spoken text; subtitles need the script's offsets.
-        words = [
-            (a, b, round(w.start_ms * scale), min(round(w.end_ms * scale), speech_ms))
-            for w in speech.boundaries
-            for a, b in [spoken.span_to_source(w.start, w.end)]
-            if b > a
-        ]
+        words = source_words(speech.boundaries, spoken, scale, speech_ms)
         phrases = [
             (p.start, p.end, p.start_ms, p.end_ms)
             for p in timed_phrases(seg.text, spec.line_chars, words, self.segment)

@@ -63,6 +63,9 @@ _TOKEN = re.compile(
 )
 
 
+Span = tuple[int, int, int, int]  # spoken start, end; first sample, end sample
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     """One thing said: a Mandarin syllable (``syl``, tone-number pinyin), a pause inside a
@@ -186,9 +189,9 @@ class FastSpeech2Engine:
         """Load the models now (the first synthesis would otherwise)."""
         _ = self._models
 
-    def _mandarin(self, run: list[Unit], rate: float) -> tuple[np.ndarray, list[Boundary]]:
-        """One FastSpeech2 + vocoder call for a run of syllables; boundaries (spoken offsets,
-        ms into the returned audio) per syllable, leading/trailing ``sil`` cut off."""
+    def _mandarin(self, run: list[Unit], rate: float) -> tuple[np.ndarray, list[Span]]:
+        """One FastSpeech2 + vocoder call for a run of syllables; (spoken start, end, first
+        sample, end sample) per syllable, the leading/trailing ``sil`` cut off."""
         fs2, voc, phon = self._models
         ids, first = phon.sequence(run)
         n = len(ids)
@@ -213,7 +216,7 @@ class FastSpeech2Engine:
         dur = durations.reshape(-1).astype(int)
         edges = np.concatenate([[0], np.cumsum(dur)]) * HOP
         lead, tail = int(edges[1]), int(edges[n - 2])  # after the first sil, before sil+eos
-        bounds: list[Boundary] = []
+        bounds: list[Span] = []
         for i, u in enumerate(run):
             if u.kind != "syl":
                 continue
@@ -222,20 +225,11 @@ class FastSpeech2Engine:
             # ``#0`` after a syllable has (nearly) no duration; a ``#3`` pause is not speech.
             if i + 1 < len(run) and ids[end_ph - 1] in (phon.symbols["#0"], phon.symbols["#3"]):
                 b = int(edges[end_ph - 1])
-            if bounds and (bounds[-1].start, bounds[-1].end) == (u.start, u.end):
+            if bounds and bounds[-1][:2] == (u.start, u.end):
                 # A letter said as two syllables (F ai2 fu5): one boundary.
-                bounds[-1] = Boundary(
-                    u.start, u.end, bounds[-1].start_ms, round((b - lead) * 1000 / SAMPLE_RATE)
-                )
+                bounds[-1] = (u.start, u.end, bounds[-1][2], b - lead)
                 continue
-            bounds.append(
-                Boundary(
-                    u.start,
-                    u.end,
-                    round((a - lead) * 1000 / SAMPLE_RATE),
-                    round((b - lead) * 1000 / SAMPLE_RATE),
-                )
-            )
+            bounds.append((u.start, u.end, a - lead, b - lead))
         return audio[lead:tail].astype(np.float32), bounds
 
     def _english(self, words: str, rate: float, level: float) -> np.ndarray:
@@ -261,11 +255,13 @@ class FastSpeech2Engine:
         cursor = speech_end = 0  # samples
         level = 0.1  # RMS of the Mandarin speech so far (English words are matched to it)
 
-        def put(audio: np.ndarray, bounds: list[Boundary]) -> None:
+        def ms(samples: int) -> int:
+            return round(samples * 1000 / SAMPLE_RATE)
+
+        def put(audio: np.ndarray, bounds: list[Span]) -> None:
             nonlocal cursor, speech_end
-            ms = round(cursor * 1000 / SAMPLE_RATE)
             boundaries.extend(
-                Boundary(b.start, b.end, b.start_ms + ms, b.end_ms + ms) for b in bounds
+                Boundary(a, b, ms(x + cursor), ms(y + cursor)) for a, b, x, y in bounds
             )
             pieces.append(audio)
             cursor += len(audio)
@@ -304,7 +300,7 @@ class FastSpeech2Engine:
                 else:
                     a, b = run[0].start, run[-1].end
                     audio = self._english(text[a:b], rate, level)
-                    bounds = [Boundary(a, b, 0, round(len(audio) * 1000 / SAMPLE_RATE))]
+                    bounds = [(a, b, 0, len(audio))]
                 if not len(audio):
                     continue
                 if last and (last != kind or kind == "en"):
