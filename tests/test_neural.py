@@ -240,3 +240,34 @@ def test_auto_falls_back_to_the_neural_voice_when_edge_is_down(
     assert {s["engine"] for s in manifest["segments"]} == {"fastspeech2"}
     assert any("fell back to fastspeech2 voice zh-baker" in w for w in manifest["warnings"])
     assert "fell back to fastspeech2 voice zh-baker" in proc.stderr
+
+
+def test_a_damaged_pack_falls_back_to_espeak(neural_data: Path, tmp_path: Path) -> None:
+    """auto: edge down, then the neural voice fails (its model file damaged), then espeak;
+    the warnings name both fallbacks and the manifest the engine that spoke."""
+    import shutil
+
+    from service.config import Settings
+    from service.domain.script import parse_script
+    from service.domain.spec import RenderOptions
+    from service.pipeline import default_pipeline
+
+    data = tmp_path / "data"
+    shutil.copytree(neural_data / "voices", data / "voices")
+    model = data / "voices" / "zh-baker" / "fastspeech2.onnx"
+    model.write_bytes(model.read_bytes()[:4096])
+    settings = Settings(
+        data_dir=data,
+        edge_wss_url="ws://127.0.0.1:9/edge/v1?TrustedClientToken=x",
+        edge_attempts=1,
+        edge_connect_timeout=2,
+    )
+    pipeline = default_pipeline(settings)
+    plan = pipeline.plan(
+        parse_script("[段 1 · 4 秒] 模型文件坏了也要能说话。"), RenderOptions(engine="auto")
+    )
+    manifest = pipeline.render(plan, tmp_path / "out").manifest
+    assert [s["engine"] for s in manifest["segments"]] == ["espeak"]
+    warnings = " | ".join(manifest["warnings"])
+    assert "fell back to fastspeech2 voice zh-baker" in warnings
+    assert "cannot load the zh-baker pack" in warnings and "fell back to espeak" in warnings

@@ -238,13 +238,22 @@ def verify(pack: Path, reference: Path) -> dict[str, Any]:
 
 
 def build(cache: Path, log: Callable[[str], None] = print) -> Path:
-    """The built pack in ``cache`` (built now if absent or damaged). Returns its directory."""
+    """The built pack in ``cache`` (built now if absent or damaged). Returns its directory.
+    One build at a time per cache (a file lock): a concurrent caller waits, then reuses it."""
+    import fcntl
+
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / f".{VOICE}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(cache, log)
+
+
+def _build(cache: Path, log: Callable[[str], None]) -> Path:
     key = build_key()
     dest = cache / f"{VOICE}-{key}"
     if is_complete(dest):
         log(f"{VOICE}: using the built pack in {dest}")
         return dest
-    cache.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f".{VOICE}-build-", dir=cache) as tmp:
         work = Path(tmp)

@@ -267,10 +267,10 @@ class FastSpeech2Engine:
             cursor += len(audio)
             speech_end = cursor
 
-        def gap(ms: float) -> None:
+        def gap(millis: float) -> None:
             nonlocal cursor
-            if pieces and ms > 0:
-                pieces.append(silence(round(ms * SAMPLE_RATE / 1000)))
+            if pieces and millis > 0:
+                pieces.append(silence(round(millis * SAMPLE_RATE / 1000)))
                 cursor += len(pieces[-1])
 
         last = ""  # kind of the last piece put ("zh"/"en"), "" after a pause
