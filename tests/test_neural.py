@@ -169,6 +169,13 @@ def test_every_letter_name_and_syllable_has_baker_phonemes(engine: FastSpeech2En
             assert phon.syllable(syl)
     assert phon.syllable("huar1") == ["h", "ua1", "er5"]  # erhua
     assert phon.syllable("lüe4") == ["l", "ve4"]
+    # What the voice hears for "GRPO 的 rollout 阶段，KV": letters as Mandarin letter names,
+    # the English word apart for espeak's English voice, the comma a prosodic break (#3).
+    assert engine.phonemes("G R P O de5 rollout jie1 duan4 , K V") == [
+        ("zh-baker", "sil j i4 #0 ^ a1 #0 ^ er5 #0 p i1 #0 ^ ou1 #0 d e5 sil eos"),
+        ("en-us", "rollout"),
+        ("zh-baker", "sil j ie1 #0 d uan4 #3 k ai4 #0 ^ uei1 sil eos"),
+    ]
 
 
 def test_tones_are_not_flat(engine: FastSpeech2Engine) -> None:

@@ -185,6 +185,25 @@ class FastSpeech2Engine:
             raise EngineError(self.name, f"cannot load the zh-baker pack: {exc}") from None
         return fs2, voc, Phonemizer(symbols, table)
 
+    def phonemes(self, text: str, voice: str = "zh-baker") -> list[tuple[str, str]]:
+        """What the voice is given for ``text`` (spoken as one phrase), as ``synthesize`` groups
+        it: ("zh-baker", Baker phonemes) per Mandarin run, ("en-us", words) per English run.
+        For listening checks and tests."""
+        _, _, phon = self._models
+        out: list[tuple[str, str]] = []
+        run: list[Unit] = []
+        for u in [*units(text), Unit("en", "", len(text), len(text))]:
+            if u.kind != "en":
+                run.append(u)
+                continue
+            if any(x.kind == "syl" for x in run):
+                names = {v: k for k, v in phon.symbols.items()}
+                out.append((voice, " ".join(names[i] for i in phon.sequence(run)[0])))
+            run = []
+            if u.text:
+                out.append(("en-us", u.text))
+        return out
+
     def load(self) -> None:
         """Load the models now (the first synthesis would otherwise)."""
         _ = self._models
@@ -222,8 +241,9 @@ class FastSpeech2Engine:
                 continue
             end_ph = first[i + 1] if i + 1 < len(run) else n - 2
             a, b = int(edges[first[i]]), int(edges[end_ph])
-            # ``#0`` after a syllable has (nearly) no duration; a ``#3`` pause is not speech.
-            if i + 1 < len(run) and ids[end_ph - 1] in (phon.symbols["#0"], phon.symbols["#3"]):
+            # The ``#0`` after a syllable (about 100 ms) is its release into the next one, so
+            # it counts as the syllable's; a ``#3`` (a pause inside the phrase) is not speech.
+            if i + 1 < len(run) and ids[end_ph - 1] == phon.symbols["#3"]:
                 b = int(edges[end_ph - 1])
             if bounds and bounds[-1][:2] == (u.start, u.end):
                 # A letter said as two syllables (F ai2 fu5): one boundary.
