@@ -105,7 +105,7 @@ class Catalog:
         neural = next(
             (v for v in self.voices if v.engine == NEURAL and v.language == spec.language), None
         )
-        if engine == NEURAL or (chosen and chosen.engine == NEURAL):
+        if engine == NEURAL or (engine == "auto" and chosen and chosen.engine == NEURAL):
             if neural is None:
                 raise InputError(f"engine {NEURAL} has no {spec.language!r} voice")
             if NEURAL not in installed:

@@ -144,6 +144,12 @@ def test_auto_chain_includes_the_neural_voice_only_once_installed() -> None:
         catalog.cast(en, engine="fastspeech2", installed=("fastspeech2",))
     explicit = catalog.cast(zh, engine="fastspeech2", installed=("fastspeech2",))
     assert explicit.engine == "fastspeech2" and explicit.fallback is None
+    # Asking for the voice under auto: the neural voice first, espeak-ng after it.
+    by_voice = catalog.cast(zh, voice="zh-baker", installed=("fastspeech2",))
+    assert by_voice.engine == "fastspeech2" and by_voice.fallback
+    assert by_voice.fallback.engine == "espeak"
+    with pytest.raises(InputError, match="narrate voices install zh-baker --accept-license"):
+        catalog.cast(zh, voice="zh-baker")
 
 
 def test_latin_inside_chinese_is_split_for_the_voice() -> None:
