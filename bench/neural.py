@@ -5,7 +5,7 @@ with --fresh-build into a throwaway cache), install time, model load time, resid
 speaking speed at rate 1 (display characters and syllables per second of speech) and the
 realtime factor (synthesis wall time / audio length) on the Chinese examples, and the tone
 check: the pitch gap in semitones between tone-1 and tone-3 syllables (autocorrelation pitch
-tracker over each syllable's frames, from the engine's own per-syllable timings). Usage:
+tracker; ten syllables each said alone with tone 1 and with tone 3, median gap). Usage:
     .venv/bin/python bench/neural.py [--fresh-build]
 """
 

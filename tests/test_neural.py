@@ -77,19 +77,19 @@ def f0_track(x: np.ndarray, sr: int, hop_ms: int = 10) -> np.ndarray:
 
 
 def tone_gap(engine: FastSpeech2Engine) -> float:
-    """Semitones between the median pitch of tone-1 and of tone-3 syllables, alternating."""
-    bases = ["ma", "ba", "da", "tang", "gao", "shan", "fei", "lao", "ying", "hua"]
-    text = " ".join(f"{b}1 {b}3" for b in bases) + " ."
-    speech = engine.synthesize(TtsRequest(text, "zh-baker", "zh"))
-    f0 = f0_track(speech.audio, speech.rate)
-    medians: dict[str, list[float]] = {"1": [], "3": []}
-    for b in speech.boundaries:
-        seg = f0[b.start_ms // 10 : b.end_ms // 10]
-        seg = seg[~np.isnan(seg)]
-        if len(seg) >= 3:
-            medians[text[b.end - 1]].append(float(np.median(seg)))
-    assert len(medians["1"]) >= 5 and len(medians["3"]) >= 4, medians
-    return float(12 * np.log2(np.median(medians["1"]) / np.median(medians["3"])))
+    """Semitones between tone 1 and tone 3: each of ten syllables said alone with either tone,
+    the median voiced pitch of each utterance compared; the median over the ten."""
+    gaps = []
+    for base in ["ma", "ba", "da", "tang", "gao", "shan", "fei", "lao", "ying", "hua"]:
+        medians = []
+        for tone in (1, 3):
+            speech = engine.synthesize(TtsRequest(f"{base}{tone} .", "zh-baker", "zh"))
+            f0 = f0_track(speech.audio, speech.rate)
+            f0 = f0[~np.isnan(f0)]
+            assert len(f0) >= 5, (base, tone)
+            medians.append(float(np.median(f0)))
+        gaps.append(12 * np.log2(medians[0] / medians[1]))
+    return float(np.median(gaps))
 
 
 # -- without the pack -------------------------------------------------------------------------
@@ -186,8 +186,8 @@ def test_every_letter_name_and_syllable_has_baker_phonemes(engine: FastSpeech2En
 
 def test_tones_are_not_flat(engine: FastSpeech2Engine) -> None:
     """The graph's pitch/energy dropout restored: tone 1 sits well above tone 3 (measured
-    6.8 semitones; with the dropout lost in conversion it drops to 4.0)."""
-    assert tone_gap(engine) >= 5.5
+    9.8 semitones; with the dropout a no-op, as tf2onnx leaves it, 5.3)."""
+    assert tone_gap(engine) >= 7.5
 
 
 def test_native_rate_durations_and_syllable_timing(engine: FastSpeech2Engine) -> None:

@@ -234,7 +234,12 @@ class FastSpeech2Engine:
             audio = voc.run(None, {"mels": mel.astype(np.float32)})[0].reshape(-1)
         dur = durations.reshape(-1).astype(int)
         edges = np.concatenate([[0], np.cumsum(dur)]) * HOP
-        lead, tail = int(edges[1]), int(edges[n - 2])  # after the first sil, before sil+eos
+        # Speech starts after the first ``sil``. The last ``sil`` still carries the release of the
+        # last syllable (a vowel's tail: cutting there clips it), so the audio runs to ``eos``
+        # and only its silent end is trimmed.
+        lead = int(edges[1])
+        _, loud_end = speech_bounds(audio[lead : int(edges[n - 1])])
+        tail = max(lead + loud_end, int(edges[n - 2]))
         bounds: list[Span] = []
         for i, u in enumerate(run):
             if u.kind != "syl":
@@ -250,6 +255,8 @@ class FastSpeech2Engine:
                 bounds[-1] = (u.start, u.end, bounds[-1][2], b - lead)
                 continue
             bounds.append((u.start, u.end, a - lead, b - lead))
+        if bounds:
+            bounds[-1] = (*bounds[-1][:3], tail - lead)
         return audio[lead:tail].astype(np.float32), bounds
 
     def _english(self, words: str, rate: float, level: float) -> np.ndarray:
