@@ -61,7 +61,10 @@ Licence of the voice weights and of the audio made with them:
 MAX_DURATION_DIFF = 1  # frames, per phoneme
 MIN_PROSODY_CORR = 0.99  # predicted f0 / energy per phoneme, Pearson
 MAX_MEL_DIFF = 0.15  # mean |Δ| of the log-mel, same noise, where durations agree
-MAX_AUDIO_DIFF = 1e-4  # vocoder on tflite's mel
+# The vocoder on tflite's mel: the graph has one int8 quantize/dequantize step, so a sample on
+# a rounding edge may land one step (1/127) away; on average they agree to float precision.
+MAX_AUDIO_DIFF = 0.01
+MAX_AUDIO_MEAN_DIFF = 1e-4
 
 
 class PackError(NarrateError):
@@ -211,6 +214,7 @@ def verify(pack: Path, reference: Path) -> dict[str, Any]:
         mel_diff = float(np.mean(np.abs(out[1] - ref[f"mel{k}"]))) if same else None
         audio = voc.run(None, {"mels": ref[f"mel{k}"]})[0]
         audio_diff = float(np.max(np.abs(audio - ref[f"audio{k}"])))
+        audio_mean = float(np.mean(np.abs(audio - ref[f"audio{k}"])))
         probe = {
             "phonemes": int(ids.shape[1]),
             "max_duration_diff": dur_diff,
@@ -218,6 +222,7 @@ def verify(pack: Path, reference: Path) -> dict[str, Any]:
             "energy_corr": round(en_corr, 5),
             "mel_mean_abs_diff": None if mel_diff is None else round(mel_diff, 5),
             "vocoder_max_abs_diff": audio_diff,
+            "vocoder_mean_abs_diff": audio_mean,
         }
         report["probes"].append(probe)
         bad = []
@@ -227,8 +232,8 @@ def verify(pack: Path, reference: Path) -> dict[str, Any]:
             bad.append(f"f0/energy correlation {f0_corr:.4f}/{en_corr:.4f}")
         if mel_diff is not None and mel_diff > MAX_MEL_DIFF:
             bad.append(f"mel differs by {mel_diff:.3f} on average")
-        if audio_diff > MAX_AUDIO_DIFF:
-            bad.append(f"vocoder differs by {audio_diff:.2e}")
+        if audio_diff > MAX_AUDIO_DIFF or audio_mean > MAX_AUDIO_MEAN_DIFF:
+            bad.append(f"vocoder differs by {audio_diff:.2e} (mean {audio_mean:.2e})")
         if bad:
             raise PackError(f"converted models do not reproduce tflite (probe {k}): {bad}")
         k += 1
