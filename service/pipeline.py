@@ -467,7 +467,7 @@ class Pipeline:
 def default_pipeline(settings: Settings) -> Pipeline:
     """The pipeline wired to this machine's adapters."""
     from service.adapters.media import FfmpegMedia
-    from service.adapters.segmenter import cjk_words
+    from service.adapters.segmenter import tagged_words
     from service.adapters.tts import available_engines
     from service.voices import load_catalog
 
@@ -476,5 +476,5 @@ def default_pipeline(settings: Settings) -> Pipeline:
         available_engines(settings),
         FfmpegMedia(settings),
         load_catalog(settings.voices_file),
-        cjk_words,
+        tagged_words,
     )

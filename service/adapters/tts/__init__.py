@@ -9,7 +9,7 @@ from service.ports import TtsEngine
 def available_engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
     """espeak-ng always; edge-tts with a fleet-wide guard in Redis when a Redis is configured
     (the service), an in-process guard otherwise (the one-process CLI)."""
-    from service.adapters.segmenter import cjk_words
+    from service.adapters.segmenter import tagged_words
     from service.adapters.tts.cache import CachedEngine
     from service.adapters.tts.edge import EdgeConfig, EdgeEngine
     from service.adapters.tts.espeak import EspeakEngine
@@ -43,7 +43,7 @@ def available_engines(settings: Settings, use_redis: bool | None = None) -> dict
         ),
         guard,
     )
-    engines: list[TtsEngine] = [EspeakEngine(segment=cjk_words), edge]
+    engines: list[TtsEngine] = [EspeakEngine(segment=tagged_words), edge]
     if settings.tts_cache:
         return {e.name: CachedEngine(e, settings.cache_dir) for e in engines}
     return {e.name: e for e in engines}
