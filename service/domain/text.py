@@ -232,22 +232,24 @@ def zh_punct(text: str) -> str:
 def render_line(raw: str, language: str, cue_end: bool = False, continues: bool = True) -> str:
     """A line as shown. Chinese: a comma or 。 inside the line becomes one space and is dropped
     at its end, 、 is dropped at a line end, no space next to full-width punctuation, and at
-    a cue end no trailing —— or … while the text goes on. ``raw`` is already zh_punct'ed."""
+    a line end no trailing —— (nor … at a cue end while the text goes on). ``raw`` is already zh_punct'ed."""
     if language != "zh":
         return " ".join(raw.split())
     out: list[str] = []
-    for c in raw:
-        if c in "，,。" or c.isspace():
+    for tok in _TOKEN.finditer(raw):
+        piece = tok.group()
+        if (tok.lastgroup == "punct" and piece in "，,。") or tok.lastgroup == "space":
             if out and out[-1] != " ":
                 out.append(" ")
         else:
-            out.append(c)
+            out.append(piece)
     s = "".join(out)
     s = re.sub(r" *([，。、；：？！…—「」『』（）《》〈〉【】“”]) *", _keep_space_after_closer, s)
     while True:
-        t = s.strip().rstrip("，,。、")
-        if cue_end:
-            t = t.rstrip("—" if not continues else "—…")
+        # A line break is itself the pause a dash marks: no dash at a line end either.
+        t = s.strip().rstrip("，,。、—")
+        if cue_end and continues:
+            t = t.rstrip("…")
         if t == s:
             return s
         s = t
@@ -329,11 +331,11 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("unit", "noun", AVOID, "never between a measure word and its noun"),
         ("unit", "verb", 8, "after a quantity, before a verb"),
         ("pron", "noun", 12, "inside a noun phrase"),
+        ("adv", "*", AVOID, "never between an adverb and what it modifies"),
         ("*", "conj", 2, "before a conjunction"),
         ("*", "forward", 3, "before a preposition or forward-binding word"),
         ("localizer", "*", 2, "after a localizer: a place phrase ends"),
         ("particle", "*", 7, "after an aspect particle: between a verb and its object"),
-        ("adv", "*", AVOID, "never between an adverb and what it modifies"),
         ("*", "adv", 4, "before an adverb"),
         ("noun", "verb", 4, "between subject and predicate"),
         ("pron", "verb", 5, "between subject and predicate"),
@@ -353,6 +355,7 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("forward", "*", NEVER, "never after a preposition"),
         ("conj", "*", AVOID, "never after a conjunction"),
         ("adj", "word", AVOID, "never between an adjective and its noun"),
+        ("modifier", "noun", 12, "between a participle or comparative and its noun"),
         ("*", "conj", 2, "before a conjunction"),
         ("*", "forward", 3, "before a preposition"),
         ("aux", "*", 8, "inside a verb group"),
@@ -451,6 +454,10 @@ def _en_classes(tok: Token, prev: Token | None) -> frozenset[str]:
         out.add("aux")
     elif len(low) > 4 and low.endswith(_EN_ADJ_SUFFIXES):
         out.add("adj")
+    elif len(low) > 4 and low.endswith(("ing", "ed", "er", "est")):
+        out.add("modifier")
+    if not out & {"article", "forward", "conj", "aux", "num"}:
+        out.add("noun")  # a content word: what a modifier before it may modify
     return frozenset(out)
 
 
@@ -636,12 +643,20 @@ def split_phrases(
 
 # -- lines ----------------------------------------------------------------------------------
 
+MISSED_PUNCT = 4.0  # a two-line cue that breaks elsewhere than at its clause punctuation
 TOP_HEAVY = 0.4  # per width unit the top line is longer than the bottom one
 BOTTOM_HEAVY = 0.3  # per unit the bottom line is longer: balanced, slightly bottom-heavy
 
 
 def _balance(top: float, bottom: float) -> float:
     return (top - bottom) * TOP_HEAVY if top > bottom else (bottom - top) * BOTTOM_HEAVY
+
+
+def _inner_punct(an: Analysis, p: int, q: int) -> int:
+    """Clause punctuation inside text[p:q] (not at its end), 、 of a list aside."""
+    body = an.base[p:q].rstrip()
+    body = body.rstrip("".join(CLAUSE_END | CLOSERS))
+    return sum(1 for c in body if c in CLAUSE_END and c != "、" and c != ".") - body.count("—") // 2
 
 
 def layout_lines(
@@ -651,6 +666,7 @@ def layout_lines(
     ``limit`` width: one line if it fits, else the break costs plus a balance term. A single
     unbreakable atom may overflow a line of its own. None when it cannot fit."""
     lang = an.language
+    missed_cost = MISSED_PUNCT if lang == "zh" else 1.0
     cands = sorted(p for p in an.costs if a < p < b and an.text[a:p].strip())
     memo: dict[tuple[int, int], tuple[float, list[str]] | None] = {}
 
@@ -666,7 +682,8 @@ def layout_lines(
         shown, ok = line(p, b)
         result: tuple[float, list[str]] | None = None
         if ok:
-            result = (0.0, [shown] if shown else [])
+            missed = 0.0 if p == a else missed_cost * _inner_punct(an, p, b)
+            result = (missed, [shown] if shown else [])
         elif k > 1:
             for c in cands:
                 if c <= p:
@@ -678,6 +695,7 @@ def layout_lines(
                 if rest is None or not head or not rest[1]:
                     continue
                 cost = an.costs[c] + rest[0] + _balance(width(head, lang), width(rest[1][0], lang))
+                cost += missed_cost * _inner_punct(an, p, c)
                 if result is None or cost < result[0]:
                     result = (cost, [head, *rest[1]])
         memo[key] = result
