@@ -273,7 +273,7 @@ FORWARD = {
     "为", "当", "按", "据", "跟", "比", "除", "自", "令", "使", "叫", "连", "就", "也", "都",
     "又", "还", "才", "最", "更", "很", "太", "不", "没", "未", "别", "只", "仅", "均", "各",
     "每", "该", "其", "所有", "这", "那", "这个", "那个", "这些", "那些", "这块", "这种",
-    "那种", "一种", "通过", "关于", "对于", "根据", "经过", "随着", "作为", "用", "靠",
+    "那种", "一种", "关于", "对于", "根据", "经过", "随着", "作为", "用", "靠",
 }  # fmt: skip
 CONJUNCTIONS = {"和", "与", "及", "或", "而", "但", "并", "且", "而是", "但是", "并且", "或者",
                 "以及", "因为", "所以", "如果", "虽然", "然而", "同时", "不过", "而且", "因此"}  # fmt: skip
@@ -366,8 +366,14 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
 _NOUN_TAGS = ("n", "vn", "j", "l", "an", "s", "nz", "ng", "nr", "ns", "nt", "nrt", "nrfg")
 
 
+# jieba's tags that are wrong on tech text: 通过 is "pass" far more often than "by means of".
+TAG_FIXES = {"通过": "v", "显卡": "n", "显存": "n", "缓存": "n", "算力": "n", "比特": "q"}
+COORDINATORS = set("与和及或跟")
+
+
 def _zh_classes(tok: Token, prev: Token | None) -> frozenset[str]:
-    w, tag = tok.text, tok.tag
+    w = tok.text
+    tag = TAG_FIXES.get(w, tok.tag)
     out: set[str] = set()
     if tok.kind == "punct":
         if w in OPENERS:
@@ -544,6 +550,16 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         last = i
     if language == "zh":
         _list_penalties(tokens, costs)
+        # "通过与失败": a coordinator between two short words binds them into one phrase.
+        for i in range(1, len(tokens) - 1):
+            left, mid, right = tokens[i - 1], tokens[i], tokens[i + 1]
+            if (
+                mid.text in COORDINATORS
+                and left.kind == right.kind == "cjk"
+                and len(left.text) <= 2
+                and mid.start in costs
+            ):
+                costs[mid.start] = max(costs[mid.start], 12.0)
     return Analysis(text, language, base, tuple(tokens), costs, tuple(classes))
 
 
