@@ -538,6 +538,7 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         shown = Token(base[tok.start : tok.end], tok.kind, tok.start, tok.tag)
         classes.append(classify(shown, prev))
         prev = shown
+    an_base = base
     costs: dict[int, float] = {}
     last: int | None = None
     for i, tok in enumerate(tokens):
@@ -550,6 +551,12 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         last = i
     if language == "zh":
         _list_penalties(tokens, costs)
+        # "失败 / 轨迹的 rollout": a break just before a 的 cuts a modifier short (unless it
+        # falls where a phrase starts anyway: "过去三年里 / 最重要的").
+        des = [t.start for t in tokens if t.text == "的"]
+        for pos in costs:
+            if costs[pos] > 4 and any(0 < d - pos <= 4 and "，" not in an_base[pos:d] for d in des):
+                costs[pos] += 4.0
         # "通过与失败": a coordinator between two short words binds them into one phrase.
         for i in range(1, len(tokens) - 1):
             left, mid, right = tokens[i - 1], tokens[i], tokens[i + 1]

@@ -9,6 +9,7 @@ import srt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.adapters.segmenter import tagged_words
 from service.domain.spec import JobSpec, Segment
 from service.domain.subtitles import (
     WRITERS,
@@ -20,7 +21,14 @@ from service.domain.subtitles import (
     settle,
     timed_phrases,
 )
-from service.domain.text import comparable, reading_chars, single_word, split_phrases, syllables, width
+from service.domain.text import (
+    Segmenter,
+    comparable, reading_chars,
+    single_word,
+    split_phrases,
+    syllables,
+    width,
+)
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 TEXT = (
@@ -30,24 +38,31 @@ TEXT = (
 
 
 def timed(
-    text: str, language: str, limit: int, pace: float, start: int = 0, pause: int = 200
+    text: str,
+    language: str,
+    limit: int,
+    pace: float,
+    start: int = 0,
+    pause: int = 200,
+    segment: Segmenter | None = None,
 ) -> list[TimedPhrase]:
     """Phrases timed as a reader at ``pace`` syllables/s with a pause after each."""
     out, t = [], start
-    for a, b in split_phrases(text, limit):
+    for a, b in split_phrases(text, limit, segment):
         d = max(150, round(syllables(text[a:b], language) / pace * 1000))
         out.append(TimedPhrase(a, b, t, t + d))
         t += d + pause
     return out
 
 
-def layout(language: str = "zh") -> Layout:
-    return Layout.for_spec(JobSpec(language=language, segments=[Segment(text="x", seconds=1)]))  # type: ignore[arg-type]
+def layout(language: str = "zh", segment: Segmenter | None = None) -> Layout:
+    spec = JobSpec(language=language, segments=[Segment(text="x", seconds=1)])  # type: ignore[arg-type]
+    return Layout.for_spec(spec, segment)
 
 
 def golden_cues() -> list:
-    lay = layout()
-    cues = narration_cues(TEXT, timed(TEXT, "zh", 16, 4.5, start=1000), lay)
+    lay = layout(segment=tagged_words)
+    cues = narration_cues(TEXT, timed(TEXT, "zh", 16, 4.5, start=1000, segment=tagged_words), lay)
     cues += overlay_cues(
         [
             ("abstract 未给出具体百分点", 2000, 5000),
