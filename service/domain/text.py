@@ -25,7 +25,7 @@ _CJK_RE = re.compile(f"[{_CJK}]")
 _TOKEN = re.compile(
     rf"(?P<cjk>[{_CJK}])"
     # A Latin word or number: "sum-preserving", "1.02T", "3.2%", "1,000", "10:30".
-    r"|(?P<word>[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/%]|[,:](?=[0-9]))*[A-Za-z0-9_%+]|[A-Za-z0-9])"
+    r"|(?P<word>[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/%]|(?<=[0-9])[,:](?=[0-9]))*[A-Za-z0-9_%+]|[A-Za-z0-9])"
     r"|(?P<space>\s+)"
     r"|(?P<punct>.)",
     re.S,

@@ -140,7 +140,7 @@ def test_cues_follow_the_rules_and_lose_nothing(text: str, pace: float, pause: i
     phrases = timed(text, "zh", lay.line_chars, pace, pause=pause)
     raw = narration_cues(text, phrases, lay)
     cues = settle(raw, lay)
-    assert comparable("".join(c.text for c in cues)) == comparable(text)
+    assert comparable("\n".join(c.text for c in cues)) == comparable(text)
     frame = 1000 / lay.fps
     for c in cues:
         assert 1 <= len(c.lines) <= lay.max_lines
