@@ -309,12 +309,13 @@ class Pipeline:
         t = time.perf_counter()
         layout = Layout.for_spec(spec, self.segment)
         cues: list[Cue] = []
-        for seg, res, slot in zip(spec.segments, results, slots, strict=True):
-            phrases = [
-                TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e)
-                for a, b, s, e in res.phrases
-            ]
-            cues += narration_cues(seg.text, phrases, layout)
+        timed = [
+            [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
+            for res, slot in zip(results, slots, strict=True)
+        ]
+        for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
+            following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
+            cues += narration_cues(seg.text, phrases, layout, following)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in overlays], layout)
         cues = settle(cues, layout)
         canvas = Canvas(

@@ -119,7 +119,8 @@ BOUNDARY_WEIGHT = 4.0  # a cue boundary separates more than a line break: it mus
 PAUSE_BONUS = 1.5  # a boundary at a 0.5 s pause is this much cheaper
 SPEED_COST = 6.0  # per character/s over the reading speed
 SHORT_COST = 3.0  # a cue up for less than the minimum duration
-NEW_SENTENCE_COST = 3.0  # a cue that starts a sentence it does not finish after ending one
+NEW_SENTENCE_COST = 3.0
+CHAIN_COST = 30.0  # a cue so long that chaining it to the next would pass 7 s  # a cue that starts a sentence it does not finish after ending one
 
 
 def _chars_per_second(chars: float, start_ms: int, end_ms: int, next_ms: int | None) -> float:
@@ -136,10 +137,13 @@ def _ends_sentence(an: Analysis, end: int) -> bool:
     return not tail or tail[-1] in SENTENCE_END or tail.endswith(".")
 
 
-def narration_cues(text: str, phrases: list[TimedPhrase], layout: Layout) -> list[Cue]:
+def narration_cues(
+    text: str, phrases: list[TimedPhrase], layout: Layout, next_ms: int | None = None
+) -> list[Cue]:
     """Group consecutive phrases into cues by dynamic programming: each cue fits the lines
     and the 7 s bound, and the grouping minimises the break costs at cue boundaries and line
-    breaks, reading-speed excess and the number of cues (boundaries at pauses are cheaper)."""
+    breaks, reading-speed excess and the number of cues (boundaries at pauses are cheaper).
+    ``next_ms``: when the next segment's speech starts, so the last cue can chain to it."""
     if not phrases:
         return []
     an = analyse(text, layout.language, layout.segment)
@@ -151,6 +155,7 @@ def narration_cues(text: str, phrases: list[TimedPhrase], layout: Layout) -> lis
     for j in range(1, n + 1):
         last = phrases[j - 1]
         nxt = phrases[j] if j < n else None
+        next_start = nxt.start_ms if nxt is not None else next_ms
         boundary = 0.0
         if nxt is not None:
             gap = max(0, nxt.start_ms - last.end_ms)
@@ -171,12 +176,14 @@ def narration_cues(text: str, phrases: list[TimedPhrase], layout: Layout) -> lis
             line_cost, lines = got
             shown = "".join(lines)
             cost = best[i] + CUE_COST + line_cost + boundary
-            cps = _chars_per_second(
-                reading_chars(shown),
-                first.start_ms,
-                last.end_ms,
-                nxt.start_ms if nxt is not None else None,
-            )
+            cps = _chars_per_second(reading_chars(shown), first.start_ms, last.end_ms, next_start)
+            if (
+                i < j - 1
+                and next_start is not None
+                and next_start - last.end_ms <= layout.chain_ms
+                and next_start - layout.gap_ms - first.start_ms > layout.max_ms
+            ):
+                cost += CHAIN_COST
             cost += SPEED_COST * max(0.0, cps - layout.max_cps)
             if last.end_ms - first.start_ms < layout.min_ms:
                 cost += SHORT_COST
