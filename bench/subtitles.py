@@ -132,16 +132,24 @@ def count(cues: list[Cue], layout: Layout, show: bool = False) -> Counter[str]:
                     hit("lines opening on a particle", line)
                 if any(line.endswith(w) and not line.endswith("存在") for w in FORWARD):
                     last = re.findall(r"[\u3400-\u9fff]+$", line)
-                    if last and any(last[0].endswith(w) for w in FORWARD if len(w) > 1 or len(last[0]) == 1 or w in "把让在对被将给从向往先"):
+                    if last and any(
+                        last[0].endswith(w)
+                        for w in FORWARD
+                        if len(w) > 1 or len(last[0]) == 1 or w in "把让在对被将给从向往先"
+                    ):
                         hit("lines ending on a forward-binding word", line)
-                if prev and re.search(r"[0-9一二三四五六七八九十两]$", prev) and line.startswith(
-                    tuple(UNITS)
+                if (
+                    prev
+                    and re.search(r"[0-9一二三四五六七八九十两]$", prev)
+                    and line.startswith(tuple(UNITS))
                 ):
                     hit("number/unit splits", f"{prev} / {line}")
             else:
                 words = line.split()
-                if words and words[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS and n + 1 < len(
-                    cue.lines
+                if (
+                    words
+                    and words[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS
+                    and n + 1 < len(cue.lines)
                 ):
                     hit("lines ending on a forward-binding word", line)
     return got

@@ -13,6 +13,7 @@ modifier and its head. Dynamic programming then picks the cheapest phrases, cues
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -232,7 +233,8 @@ def zh_punct(text: str) -> str:
 def render_line(raw: str, language: str, cue_end: bool = False, continues: bool = True) -> str:
     """A line as shown. Chinese: a comma or 。 inside the line becomes one space and is dropped
     at its end, 、 is dropped at a line end, no space next to full-width punctuation, and at
-    a line end no trailing —— (nor … at a cue end while the text goes on). ``raw`` is already zh_punct'ed."""
+    a line end no trailing —— (nor … at a cue end while the text goes on).
+    ``raw`` is already zh_punct'ed."""
     if language != "zh":
         return " ".join(raw.split())
     out: list[str] = []
@@ -275,8 +277,10 @@ FORWARD = {
     "每", "该", "其", "所有", "这", "那", "这个", "那个", "这些", "那些", "这块", "这种",
     "那种", "一种", "关于", "对于", "根据", "经过", "随着", "作为", "用", "靠",
 }  # fmt: skip
-CONJUNCTIONS = {"和", "与", "及", "或", "而", "但", "并", "且", "而是", "但是", "并且", "或者",
-                "以及", "因为", "所以", "如果", "虽然", "然而", "同时", "不过", "而且", "因此"}  # fmt: skip
+CONJUNCTIONS = {
+    "和", "与", "及", "或", "而", "但", "并", "且", "而是", "但是", "并且", "或者",
+    "以及", "因为", "所以", "如果", "虽然", "然而", "同时", "不过", "而且", "因此",
+}  # fmt: skip
 UNITS = {
     "行", "张", "个", "本", "次", "件", "条", "位", "种", "项", "倍", "层", "步", "轮", "秒",
     "分", "分钟", "小时", "天", "年", "月", "日", "周", "块", "台", "篇", "页", "组", "套",
@@ -287,8 +291,10 @@ SUFFIXES = set("度员性集率化者量器型式级类师们界感端值法")
 _CJK_DIGITS = set("零一二三四五六七八九十百千万亿两")
 _LATIN_UNITS = {"ms", "s", "GB", "MB", "KB", "TB", "B", "K", "M", "T", "x", "%", "fps", "Hz"}
 
-EN_ARTICLES = {"a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her",
-               "its", "our", "their", "some", "any", "each", "every", "no", "another", "such"}  # fmt: skip
+EN_ARTICLES = {
+    "a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her",
+    "its", "our", "their", "some", "any", "each", "every", "no", "another", "such",
+}  # fmt: skip
 EN_PREPOSITIONS = {"of", "in", "on", "at", "to", "for", "with", "from", "by", "about", "into",
                    "over", "after", "before", "under", "between", "through", "during", "without",
                    "within", "as", "than", "via", "per", "against", "across", "behind",
@@ -417,7 +423,7 @@ def _zh_classes(tok: Token, prev: Token | None) -> frozenset[str]:
         out.add("conj")
     elif w in FORWARD or tag == "p":
         out.add("forward")
-    if tag.startswith(_NOUN_TAGS) or tag in ("zg", "") and not out:
+    if tag.startswith(_NOUN_TAGS) or (tag in ("zg", "") and not out):
         out.add("noun")
     elif tag.startswith("v"):
         out.add("verb")
@@ -591,11 +597,17 @@ def _clause_bounds(an: Analysis) -> list[int]:
         if tok.kind != "punct" or an.base[tok.start] not in CLAUSE_END:
             continue
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if tok.text == "." and an.base[tok.start] == "." and nxt is not None:
-            if nxt.kind != "space":
-                continue  # "e.g" inside a word-ish run
-        if nxt is not None and nxt.kind == "punct" and (
-            an.base[nxt.start] in CLAUSE_END or nxt.text in CLOSERS
+        if (
+            tok.text == "."
+            and an.base[tok.start] == "."
+            and nxt is not None
+            and nxt.kind != "space"
+        ):
+            continue  # "e.g" inside a word-ish run
+        if (
+            nxt is not None
+            and nxt.kind == "punct"
+            and (an.base[nxt.start] in CLAUSE_END or nxt.text in CLOSERS)
         ):
             continue  # break after the whole run of punctuation: "——", "。」"
         end = tok.end
@@ -649,10 +661,10 @@ def split_phrases(
     an = analyse(text, lang, segment)
     bounds = [0, *_clause_bounds(an), len(text)]
     cuts: list[int] = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         cuts += [a, *_split_clause(an, a, b, limit)]
     cuts.append(len(text))
-    spans = [(x, y) for x, y in zip(cuts, cuts[1:], strict=False) if text[x:y].strip()]
+    spans = [(x, y) for x, y in itertools.pairwise(cuts) if text[x:y].strip()]
     if not spans:
         return [(0, len(text))]
     # Spans must cover the text end to end: give any whitespace-only piece to its neighbour.

@@ -23,7 +23,8 @@ from service.domain.subtitles import (
 )
 from service.domain.text import (
     Segmenter,
-    comparable, reading_chars,
+    comparable,
+    reading_chars,
     single_word,
     split_phrases,
     syllables,
@@ -168,7 +169,9 @@ def test_reading_speed_extends_the_out_time_up_to_half_a_second() -> None:
     assert reading_chars(cues[0].text) / ((cues[0].end_ms - 1000) / 1000) <= 9
     assert cues[0].end_ms <= 2100 + 500
     # Never into the next cue: two frames before it at the latest.
-    two = narration_cues(text + "。对", [TimedPhrase(0, 14, 1000, 2100), TimedPhrase(14, 15, 4000, 4900)], lay)
+    two = narration_cues(
+        text + "。对", [TimedPhrase(0, 14, 1000, 2100), TimedPhrase(14, 15, 4000, 4900)], lay
+    )
     assert len(two) == 2
     settled = settle(two, lay)
     assert settled[0].end_ms <= 2600 and settled[1].start_ms == 4000

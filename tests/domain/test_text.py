@@ -43,7 +43,9 @@ _pieces = st.one_of(
     st.sampled_from(["，", "。", "；", "、", "——", " ", ": ", ", ", "? ", "，“", "”"]),
 )
 texts = st.lists(_pieces, min_size=1, max_size=25).map("".join).filter(lambda t: bool(t.strip()))
-LATIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/%]|(?<=[0-9])[,:](?=[0-9]))*[A-Za-z0-9_%+]|[A-Za-z0-9]")
+LATIN = re.compile(
+    r"[A-Za-z0-9](?:[A-Za-z0-9_'’.+\-/%]|(?<=[0-9])[,:](?=[0-9]))*[A-Za-z0-9_%+]|[A-Za-z0-9]"
+)
 
 
 def layout_of(text: str, language: str = "zh", pace: float = 4.5) -> list[list[str]]:
@@ -85,11 +87,20 @@ EXPECTED = [
     ("直接压到 2 比特?精度通常会崩。", "直接压到 2 比特？精度通常会崩"),
     ("我昨天在图书馆看了三本关于人工智能的书", "我昨天在图书馆 / 看了三本关于人工智能的书"),
     ("这是我们团队过去三年里最重要的一次技术升级", "这是我们团队过去三年里 / 最重要的一次技术升级"),
-    ("代码性能提升、轨迹长度增长抑制、训练稳定性提升", "代码性能提升 / 轨迹长度增长抑制、训练稳定性提升"),
+    (
+        "代码性能提升、轨迹长度增长抑制、训练稳定性提升",
+        "代码性能提升 / 轨迹长度增长抑制、训练稳定性提升",
+    ),
     # Our own.
-    ("代码 Agent 的 RL 几乎都用可执行测试当奖励源", "代码 Agent 的 RL / 几乎都用可执行测试当奖励源"),
+    (
+        "代码 Agent 的 RL 几乎都用可执行测试当奖励源",
+        "代码 Agent 的 RL / 几乎都用可执行测试当奖励源",
+    ),
     ("先用少量校准数据找出对误差最敏感的头", "先用少量校准数据找出 / 对误差最敏感的头"),
-    ("这些头保留 8 比特,其余的头用 2 比特加逐通道缩放", "这些头保留 8 比特 / 其余的头用 2 比特加逐通道缩放"),
+    (
+        "这些头保留 8 比特,其余的头用 2 比特加逐通道缩放",
+        "这些头保留 8 比特 / 其余的头用 2 比特加逐通道缩放",
+    ),
     ("低排名 downweight,按比例 rescale", "低排名 downweight 按比例 rescale"),
     ("定在 10:30,预算 1,000 元,增长 3.2%。", "定在 10:30 预算 1,000 元 增长 3.2%"),
 ]
@@ -173,7 +184,9 @@ def test_wrap_keeps_words_whole_and_lines_short(text: str, limit: int) -> None:
         assert width(line) <= limit or single_word(line)
         assert not re.search(r"[，。]$", line)
     # A break never leaves punctuation at the start of the next line.
-    assert all(line[0] not in CLAUSE_END | {"，", "。", "？", "！", "：", "；"} for line in lines[1:])
+    assert all(
+        line[0] not in CLAUSE_END | {"，", "。", "？", "！", "：", "；"} for line in lines[1:]
+    )
     # Every Latin word of the text appears whole on one line.
     for word in LATIN.findall(text):
         assert any(word in line for line in lines), word
