@@ -361,7 +361,7 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("forward", "*", NEVER, "never after a preposition"),
         ("conj", "*", AVOID, "never after a conjunction"),
         ("adj", "word", AVOID, "never between an adjective and its noun"),
-        ("modifier", "noun", 12, "between a participle or comparative and its noun"),
+        ("modifier", "noun", AVOID, "between a participle or comparative and its noun"),
         ("*", "conj", 2, "before a conjunction"),
         ("*", "forward", 3, "before a preposition"),
         ("aux", "*", 8, "inside a verb group"),

@@ -115,7 +115,7 @@ def timed_phrases(
 
 
 CUE_COST = 3.0  # each cue: fewer, fuller cues unless a boundary is worth it
-BOUNDARY_WEIGHT = 4.0  # a cue boundary separates more than a line break: it must cost less
+BOUNDARY_WEIGHT = 3.0  # a cue boundary separates more than a line break: it must cost less
 PAUSE_BONUS = 1.5  # a boundary at a 0.5 s pause is this much cheaper
 SPEED_COST = 6.0  # per character/s over the reading speed
 SHORT_COST = 3.0  # a cue up for less than the minimum duration
