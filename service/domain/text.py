@@ -348,6 +348,7 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("time", "*", 4, "after a time word"),
         ("verb", "*", 7, "between a verb and its object"),
         ("noun", "noun", 10, "inside a compound"),
+        ("char", "char", 10, "between characters (no tagger): maybe inside a word"),
         ("*", "*", 6, "elsewhere"),
     ],
     "en": [
@@ -423,7 +424,9 @@ def _zh_classes(tok: Token, prev: Token | None) -> frozenset[str]:
         out.add("conj")
     elif w in FORWARD or tag == "p":
         out.add("forward")
-    if tag.startswith(_NOUN_TAGS) or (tag in ("zg", "") and not out):
+    if tag == "" and len(w) == 1 and not out:
+        out.add("char")  # no tagger: a character that may be half of a word
+    elif tag.startswith(_NOUN_TAGS) or (tag in ("zg", "") and not out):
         out.add("noun")
     elif tag.startswith("v"):
         out.add("verb")

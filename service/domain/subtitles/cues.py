@@ -120,7 +120,7 @@ PAUSE_BONUS = 1.5  # a boundary at a 0.5 s pause is this much cheaper
 SPEED_COST = 6.0  # per character/s over the reading speed
 SHORT_COST = 3.0  # a cue up for less than the minimum duration
 NEW_SENTENCE_COST = 3.0
-CHAIN_COST = 30.0  # a cue so long that chaining it to the next would pass 7 s
+CHAIN_COST = 100.0  # a cue so long that chaining it to the next would pass 7 s
 
 
 def _chars_per_second(chars: float, start_ms: int, end_ms: int, next_ms: int | None) -> float:
