@@ -553,7 +553,8 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
     for i, tok in enumerate(tokens):
         if tok.kind == "space":
             continue
-        if last is not None:
+        # No break at all before closing punctuation or after an opening bracket.
+        if last is not None and "close" not in classes[i] and "open" not in classes[last]:
             costs[tok.start] = _pair_cost(classes[last], classes[i], language)
             if tokens[i - 1].kind != "space" and tok.kind == "word" == tokens[last].kind:
                 costs[tok.start] = NEVER  # "GPT4o" split by the tokenizer: not a word gap
