@@ -39,7 +39,10 @@ COMMAS = set("，,")
 # Punctuation a Chinese cue drops at its end (kept for callers of strip_trailing).
 ZH_TRAILING = "，。、；,;"
 
-NEVER = 100.0  # a break an editor sends back
+NEVER = 100.0
+SINGLE_PAIR = (
+    8.0  # extra for a break between two single-character atoms  # a break an editor sends back
+)
 AVOID = 20.0  # a break taken only when nothing better fits
 
 
@@ -295,6 +298,8 @@ EN_ARTICLES = {
     "a", "an", "the", "this", "that", "these", "those", "my", "your", "his", "her",
     "its", "our", "their", "some", "any", "each", "every", "no", "another", "such",
 }  # fmt: skip
+EN_QUANTIFIERS = {"all", "both", "each", "most", "many", "few", "some", "none", "several", "half",
+                  "one", "two", "three", "any", "much", "more", "less", "part", "rest"}  # fmt: skip
 EN_PREPOSITIONS = {"of", "in", "on", "at", "to", "for", "with", "from", "by", "about", "into",
                    "over", "after", "before", "under", "between", "through", "during", "without",
                    "within", "as", "than", "via", "per", "against", "across", "behind",
@@ -363,8 +368,10 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("conj", "*", AVOID, "never after a conjunction"),
         ("adj", "word", AVOID, "never between an adjective and its noun"),
         ("modifier", "noun", AVOID, "between a participle or comparative and its noun"),
+        ("quant", "forward", AVOID, "never inside 'all of', 'some of'"),
         ("*", "conj", 2, "before a conjunction"),
         ("*", "forward", 3, "before a preposition"),
+        ("*", "article", 4, "before an article: a noun phrase starts"),
         ("aux", "*", 8, "inside a verb group"),
         ("*", "*", 6, "elsewhere"),
     ],
@@ -459,6 +466,8 @@ def _en_classes(tok: Token, prev: Token | None) -> frozenset[str]:
         out.add("num")
     if low in EN_UNITS or w in EN_UNITS:
         out.add("unit")
+    if low in EN_QUANTIFIERS:
+        out.add("quant")
     if low in EN_ARTICLES:
         out.add("article")
     elif low in EN_PREPOSITIONS:
@@ -513,7 +522,7 @@ def _list_penalties(tokens: list[Token], costs: dict[int, float]) -> None:
         if not marks:
             return
         first, last = tokens[marks[0]].start, tokens[marks[-1]].end
-        for i in clause:
+        for i in clause[1:]:  # the clause's first atom starts it: no item to cut
             pos = tokens[i].start
             if pos not in costs or tokens[i - 1].text == "、" or tokens[i].text == "、":
                 continue
@@ -567,6 +576,17 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         for pos in costs:
             if costs[pos] > 4 and any(0 < d - pos <= 4 and "，" not in an_base[pos:d] for d in des):
                 costs[pos] += 4.0
+        # Two single characters either side: likely one word the dictionary lacks (前/向).
+        for i in range(1, len(tokens)):
+            left, right = tokens[i - 1], tokens[i]
+            if (
+                left.kind == right.kind == "cjk"
+                and len(left.text) == len(right.text) == 1
+                and right.tag not in ("d", "c", "r")
+                and left.text not in PARTICLES
+            ):
+                if right.start in costs and costs[right.start] < NEVER:
+                    costs[right.start] += SINGLE_PAIR
         # "通过与失败": a coordinator between two short words binds them into one phrase.
         for i in range(1, len(tokens) - 1):
             left, mid, right = tokens[i - 1], tokens[i], tokens[i + 1]
@@ -590,7 +610,8 @@ def cost_at(an: Analysis, offset: int) -> float:
 # -- phrases --------------------------------------------------------------------------------
 
 _DROPPED = "，,。、—… "
-PIECE_COST = 2.0  # each extra phrase: fewer, longer phrases read (and sound) better
+PIECE_COST = 2.0
+PIECE_SHAPE = 8.0  # weight of a piece's shortfall from a full line (squared), when a clause splits  # each extra phrase: fewer, longer phrases read (and sound) better
 
 
 def _clause_bounds(an: Analysis) -> list[int]:
@@ -624,6 +645,8 @@ def _clause_bounds(an: Analysis) -> list[int]:
 
 def _split_clause(an: Analysis, a: int, b: int, limit: float) -> list[int]:
     """Cut points inside [a, b) so that each piece fits ``limit`` at the least break cost."""
+    if width(an.base[a:b].rstrip().rstrip(_DROPPED), an.language) <= limit:
+        return []
     cands = [p for p in an.costs if a < p < b]
     cands.sort()
     points = [a, *cands, b]
@@ -639,7 +662,9 @@ def _split_clause(an: Analysis, a: int, b: int, limit: float) -> list[int]:
             if over and i < j - 1:
                 break  # wider only gets wider; one overlong atom may stand alone
             c = best[i] + (cost_at(an, points[i]) if i else 0) + PIECE_COST
-            c += max(0.0, 3 - w)  # a tiny phrase is a poor timing grain and an odd pause
+            # Balanced pieces: a short one is a poor timing grain, an odd pause, and leaves
+            # its neighbour too long to share a cue.
+            c += PIECE_SHAPE * ((limit - min(w, limit)) / limit) ** 2
             if over:
                 c += 50 * (w - limit)
             if c < best[j]:
@@ -682,7 +707,7 @@ def split_phrases(
 
 # -- lines ----------------------------------------------------------------------------------
 
-MISSED_PUNCT = 4.0  # a two-line cue that breaks elsewhere than at its clause punctuation
+MISSED_PUNCT = 8.0  # a two-line cue that breaks elsewhere than at its clause punctuation
 TOP_HEAVY = 0.4  # per width unit the top line is longer than the bottom one
 BOTTOM_HEAVY = 0.3  # per unit the bottom line is longer: balanced, slightly bottom-heavy
 
@@ -692,10 +717,16 @@ def _balance(top: float, bottom: float) -> float:
 
 
 def _inner_punct(an: Analysis, p: int, q: int) -> int:
-    """Clause punctuation inside text[p:q] (not at its end), 、 of a list aside."""
-    body = an.base[p:q].rstrip()
-    body = body.rstrip("".join(CLAUSE_END | CLOSERS))
-    return sum(1 for c in body if c in CLAUSE_END and c != "、" and c != ".") - body.count("—") // 2
+    """Clause punctuation marks inside text[p:q] (not at its end; 、 of a list aside)."""
+    marks = [
+        t
+        for t in an.tokens
+        if p <= t.start < q and t.kind == "punct" and an.base[t.start] in CLAUSE_END
+    ]
+    while marks and not re.search(r"\w", an.text[marks[-1].end : q]):
+        marks.pop()  # the run of punctuation that ends the line
+    kept = [t for t in marks if an.base[t.start] not in "、."]
+    return len(kept) - sum(1 for t in kept if an.base[t.start] == "—") // 2
 
 
 def layout_lines(

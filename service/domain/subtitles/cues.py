@@ -116,6 +116,7 @@ def timed_phrases(
 
 CUE_COST = 3.0  # each cue: fewer, fuller cues unless a boundary is worth it
 BOUNDARY_WEIGHT = 3.0  # a cue boundary separates more than a line break: it must cost less
+LIST_BOUNDARY = 10.0  # a cue boundary between two items of a list
 PAUSE_BONUS = 1.5  # a boundary at a 0.5 s pause is this much cheaper
 SPEED_COST = 6.0  # per character/s over the reading speed
 SHORT_COST = 3.0  # a cue up for less than the minimum duration
@@ -160,6 +161,8 @@ def narration_cues(
         if nxt is not None:
             gap = max(0, nxt.start_ms - last.end_ms)
             boundary = BOUNDARY_WEIGHT * cost_at(an, nxt.start) - PAUSE_BONUS * min(gap, 500) / 500
+            if an.base[: nxt.start].rstrip().endswith("、"):
+                boundary += LIST_BOUNDARY  # a list reads as one unit: not across two cues
         for i in range(j - 1, -1, -1):
             first = phrases[i]
             if i < j - 1 and last.end_ms - first.start_ms > layout.max_ms:
