@@ -584,9 +584,9 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
                 and len(left.text) == len(right.text) == 1
                 and right.tag not in ("d", "c", "r")
                 and left.text not in PARTICLES
+                and costs.get(right.start, NEVER) < NEVER
             ):
-                if right.start in costs and costs[right.start] < NEVER:
-                    costs[right.start] += SINGLE_PAIR
+                costs[right.start] += SINGLE_PAIR
         # "通过与失败": a coordinator between two short words binds them into one phrase.
         for i in range(1, len(tokens) - 1):
             left, mid, right = tokens[i - 1], tokens[i], tokens[i + 1]
@@ -610,8 +610,8 @@ def cost_at(an: Analysis, offset: int) -> float:
 # -- phrases --------------------------------------------------------------------------------
 
 _DROPPED = "，,。、—… "
-PIECE_COST = 2.0
-PIECE_SHAPE = 8.0  # weight of a piece's shortfall from a full line (squared), when a clause splits  # each extra phrase: fewer, longer phrases read (and sound) better
+PIECE_COST = 2.0  # each extra phrase: fewer, longer phrases read (and sound) better
+PIECE_SHAPE = 8.0  # weight of a piece's (squared) shortfall from a full line, when a clause splits
 
 
 def _clause_bounds(an: Analysis) -> list[int]:
