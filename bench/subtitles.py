@@ -5,7 +5,7 @@ espeak-ng: phrases timed by the syllable model at the spec's pace instead), and 
 narration cue is read as an editor would, rule by rule. Prints counts per rule and example;
 all zero is the aim.
 
-    .venv/bin/python bench/subtitles.py [--timing espeak|model] [--show]
+    .venv/bin/python bench/subtitles.py [--timing espeak|model] [--show] [SCRIPT ...]
 """
 
 from __future__ import annotations
@@ -159,9 +159,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", choices=["espeak", "model"], default="espeak")
     ap.add_argument("--show", action="store_true", help="print every violation")
+    ap.add_argument("scripts", nargs="*", type=Path, help="scripts (default: examples/*.md)")
     args = ap.parse_args()
     total: Counter[str] = Counter()
-    names = sorted(ROOT.glob("examples/*.md"))
+    names = args.scripts or sorted(ROOT.glob("examples/*.md"))
     table = []
     for path in names:
         spec = parse_script(path.read_text(encoding="utf-8"))

@@ -39,11 +39,12 @@ COMMAS = set("，,")
 # Punctuation a Chinese cue drops at its end (kept for callers of strip_trailing).
 ZH_TRAILING = "，。、；,;"
 
-NEVER = 100.0
-SINGLE_PAIR = (
-    8.0  # extra for a break between two single-character atoms  # a break an editor sends back
-)
+NEVER = 100.0  # a break an editor sends back
 AVOID = 20.0  # a break taken only when nothing better fits
+SINGLE_PAIR = 8.0  # extra for a break between two single-character atoms (a split OOV word?)
+LOOKALIKE = 3.0  # extra for a word that starts like a particle or ends like a preposition
+LOOKS_CLOSING = set("的了着过吗呢吧里上中")
+LOOKS_FORWARD = set("先再把让在对被将给从向往于由以为当按跟比")
 
 
 @dataclass(frozen=True, slots=True)
@@ -576,6 +577,20 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         for pos in costs:
             if costs[pos] > 4 and any(0 < d - pos <= 4 and "，" not in an_base[pos:d] for d in des):
                 costs[pos] += 4.0
+        # A word that merely looks like a particle or localizer at a line start (上下文,
+        # 过去) or a forward-binding word at a line end (现在) reads as one at a glance.
+        for i, tok in enumerate(tokens):
+            if tok.kind != "cjk" or len(tok.text) < 2:
+                continue
+            if tok.text[0] in LOOKS_CLOSING and costs.get(tok.start, NEVER) < NEVER:
+                costs[tok.start] += LOOKALIKE
+            nxt = next((t for t in tokens[i + 1 :] if t.kind != "space"), None)
+            if (
+                nxt is not None
+                and tok.text[-1] in LOOKS_FORWARD
+                and costs.get(nxt.start, NEVER) < NEVER
+            ):
+                costs[nxt.start] += LOOKALIKE
         # Two single characters either side: likely one word the dictionary lacks (前/向).
         for i in range(1, len(tokens)):
             left, right = tokens[i - 1], tokens[i]
