@@ -42,9 +42,8 @@ ZH_TRAILING = "，。、；,;"
 NEVER = 100.0  # a break an editor sends back
 AVOID = 20.0  # a break taken only when nothing better fits
 SINGLE_PAIR = 8.0  # extra for a break between two single-character atoms (a split OOV word?)
-LOOKALIKE = 3.0  # extra for a word that starts like a particle or ends like a preposition
+LOOKALIKE = 3.0  # extra for a line opening on a word that starts like a particle
 LOOKS_CLOSING = set("的了着过吗呢吧里上中")
-LOOKS_FORWARD = set("先再把让在对被将给从向往于由以为当按跟比")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +198,7 @@ def reading_chars(text: str) -> float:
 
 # -- zh-Hans display punctuation ------------------------------------------------------------
 
-_TO_FULL = {",": "，", "?": "？", "!": "！", ":": "：", ";": "；"}
+_TO_FULL = {",": "，", "?": "？", "!": "！", ":": "：", ";": "；", "(": "（", ")": "）"}
 _FULL_PUNCT = set("，。、；：？！…—「」『』（）《》〈〉【】“”‘’")
 
 
@@ -279,7 +278,9 @@ FORWARD = {
     "为", "当", "按", "据", "跟", "比", "除", "自", "令", "使", "叫", "连", "就", "也", "都",
     "又", "还", "才", "最", "更", "很", "太", "不", "没", "未", "别", "只", "仅", "均", "各",
     "每", "该", "其", "所有", "这", "那", "这个", "那个", "这些", "那些", "这块", "这种",
-    "那种", "一种", "关于", "对于", "根据", "经过", "随着", "作为", "用", "靠",
+    "那种", "一种", "关于", "要", "能", "会", "可以", "应该", "必须", "需要", "应", "可",
+    "想", "得以", "能够", "将要", "正在", "已经", "曾经", "并不", "不会", "不能", "对于",
+    "根据", "经过", "随着", "作为", "用", "靠",
 }  # fmt: skip
 CONJUNCTIONS = {
     "和", "与", "及", "或", "而", "但", "并", "且", "而是", "但是", "并且", "或者",
@@ -345,6 +346,7 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("pron", "noun", 12, "inside a noun phrase"),
         ("adv", "*", AVOID, "never between an adverb and what it modifies"),
         ("*", "conj", 2, "before a conjunction"),
+        ("*", "open", 2, "before an opening quote or bracket"),
         ("*", "forward", 3, "before a preposition or forward-binding word"),
         ("localizer", "*", 2, "after a localizer: a place phrase ends"),
         ("particle", "*", 7, "after an aspect particle: between a verb and its object"),
@@ -578,19 +580,12 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
             if costs[pos] > 4 and any(0 < d - pos <= 4 and "，" not in an_base[pos:d] for d in des):
                 costs[pos] += 4.0
         # A word that merely looks like a particle or localizer at a line start (上下文,
-        # 过去) or a forward-binding word at a line end (现在) reads as one at a glance.
-        for i, tok in enumerate(tokens):
+        # 过去) reads as one at a glance.
+        for tok in tokens:
             if tok.kind != "cjk" or len(tok.text) < 2:
                 continue
             if tok.text[0] in LOOKS_CLOSING and costs.get(tok.start, NEVER) < NEVER:
                 costs[tok.start] += LOOKALIKE
-            nxt = next((t for t in tokens[i + 1 :] if t.kind != "space"), None)
-            if (
-                nxt is not None
-                and tok.text[-1] in LOOKS_FORWARD
-                and costs.get(nxt.start, NEVER) < NEVER
-            ):
-                costs[nxt.start] += LOOKALIKE
         # Two single characters either side: likely one word the dictionary lacks (前/向).
         for i in range(1, len(tokens)):
             left, right = tokens[i - 1], tokens[i]
