@@ -372,10 +372,12 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("adj", "word", AVOID, "never between an adjective and its noun"),
         ("modifier", "noun", AVOID, "between a participle or comparative and its noun"),
         ("quant", "forward", AVOID, "never inside 'all of', 'some of'"),
+        ("*", "of", 8, "before 'of': it binds to the noun before it"),
         ("*", "conj", 2, "before a conjunction"),
         ("*", "forward", 3, "before a preposition"),
         ("*", "article", 4, "before an article: a noun phrase starts"),
         ("aux", "*", 8, "inside a verb group"),
+        ("noun", "noun", 8, "between two content words: maybe a compound"),
         ("*", "*", 6, "elsewhere"),
     ],
 }
@@ -475,6 +477,8 @@ def _en_classes(tok: Token, prev: Token | None) -> frozenset[str]:
         out.add("article")
     elif low in EN_PREPOSITIONS:
         out.add("forward")
+        if low == "of":
+            out.add("of")
     elif low in EN_CONJUNCTIONS:
         out.add("conj")
     elif low in EN_AUX:
