@@ -57,7 +57,7 @@ RULES = [
     "cues under 5/6 s",
 ]
 _HANZI = re.compile(r"[\u3400-\u9fff]")
-_OPENING = tuple(sorted(PARTICLES | LOCALIZERS - {"上面", "中间", "里面"}, key=len, reverse=True))
+CLOSING = set("，。、；：？！」』）》”’,.;:?!)")
 
 
 def _model_cues(spec, layout: Layout) -> list[Cue]:  # type: ignore[no-untyped-def]
@@ -128,16 +128,15 @@ def count(cues: list[Cue], layout: Layout, show: bool = False) -> Counter[str]:
                 hit("half-width punctuation between hanzi", line)
             prev = cue.lines[n - 1] if n else (cues[i - 1].lines[-1] if i else "")
             if zh:
-                if n and line.startswith(_OPENING):
+                head = re.findall(r"^[\u3400-\u9fff]+", line)
+                first = tagged_words(head[0])[0][0] if head else ""
+                if first in PARTICLES or first in LOCALIZERS or line[0] in CLOSING:
                     hit("lines opening on a particle", line)
-                if any(line.endswith(w) and not line.endswith("存在") for w in FORWARD):
-                    last = re.findall(r"[\u3400-\u9fff]+$", line)
-                    if last and any(
-                        last[0].endswith(w)
-                        for w in FORWARD
-                        if len(w) > 1 or len(last[0]) == 1 or w in "把让在对被将给从向往先"
-                    ):
-                        hit("lines ending on a forward-binding word", line)
+                # The line's last word, as the tagger cuts it (指向 is not 向).
+                tail = re.findall(r"[\u3400-\u9fff]+$", line)
+                atoms = [w for w, _ in tagged_words(tail[0])] if tail else []
+                if atoms and atoms[-1] in FORWARD:
+                    hit("lines ending on a forward-binding word", line)
                 if (
                     prev
                     and re.search(r"[0-9一二三四五六七八九十两]$", prev)

@@ -189,7 +189,10 @@ def narration_cues(
                 cost += CHAIN_COST
             cost += SPEED_COST * max(0.0, cps - layout.max_cps)
             if last.end_ms - first.start_ms < layout.min_ms:
-                cost += SHORT_COST
+                room = next_start - layout.gap_ms - first.start_ms if next_start else layout.min_ms
+                # Held to the minimum where the next cue leaves room; a cue that cannot be is
+                # flashed at the viewer.
+                cost += SHORT_COST if room >= layout.min_ms else 5 * SHORT_COST
             if not _ends_sentence(an, last.end) and any(
                 _ends_sentence(an, p.end) for p in phrases[i : j - 1]
             ):
