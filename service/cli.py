@@ -89,11 +89,16 @@ def cmd_voices(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
+    import signal
 
     import uvicorn
 
     from service.stack import Stack
 
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(0)  # uvicorn re-raises SIGTERM after its shutdown: end via finally
+
+    signal.signal(signal.SIGTERM, terminate)
     os.environ["NARRATE_HOST"] = args.host
     get_settings.cache_clear()
     settings = get_settings()
@@ -104,6 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         get_settings.cache_clear()
         stack.start_workers(args.workers)
         stack.start_reconciler()
+        stack.supervise()
         uvicorn.run("service.api.main:app", host=args.host, port=args.port, log_level="info")
     finally:
         stack.stop()

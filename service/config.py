@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     max_script_bytes: int = 1 << 20
     max_video_bytes: int = 2 << 30
     require_keys: bool | None = None  # None: required unless listening on loopback
+    # Seconds any one Redis call may take (connect, or wait for a reply) before it fails:
+    # a hung Redis costs a request this long, and the API answers 503.
+    redis_timeout: float = 2.0
 
     # Workers
     task_soft_time_limit: float = 300.0
@@ -66,7 +69,9 @@ class Settings(BaseSettings):
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
     # Test-only fault injection, comma-separated: segment_sleep=S, finalize_sleep=S,
-    # crash_on=WORD (a segment task whose text holds WORD kills its worker process).
+    # crash_on=WORD (a segment task whose text holds WORD kills its worker process),
+    # bug_on=WORD (such a segment raises a plain Python error), submit_sleep=S (the API's
+    # submit step, after the body is read).
     faults: str = ""
 
     @property

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import time
 import uuid
@@ -12,8 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import redis
+
 from service.adapters.jobstore import Job, JobStore
-from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
+from service.adapters.queue import FINALIZE_TASK, QUEUE, SEGMENT_TASK
 from service.adapters.storage import LocalStorage, atomic_write
 from service.config import Settings
 from service.domain.errors import CanceledError, NarrateError
@@ -23,6 +26,7 @@ from service.ports import Storage
 
 log = logging.getLogger("narrate.jobs")
 Send = Callable[[str, list[Any]], None]
+Encode = Callable[[str, list[Any]], str]  # a task as the bytes the broker's queue holds
 
 
 class QueueUnavailable(Exception):
@@ -37,12 +41,14 @@ class JobService:
         storage: Storage,
         pipeline: Pipeline,
         send: Send,
+        encode: Encode,
     ) -> None:
         self.settings = settings
         self.store = store
         self.storage = storage
         self.pipeline = pipeline
         self.send = send
+        self.encode = encode
 
     # -- API side -------------------------------------------------------------------------
     def new_id(self) -> str:
@@ -57,10 +63,13 @@ class JobService:
         video: Path | None,
         idem: tuple[str, str] | None = None,
     ) -> tuple[Job, bool]:
-        """Validate at the door, store the record and enqueue one task per segment.
+        """Validate at the door, then store the record and one task per segment in one
+        atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
 
-        Returns the job and whether it is new (False: an Idempotency-Key replay). If the
-        queue cannot take it, the record is removed again and QueueUnavailable raised."""
+        QueueUnavailable means nothing was kept and nothing will run: the store's script
+        refuses to run later than half the socket timeout after it was sent (by Redis's
+        clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
+        self._inject("submit_sleep")
         plan = self.pipeline.plan(spec, options, video)
         job = Job(
             id=job_id,
@@ -74,17 +83,12 @@ class JobService:
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
         )
-        job, created = self.store.create(job, idem)
-        if not created:
-            return job, False
+        messages = [self.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         try:
-            for i in range(job.segments_total):
-                self.send(SEGMENT_TASK, [job.id, i])
-        except Exception as exc:
-            log.warning("enqueue of job %s failed: %s", job.id, exc)
-            self.store.discard(job)
+            return self.store.create(job, idem, messages, QUEUE, self.settings.redis_timeout / 2)
+        except redis.RedisError as exc:
+            log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(str(exc)) from exc
-        return job, True
 
     def reconcile(self, now: float | None = None) -> dict[str, int]:
         """Give every job a bounded time to a terminal state, and requeue what a crash lost.
@@ -125,6 +129,7 @@ class JobService:
         if not job.terminal and self.store.advance(
             job.id, "canceled", error="canceled by the user"
         ):
+            self._discard_work(job)  # a step still running stops at its next check
             return "canceled"
         self.storage.delete(job.tenant, job.id)
         self.store.discard(job)
@@ -146,7 +151,7 @@ class JobService:
         if job is None:
             return None
         if job.terminal:
-            if job.status == "canceled":
+            if job.status in ("canceled", "failed"):
                 self._discard_work(job)
             return None
         n = self.store.deliveries(job_id, task)
@@ -157,21 +162,51 @@ class JobService:
             return None
         return job
 
+    def public(self, message: str) -> str:
+        """A message fit for the client: no absolute server path (ffprobe and ffmpeg name the
+        files they read), only what the client itself sent or can see."""
+        roots = {str(self.settings.data_dir), str(self.settings.data_dir.resolve())}
+        for root in sorted(roots, key=len, reverse=True):
+            message = re.sub(re.escape(root) + r"[^\s:'\"]*", "the upload", message)
+        return message
+
     def fail(self, job: Job, reason: str) -> None:
+        reason = self.public(reason)
         if self.store.advance(job.id, "failed", error=reason):
             log.warning("job %s failed: %s", job.id, reason)
         self._discard_work(job)
 
+    def crashed(self, job_id: str, what: str, exc: BaseException) -> None:
+        """A step raised something that is not a narrate error (a bug, or a value no check
+        caught): retrying cannot help, so the job fails now, with the real error."""
+        job = self.store.get(job_id)
+        if job is None or job.terminal:  # canceled or deleted under it: files went missing
+            log.info("job %s ended while %s ran (%s)", job_id, what, type(exc).__name__)
+            if job is not None:
+                self._discard_work(job)
+            return
+        log.error("job %s: %s raised", job_id, what, exc_info=exc)
+        self.fail(job, f"{what} failed: internal error: {type(exc).__name__}: {exc}")
+
     def _discard_work(self, job: Job) -> None:
-        """Remove a job's intermediate files (segment audio); artifacts stay."""
-        shutil.rmtree(self.storage.job_dir(job.tenant, job.id) / "work", ignore_errors=True)
+        """Remove a job's intermediate files (segment audio, the staging directories of
+        finalize runs that were killed); artifacts stay. A failed or canceled job keeps
+        nothing at all: its directory goes (no artifacts, no upload, no empty folders)."""
+        base = self.storage.job_dir(job.tenant, job.id)
+        if self.store.status(job.id) in ("failed", "canceled"):
+            shutil.rmtree(base, ignore_errors=True)
+            return
+        shutil.rmtree(base / "work", ignore_errors=True)
+        for stale in base.glob(".staging-*"):
+            shutil.rmtree(stale, ignore_errors=True)
 
     def _inject(self, name: str) -> None:
         if delay := self.settings.fault(name):
             time.sleep(float(delay))
 
     def _check_canceled(self, job_id: str) -> None:
-        if self.store.status(job_id) == "canceled":
+        """Stop work on a job that was canceled, or failed by another step, meanwhile."""
+        if self.store.status(job_id) in ("canceled", "failed"):
             raise CanceledError("the job was canceled")
 
     def run_segment(self, job_id: str, index: int, worker: str) -> None:
@@ -192,6 +227,9 @@ class JobService:
         crash_on = self.settings.fault("crash_on")
         if crash_on and crash_on in job.spec["segments"][index]["text"]:
             os._exit(77)  # test-only: a task that kills its worker every time
+        bug_on = self.settings.fault("bug_on")
+        if bug_on and bug_on in job.spec["segments"][index]["text"]:
+            raise OverflowError("math range error (injected)")  # test-only: a plain bug
         work = self.storage.work_dir(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
@@ -272,23 +310,31 @@ class JobService:
             shutil.rmtree(staged, ignore_errors=True)
 
 
-def build_service(settings: Settings, send: Send | None = None) -> JobService:
+def build_service(
+    settings: Settings, send: Send | None = None, encode: Encode | None = None
+) -> JobService:
     """The job service wired to Redis, local storage and this machine's pipeline. ``send``
     defaults to a Celery client on the broker (the API and the reconciler); the workers pass
-    their own app's."""
-    from service.adapters.queue import make_celery
+    their own app's. ``encode`` builds the queue messages a submit stores with the record."""
+    from service.adapters.queue import make_celery, task_message
     from service.pipeline import default_pipeline
 
+    celery = make_celery(settings)
     if send is None:
-        celery = make_celery(settings)
 
         def send(name: str, args: list[Any]) -> None:
             celery.send_task(name, args=args)
 
+    if encode is None:
+
+        def encode(name: str, args: list[Any]) -> str:
+            return task_message(celery, name, args)
+
     return JobService(
         settings,
-        JobStore.from_url(settings.broker_url),
+        JobStore.from_url(settings.broker_url, settings.redis_timeout, settings.redis_timeout),
         LocalStorage(settings.artifacts_dir),
         default_pipeline(settings),
         send,
+        encode,
     )

@@ -1,17 +1,27 @@
 """Process management for `narrate serve`: an embedded Redis (AOF, noeviction) when no
-NARRATE_REDIS_URL is set, N Celery worker processes, and the API."""
+NARRATE_REDIS_URL is set, N Celery worker processes, the reconciler, and the API. Children
+never outlive serve: each runs in its own process group that stop() ends, and the kernel
+signals them if serve itself is killed."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import logging
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
 
 from service.config import Settings
+
+log = logging.getLogger("narrate.serve")
 
 
 def redis_argv(port: int, directory: Path) -> list[str]:
@@ -45,13 +55,38 @@ def worker_argv(name: str, concurrency: int = 1) -> list[str]:
     ]  # fmt: skip
 
 
+PR_SET_PDEATHSIG = 1
+try:  # loaded once here: the child, forked from a threaded process, only calls it
+    _PRCTL: Any = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux: stop() still ends every process group
+    _PRCTL = None
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: the kernel sends SIGTERM if `narrate serve` dies, even by
+    SIGKILL, so no worker is left running, reparented to PID 1."""
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 class Stack:
-    """Starts the processes; ``stop`` ends them in reverse order."""
+    """Starts the processes, restarts a worker or the reconciler that dies, and ``stop``
+    ends them all, each with its whole process group (a Celery worker's pool children
+    too), in reverse order."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.procs: list[subprocess.Popen[bytes]] = []
+        self.argv: dict[int, list[str]] = {}  # index in procs -> argv, for restarts
         self.env = dict(os.environ)
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+
+    def _spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            argv, process_group=0, preexec_fn=_die_with_parent, **kwargs
+        )  # own group: a terminal's Ctrl-C reaches serve only, and serve ends the group
 
     def start_redis(self) -> None:
         if self.settings.redis_url:
@@ -59,27 +94,62 @@ class Stack:
         directory = self.settings.data_dir / "redis"
         directory.mkdir(parents=True, exist_ok=True)
         self.procs.append(
-            subprocess.Popen(
+            self._spawn(
                 redis_argv(self.settings.embedded_redis_port, directory), stdout=subprocess.DEVNULL
             )
         )
         self.env["NARRATE_REDIS_URL"] = self.settings.broker_url
         wait_for_redis(self.settings.broker_url)
 
+    def _supervised(self, argv: list[str]) -> None:
+        with self._lock:
+            self.argv[len(self.procs)] = argv
+            self.procs.append(self._spawn(argv, env=self.env))
+
     def start_workers(self, n: int) -> None:
         for i in range(n):
-            self.procs.append(subprocess.Popen(worker_argv(f"worker{i + 1}"), env=self.env))
+            self._supervised(worker_argv(f"worker{i + 1}"))
 
     def start_reconciler(self) -> None:
-        argv = [sys.executable, "-m", "service.cli", "reconcile"]
-        self.procs.append(subprocess.Popen(argv, env=self.env))
+        self._supervised([sys.executable, "-m", "service.cli", "reconcile"])
 
-    def stop(self) -> None:
-        for proc in reversed(self.procs):
+    def supervise(self, interval: float = 1.0) -> threading.Thread:
+        """A thread that restarts any worker or reconciler that exits, until ``stop``."""
+
+        def loop() -> None:
+            while not self._stopping.wait(interval):
+                with self._lock:
+                    for i, argv in self.argv.items():
+                        proc = self.procs[i]
+                        if proc.poll() is None or self._stopping.is_set():
+                            continue
+                        log.warning("%s exited with %s: restarting it", argv[-1], proc.returncode)
+                        _end_group(proc.pid)  # its pool children, if any were left
+                        self.procs[i] = self._spawn(argv, env=self.env)
+                        self.restarts += 1
+
+        thread = threading.Thread(target=loop, name="supervisor", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self, timeout: float = 15.0) -> None:
+        self._stopping.set()
+        with self._lock:
+            procs = list(reversed(self.procs))
+        for proc in procs:
             if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(self.procs):
+                proc.terminate()  # Celery: warm shutdown, the running task finishes
+        deadline = time.monotonic() + timeout
+        for proc in procs:
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()
+            _end_group(proc.pid)
+
+
+def _end_group(pgid: int) -> None:
+    """SIGKILL whatever is left in a process group we started (an orphaned pool child)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import redis
 from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init
@@ -20,6 +21,11 @@ from workers.celery_app import app
 @lru_cache(maxsize=1)
 def jobs() -> JobService:
     return build_service(get_settings(), lambda name, args: app.send_task(name, args=args))
+
+
+# A step that raises anything but a Redis error (a bug, or a value no check caught) fails
+# its job at once with the real error: a retry would only raise it again, and the job would
+# otherwise sit "running" until the delivery cap ended it ~3 visibility timeouts later.
 
 
 @worker_process_init.connect
@@ -43,6 +49,10 @@ def segment(self: Task, job_id: str, index: int) -> None:
         jobs().run_segment(job_id, index, str(self.request.hostname))
     except SoftTimeLimitExceeded:
         _timed_out(job_id, f"segment {index + 1}")
+    except redis.RedisError:
+        raise  # the store is unreachable: the task stays unacked and comes back
+    except Exception as exc:
+        jobs().crashed(job_id, f"segment {index + 1}", exc)
 
 
 @app.task(name=FINALIZE_TASK, bind=True)
@@ -51,3 +61,7 @@ def finalize(self: Task, job_id: str) -> None:
         jobs().run_finalize(job_id, str(self.request.hostname))
     except SoftTimeLimitExceeded:
         _timed_out(job_id, "finalize")
+    except redis.RedisError:
+        raise
+    except Exception as exc:
+        jobs().crashed(job_id, "finalize", exc)

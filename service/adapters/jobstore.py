@@ -9,6 +9,12 @@ Keys (prefix ``narrate:``):
   tenant:<t>:jobs       sorted set of job ids by creation time (ms)
   idem:<t>:<key>        "<body hash> <job id>" for Idempotency-Key
   active                set of job ids not yet terminal (for the reconciler and metrics)
+
+A job is created in one Lua script: the idempotency key, the record and the job's first queue
+messages together, so no other process sees a key without its job, and the broker never holds
+a task whose record is missing. The script refuses to run after a deadline (Redis's own clock):
+when a call times out on a hung Redis and the API answers 503, the buffered script, executed
+once Redis resumes, changes nothing, so a 503 always means the job will never run.
 """
 
 from __future__ import annotations
@@ -34,6 +40,44 @@ if order[cur] >= 2 or order[ARGV[1]] < order[cur] then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 2, #ARGV - 1))
 if order[ARGV[1]] >= 2 then redis.call('SREM', KEYS[2], ARGV[#ARGV]) end
 return 1
+"""
+
+# KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list, idem key or "".
+# ARGV: deadline (ms, Redis clock), idem value "<body hash> <id>", job key prefix, ttl,
+#       n record fields, fields..., n segments, n messages, messages...
+_CREATE = """
+local t = redis.call('TIME')
+if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[1]) then
+  return {'late'}
+end
+if KEYS[7] ~= '' then
+  local cur = redis.call('GET', KEYS[7])
+  if cur then
+    local sep = string.find(cur, ' ', 1, true)
+    local hash, id = string.sub(cur, 1, sep - 1), string.sub(cur, sep + 1)
+    if hash ~= string.sub(ARGV[2], 1, string.find(ARGV[2], ' ', 1, true) - 1) then
+      return {'conflict'}
+    end
+    if redis.call('HEXISTS', ARGV[3] .. id, 'id') == 1 then return {'exists', id} end
+  end
+  redis.call('SET', KEYS[7], ARGV[2], 'EX', tonumber(ARGV[4]))
+end
+local n = tonumber(ARGV[5])
+local i = 6
+local fields = {}
+for j = 1, 2 * n do fields[j] = ARGV[i + j - 1] end
+i = i + 2 * n
+redis.call('HSET', KEYS[1], unpack(fields))
+local segs = tonumber(ARGV[i])
+i = i + 1
+redis.call('SET', KEYS[2], segs)
+for j = 0, segs - 1 do redis.call('HSET', KEYS[3], tostring(j), '{"state": "queued"}') end
+local id = redis.call('HGET', KEYS[1], 'id')
+redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'created_ms'), id)
+redis.call('SADD', KEYS[5], id)
+local m = tonumber(ARGV[i])
+for j = 1, m do redis.call('LPUSH', KEYS[6], ARGV[i + j]) end
+return {'created'}
 """
 
 # Mark progress, but never recreate the record of a job deleted meanwhile.
@@ -83,12 +127,18 @@ class JobStore:
         self.r: Any = client  # redis-py's stubs type replies as bytes | str; ours are str
         self._advance = client.register_script(_ADVANCE)
         self._touch = client.register_script(_TOUCH)
+        self._create = client.register_script(_CREATE)
 
     @classmethod
-    def from_url(cls, url: str) -> JobStore:
+    def from_url(cls, url: str, timeout: float = 5.0, connect_timeout: float = 3.0) -> JobStore:
+        """A store whose every call gives up after ``timeout`` s: a hung Redis costs a
+        request that long, never longer."""
         return cls(
             redis.Redis.from_url(
-                url, decode_responses=True, socket_timeout=5, socket_connect_timeout=3
+                url,
+                decode_responses=True,
+                socket_timeout=timeout,
+                socket_connect_timeout=connect_timeout,
             )
         )
 
@@ -99,25 +149,30 @@ class JobStore:
             return False
 
     # -- creation -------------------------------------------------------------------------
-    def create(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
-        """Store a new job, unless ``idem`` (key, body hash) names an existing one: then
-        return that job and False. A key reused with another body raises IdempotencyConflict."""
-        if idem is not None:
-            key = _key("idem", job.tenant, idem[0])
-            if not self.r.set(key, f"{idem[1]} {job.id}", nx=True, ex=86400):
-                stored = self.r.get(key) or ""
-                body_hash, _, existing = stored.partition(" ")
-                if body_hash != idem[1]:
-                    raise IdempotencyConflict(idem[0])
-                found = self.get(existing)
-                if found is not None:
-                    return found, False
-                self.r.set(key, f"{idem[1]} {job.id}", ex=86400)
-        record: dict[str | bytes, bytes | float | int | str] = {
+    def create(
+        self,
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
+        """Store a new job and push its queue ``messages`` onto ``queue``, in one atomic step,
+        unless ``idem`` (key, body hash) names an existing job: then return that job and
+        False. A key reused with another body raises IdempotencyConflict.
+
+        The script must run within ``budget`` seconds of now by Redis's own clock (read
+        first, so the API host's clock does not matter); later, it writes nothing and
+        JobStoreLate is raised. Keep ``budget`` under the socket timeout: a call that timed
+        out then can never take effect afterwards."""
+        seconds, micros = self.r.time()
+        deadline_ms = int(seconds) * 1000 + int(micros) // 1000 + int(budget * 1000)
+        record: dict[str, Any] = {
             "id": job.id,
             "tenant": job.tenant,
             "status": "queued",
             "created": job.created,
+            "created_ms": int(job.created * 1000),
             "updated": job.created,
             "spec": json.dumps(job.spec, ensure_ascii=False),
             "options": json.dumps(job.options),
@@ -126,16 +181,35 @@ class JobStore:
             "warnings": json.dumps(job.warnings, ensure_ascii=False),
             "idem": idem[0] if idem else "",
         }
-        pipe = self.r.pipeline(transaction=True)
-        pipe.hset(_key("job", job.id), mapping=record)
-        pipe.set(_key("job", job.id, "remaining"), job.segments_total)
-        pipe.hset(
+        args: list[Any] = [
+            deadline_ms,
+            f"{idem[1]} {job.id}" if idem else "",
+            _key("job", ""),
+            86400,
+            len(record),
+        ]
+        for k, v in record.items():
+            args += [k, v]
+        args += [job.segments_total, len(messages or []), *(messages or [])]
+        keys = [
+            _key("job", job.id),
+            _key("job", job.id, "remaining"),
             _key("job", job.id, "seg"),
-            mapping={str(i): json.dumps({"state": "queued"}) for i in range(job.segments_total)},
-        )
-        pipe.zadd(_key("tenant", job.tenant, "jobs"), {job.id: int(job.created * 1000)})
-        pipe.sadd(_key("active"), job.id)
-        pipe.execute()
+            _key("tenant", job.tenant, "jobs"),
+            _key("active"),
+            queue or _key("unused"),
+            _key("idem", job.tenant, idem[0]) if idem else "",
+        ]
+        outcome = self._create(keys=keys, args=args)
+        if outcome[0] == "late":
+            raise JobStoreLate(job.id)
+        if outcome[0] == "conflict":
+            raise IdempotencyConflict(idem[0] if idem else "")
+        if outcome[0] == "exists":
+            found = self.get(outcome[1])
+            if found is not None:
+                return found, False
+            raise JobStoreLate(job.id)  # deleted meanwhile: the client may retry
         return job, True
 
     def discard(self, job: Job) -> None:
@@ -292,6 +366,10 @@ class JobStore:
 
     def queue_depth(self, queue: str) -> int:
         return int(self.r.llen(queue))
+
+
+class JobStoreLate(redis.RedisError):
+    """The create script reached Redis after its deadline (or not at all): nothing was kept."""
 
 
 class IdempotencyConflict(Exception):

@@ -3,6 +3,11 @@ worker processes (workers/celery_app.py) use the same configuration and register
 
 from __future__ import annotations
 
+import base64
+import json
+import uuid
+from typing import Any
+
 from celery import Celery
 
 from service.config import Settings
@@ -46,3 +51,30 @@ def make_celery(settings: Settings) -> Celery:
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.5},
     )
     return app
+
+
+def task_message(app: Celery, name: str, args: list[Any]) -> str:
+    """The exact bytes kombu's Redis transport pushes onto the queue list for
+    ``app.send_task(name, args=args)``: built here so that the job store can push them in the
+    same atomic step that writes the job's record."""
+    task_id = str(uuid.uuid4())
+    headers, properties, body, _ = app.amqp.create_task_message(
+        task_id, name, args, {}, ignore_result=None
+    )  # as send_task: None defers to the task's own setting
+    payload = json.dumps(body).encode()
+    return json.dumps(
+        {
+            "body": base64.b64encode(payload).decode(),
+            "content-encoding": "utf-8",
+            "content-type": "application/json",
+            "headers": headers,
+            "properties": {
+                **properties,
+                "delivery_mode": 2,
+                "priority": 0,
+                "body_encoding": "base64",
+                "delivery_info": {"exchange": "", "routing_key": QUEUE},
+                "delivery_tag": str(uuid.uuid4()),
+            },
+        }
+    )

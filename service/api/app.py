@@ -4,16 +4,19 @@ rendering happens here."""
 import hashlib
 import json
 import logging
-from pathlib import Path
 from typing import Annotated, Any
 
 import redis
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from pydantic import ValidationError
+from starlette.datastructures import Headers
+from starlette.responses import MalformedRangeHeader, RangeNotSatisfiable
+from starlette.types import Receive, Scope, Send
 
 from service.adapters.jobstore import IdempotencyConflict, Job, JobStore
 from service.adapters.queue import QUEUE, make_celery
@@ -28,7 +31,7 @@ from service.api.schemas import (
     SegmentState,
     Voice,
 )
-from service.api.uploads import read_multipart
+from service.api.uploads import Upload, read_multipart
 from service.config import Settings, get_settings
 from service.domain.errors import InputError
 from service.domain.script import parse_script
@@ -65,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     keys = KeyStore(settings.keys_file)
     celery = make_celery(settings)
     service = build_service(settings, lambda name, args: celery.send_task(name, args=args))
+    log.info("Redis calls time out after %g s", settings.redis_timeout)
     store, storage, pipeline = service.store, service.storage, service.pipeline
     app = FastAPI(
         title="narrate",
@@ -95,7 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, 422)
+        return JSONResponse({"detail": service.public(str(exc))}, 422)
 
     def tenant(authorization: Annotated[str | None, Header()] = None) -> str:
         if authorization:
@@ -184,8 +188,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Create a job from a JSON job spec, or from multipart fields `script` (Markdown or
         JSON file), optional `video` (file) and optional `options` (JSON)."""
         job_id = service.new_id()
-        digest = hashlib.sha256()
-        video: Path | None = None
         ctype = request.headers.get("content-type", "")
         try:
             if ctype.startswith("multipart/form-data"):
@@ -195,48 +197,59 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     settings.max_script_bytes,
                     settings.max_video_bytes,
                 )
-                digest = upload.digest
-                video = upload.video
-                try:
-                    text = upload.script.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise InputError("the script is not UTF-8 text") from None
-                spec = parse_script(text, upload.script_name)
-                options = _options(upload.options)
+                body: bytes | Upload = upload
             else:
-                body = bytearray()
+                raw = bytearray()
                 async for chunk in request.stream():  # never buffer more than the limit
-                    body += chunk
-                    if len(body) > settings.max_script_bytes:
+                    raw += chunk
+                    if len(raw) > settings.max_script_bytes:
                         raise HTTPException(
                             413, f"job spec is over the limit of {settings.max_script_bytes} bytes"
                         )
-                digest.update(body)
-                try:
-                    data = json.loads(body)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    raise InputError(f"the body is not valid JSON: {exc}") from None
-                if not isinstance(data, dict):
-                    raise InputError("the body must be a JSON object (a job spec)")
-                options = _options(json.dumps(data.pop("options", {})))
-                spec = spec_from_data(data)
-            idem = (idempotency_key, digest.hexdigest()) if idempotency_key else None
-            job, created = service.submit(who, job_id, spec, options, video, idem)
+                body = bytes(raw)
+            # Parsing, planning (ffprobe) and Redis all block: never on the event loop.
+            job, created = await run_in_threadpool(accept, who, job_id, body, idempotency_key)
         except IdempotencyConflict:
-            storage.delete(who, job_id)
+            await run_in_threadpool(storage.delete, who, job_id)
             raise HTTPException(
                 409, "Idempotency-Key was already used with a different body"
             ) from None
         except QueueUnavailable:
-            storage.delete(who, job_id)
+            await run_in_threadpool(storage.delete, who, job_id)
             raise Unavailable() from None
         except BaseException:
-            storage.delete(who, job_id)
+            await run_in_threadpool(storage.delete, who, job_id)
             raise
         if not created:
-            storage.delete(who, job_id)
+            await run_in_threadpool(storage.delete, who, job_id)
         response.headers["Location"] = str(request.url_for("get_job", job_id=job.id))
         return Created(id=job.id, status=job.status, links=links(request, job))
+
+    def accept(
+        who: str, job_id: str, body: bytes | Upload, idempotency_key: str | None
+    ) -> tuple[Job, bool]:
+        """Turn a read body into a stored, queued job (in a worker thread)."""
+        try:
+            if isinstance(body, Upload):
+                digest = body.digest.hexdigest()
+                try:
+                    text = body.script.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputError("the script is not UTF-8 text") from None
+                spec = parse_script(text, body.script_name)
+                options = _options(body.options)
+                video = body.video
+            else:
+                digest = hashlib.sha256(body).hexdigest()
+                data = _json_object(body)
+                options = _options(json.dumps(data.pop("options", {})))
+                spec = spec_from_data(data)
+                video = None
+            _check_unicode(spec)
+        except RecursionError:
+            raise InputError("the job spec is nested too deeply") from None
+        idem = (idempotency_key, digest) if idempotency_key else None
+        return service.submit(who, job_id, spec, options, video, idem)
 
     @app.exception_handler(Unavailable)
     async def _unavailable(request: Request, exc: Unavailable) -> JSONResponse:
@@ -263,15 +276,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         jobs, nxt = store.page(who, status, limit, cursor)
         return JobList(jobs=[view(request, j) for j in jobs], next_cursor=nxt)
 
-    @app.get("/v1/jobs/{job_id}/artifacts/{name}", response_class=FileResponse, responses=ERRORS)
+    @app.api_route(
+        "/v1/jobs/{job_id}/artifacts/{name}",
+        methods=["GET", "HEAD"],
+        response_class=FileResponse,
+        responses={**ERRORS, 304: {"description": "If-None-Match matched the ETag"}},
+    )
     def get_artifact(job_id: str, name: str, who: Tenant) -> FileResponse:
+        """The file, with ETag and Range (RFC 9110: If-None-Match gets 304, HEAD the headers
+        alone, a Range header that cannot be parsed is ignored)."""
         job = owned(job_id, who)
         if name not in ARTIFACTS or name not in job.artifacts:
             raise HTTPException(404, "no such artifact")
         path = storage.artifact(who, job.id, name)
         if not path.is_file() or path.is_symlink():
             raise HTTPException(404, "no such artifact")
-        return FileResponse(path, media_type=MEDIA_TYPES[name], filename=name)
+        return ArtifactResponse(
+            path, media_type=MEDIA_TYPES[name], filename=name, stat_result=path.stat()
+        )
 
     @app.delete("/v1/jobs/{job_id}", responses=ERRORS)
     def delete_job(job_id: str, who: Tenant) -> dict[str, str]:
@@ -286,7 +308,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ]
 
     @app.get("/healthz", response_model=Health)
-    def healthz() -> Health:
+    async def healthz() -> Health:
+        # On the event loop itself, not the thread pool: it answers even when every pool
+        # thread waits on a hung Redis.
         return Health(status="ok")
 
     @app.get("/readyz", response_model=Health, responses={503: {"model": Health}})
@@ -328,6 +352,53 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.openapi = openapi  # type: ignore[method-assign]
     return app
+
+
+def _json_object(body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError("the body must be a JSON object (a job spec)")
+    return data
+
+
+def _check_unicode(spec: JobSpec) -> None:
+    """JSON may carry lone surrogates (\\ud800) that no UTF-8 store can hold."""
+    try:
+        spec.model_dump_json().encode("utf-8")
+    except (UnicodeEncodeError, ValueError) as exc:
+        raise InputError(
+            "the job spec holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
+        ) from exc
+
+
+class ArtifactResponse(FileResponse):
+    """FileResponse plus the conditional and range rules of RFC 9110 that Starlette skips."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        etag = self.headers["etag"]
+        match = headers.get("if-none-match")
+        if match is not None:
+            tags = {t.strip().removeprefix("W/") for t in match.split(",")}
+            if "*" in tags or etag.removeprefix("W/") in tags:
+                kept = {k: v for k, v in self.headers.items() if k in ("etag", "last-modified")}
+                await Response(status_code=304, headers=kept)(scope, receive, send)
+                return
+        rng = headers.get("range")
+        if rng is not None and self.stat_result is not None:
+            try:
+                self._parse_range_header(rng, self.stat_result.st_size)
+            except MalformedRangeHeader:  # RFC 9110 14.2: ignore it and send the whole file
+                scope = {
+                    **scope,
+                    "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"range"],
+                }
+            except RangeNotSatisfiable:
+                pass  # Starlette answers 416
+        await super().__call__(scope, receive, send)
 
 
 def _options(raw: str) -> RenderOptions:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from fastapi import HTTPException, Request
+from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
 from service.domain.errors import InputError
@@ -42,8 +43,8 @@ async def read_multipart(
     """Parse ``script``, ``video`` and ``options``; 413 past a limit or for extra fields."""
     _, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
-    if not boundary:
-        raise InputError("multipart body without a boundary")
+    if not boundary or len(boundary) > 70:  # RFC 2046: 1 to 70 characters
+        raise InputError("multipart body without a valid boundary (1 to 70 characters)")
     upload = Upload()
     part = _Part()
     seen: set[str] = set()
@@ -114,6 +115,8 @@ async def read_multipart(
         async for chunk in request.stream():
             parser.write(chunk)
         parser.finalize()
+    except FormParserError as exc:
+        raise InputError(f"the multipart body is malformed: {exc}") from None
     finally:
         if part.file is not None and not part.file.closed:
             part.file.close()

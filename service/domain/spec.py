@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from service.domain.errors import ScriptError
+from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
 
 Language = Literal["zh", "en"]
 Engine = Literal["auto", "edge", "espeak"]
@@ -24,10 +25,23 @@ MAX_SHORT_TEXT = 500
 
 # Control characters (bar tab/newline), bidi marks and overrides, and NUL break subtitle files
 # and players, and can make a cue display other text than it holds.
-_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates (JSON can carry \ud800) are not text at all: no UTF-8 file can hold them.
+_FORBIDDEN = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
 DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}
+
+
+def _plain(value: str, limit: int) -> str:
+    """An optional short field (title, shot notes): may be empty, same character rules."""
+    if len(value) > limit:
+        raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
+    bad = _FORBIDDEN.search(value)
+    if bad:
+        raise ValueError(f"contains the control character {bad.group()!r} at {bad.start()}")
+    return value
 
 
 def _clean(value: str, limit: int) -> str:
@@ -118,6 +132,11 @@ class Shot(_Model):
     elements: str = ""
     motion: str = ""
 
+    @field_validator("name", "screen_text", "elements", "motion")
+    @classmethod
+    def _fields(cls, v: str) -> str:
+        return _plain(v, MAX_SHORT_TEXT)
+
 
 Qualifier = Annotated[str, Field(min_length=1)]
 
@@ -135,6 +154,28 @@ class JobSpec(_Model):
     shots: list[Shot] = Field(default_factory=list, max_length=200)
     fit: FitOptions = FitOptions()
     subtitles: SubtitleOptions = SubtitleOptions()
+    pronunciations: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=MAX_ENTRIES,
+        description=(
+            "word -> pinyin (tone marks or numbers, e.g. 'háng', 'dang4') or a respelling "
+            "(e.g. 'G R P O'); matches whole words; overrides the shipped lexicon"
+        ),
+    )
+
+    @field_validator("pronunciations")
+    @classmethod
+    def _pronunciations(cls, v: dict[str, str]) -> dict[str, str]:
+        try:
+            entries = parse_entries(v)
+        except LexiconError as exc:
+            raise ValueError(str(exc)) from None
+        return {e.word: e.value for e in entries.values()}
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        return _plain(v, MAX_SHORT_TEXT)
 
     @field_validator("qualifiers")
     @classmethod

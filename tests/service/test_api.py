@@ -139,10 +139,32 @@ def test_cancel_while_running(stack: Stack) -> None:
         assert job["status"] == "canceled" and job["artifacts"] == []
         assert sum(s["state"] == "done" for s in job["segments"]) < 20
         assert c.get(f"/v1/jobs/{job_id}/artifacts/narration.wav").status_code == 404
-        assert not (stack.data_dir / "artifacts" / "alpha" / job_id / "work").exists()
+        assert not (
+            stack.data_dir / "artifacts" / "alpha" / job_id
+        ).exists()  # nothing, no empty dir
         # A finished job is deleted with its artifacts.
         assert c.delete(f"/v1/jobs/{job_id}").json()["result"] == "deleted"
         assert c.get(f"/v1/jobs/{job_id}").status_code == 404
+
+
+def test_artifact_conditional_head_and_unparsable_range(stack: Stack) -> None:
+    with stack.client() as c:
+        job = wait_for(c, submit(c, SHORT_SCRIPT).json()["id"])
+        url = job["links"]["artifacts"]["subtitles.srt"]
+        full = c.get(url)
+        etag = full.headers["etag"]
+        assert c.get(url, headers={"If-None-Match": etag}).status_code == 304
+        assert c.get(url, headers={"If-None-Match": f'"other", {etag}'}).status_code == 304
+        assert c.get(url, headers={"If-None-Match": '"other"'}).status_code == 200
+        head = c.head(url)
+        assert head.status_code == 200 and head.content == b""
+        assert head.headers["etag"] == etag
+        assert head.headers["content-length"] == str(len(full.content))
+        for bad in ("bytes=abc", "lines=1-2", "bytes=5-2", "bytes"):
+            r = c.get(url, headers={"Range": bad})  # RFC 9110: ignore it, send it all
+            assert r.status_code == 200 and r.content == full.content, bad
+        ranged = c.get(url, headers={"Range": "bytes=0-9"})
+        assert ranged.status_code == 206 and ranged.content == full.content[:10]
 
 
 def test_tenants_cannot_see_each_other(stack: Stack) -> None:
@@ -181,6 +203,7 @@ def test_limits_and_bad_input(stack: Stack, tmp_path: Path) -> None:
         fake.write_text("#EXTM3U\n#EXTINF:1,\nfile:///etc/passwd\n")
         r = submit(c, SHORT_SCRIPT, fake)
         assert r.status_code == 422 and "not a readable video" in r.json()["detail"]
+        assert str(stack.data_dir) not in r.text and "/artifacts/" not in r.text, r.text
         job = wait_for(c, submit(c, SHORT_SCRIPT).json()["id"])
         for name in (
             "nope.txt",
@@ -219,7 +242,7 @@ def test_health_voices_metrics_docs(stack: Stack) -> None:
     assert ready["checks"] == {"redis": True, "workers": 2}
     with stack.client() as c:
         voices = c.get("/v1/voices").json()
-        assert {"zh-CN-YunxiNeural", "cmn"} <= {v["id"] for v in voices}
+        assert {"zh-CN-YunxiNeural", "cmn-latn-pinyin"} <= {v["id"] for v in voices}
         metrics = c.get("/metrics").text
         assert 'narrate_jobs{state="succeeded"}' in metrics and "narrate_queue_depth" in metrics
         assert (

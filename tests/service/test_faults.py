@@ -21,7 +21,7 @@ SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。\n\n[段 2 · 3 �
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = start_stack(
         tmp_path_factory.mktemp("faults"),
-        faults="finalize_sleep=2,crash_on=CRASH",
+        faults="finalize_sleep=2,crash_on=CRASH,bug_on=BUG",
         task_soft_time_limit=4,
         task_time_limit=4.5,
         restore_interval=2,
@@ -50,6 +50,26 @@ def test_whole_worker_killed_mid_finalize_another_finishes(stack: Stack) -> None
     # visibility_timeout (9 s) + the restore interval (2 s) + the finalize itself
     assert took < 9 + 2 + 8, took
     assert int(r.hget(f"narrate:job:{job_id}:deliveries", "finalize")) == 2
+    # The killed finalize's staging directory is cleaned up with the rest of the work.
+    job_dir = stack.data_dir / "artifacts" / "alpha" / job_id
+    assert sorted(p.name for p in job_dir.iterdir()) == ["artifacts"]
+
+
+def test_a_bug_in_a_step_fails_the_job_at_once_with_the_real_error(stack: Stack) -> None:
+    with stack.client() as c:
+        t = time.monotonic()
+        job_id = submit(c, SCRIPT + "\n\n[段 3 · 3 秒] 这一段触发 BUG。").json()["id"]
+        job = wait_for(c, job_id, timeout=60)
+        took = time.monotonic() - t
+    assert job["status"] == "failed"
+    assert job["error"] == (
+        "segment 3 failed: internal error: OverflowError: math range error (injected)"
+    )
+    assert took < 9, took  # well inside one visibility timeout (9 s here), not 3 of them
+    assert stack.redis().hget(f"narrate:job:{job_id}:deliveries", "segment:2") == "1"
+    # A failed job leaves no directory behind (no work files, no empty folders).
+    time.sleep(1)  # the other segments stop at their next check
+    assert not (stack.data_dir / "artifacts" / "alpha" / job_id).exists()
 
 
 def test_task_that_always_crashes_its_worker_fails_the_job(stack: Stack) -> None:

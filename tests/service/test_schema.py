@@ -13,6 +13,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from tests.service.conftest import Stack, start_stack
+from tests.service.test_hardening import hostile_bodies
 
 pytestmark = pytest.mark.integration
 
@@ -47,3 +48,20 @@ def test_api_conforms(schema_stack: Stack) -> None:
                 )
 
         check()
+
+
+def test_hostile_bodies_are_4xx_and_conform(schema_stack: Stack) -> None:
+    """The bodies a hostile probe sent (deep nesting, lone surrogates, five kinds of broken
+    multipart), as explicit schemathesis cases with the same checks."""
+    api = schemathesis.openapi.from_url(f"{schema_stack.url}/openapi.json")
+    post = api["/v1/jobs"]["POST"]
+    auth = {"Authorization": f"Bearer {schema_stack.keys['alpha']}"}
+    for what, body, ctype in hostile_bodies():
+        case = post.Case(
+            body=body,
+            media_type="application/octet-stream",
+            headers={"Content-Type": ctype, **auth},
+        )
+        response = case.call(base_url=schema_stack.url, headers={"Content-Type": ctype, **auth})
+        assert 400 <= response.status_code < 500, (what, response.status_code, response.text)
+        case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])

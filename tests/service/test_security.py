@@ -6,6 +6,7 @@ import itertools
 import json
 import socket
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -77,6 +78,19 @@ def test_same_task_delivered_twice_at_once(stack: Stack) -> None:
 
     settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
     service = build_service(settings, twice)
+    create = service.store.create
+
+    def create_twice(job: Any, idem: Any, messages: list[str], *rest: Any) -> Any:
+        # The submit's segment tasks go into the queue with the record: push each twice (a
+        # second delivery tag, the same task, as a redelivery would).
+        doubled = []
+        for m in messages:
+            copy = json.loads(m)
+            copy["properties"]["delivery_tag"] = uuid.uuid4().hex
+            doubled += [m, json.dumps(copy)]
+        return create(job, idem, doubled, *rest)
+
+    service.store.create = create_twice  # type: ignore[method-assign]
     r = stack.redis()
     with stack.client() as c:
         clean = wait_for(c, submit(c, script).json()["id"])

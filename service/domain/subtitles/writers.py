@@ -15,7 +15,18 @@ import srt
 
 from service.domain.subtitles.cues import Cue
 
-_SRT_MARKUP = re.compile(r"<[^>]*>|\{[^}]*\}")
+# What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
+# (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
+# ffmpeg and libass, and '-->' in a line makes ffmpeg's demuxer start a new cue. SRT has no
+# escape that every player honours (ffmpeg does not decode &lt;), so markup is shown
+# literally with look-alike characters rather than stripped. A '>' that closes no tag stays.
+_SRT_TAG = re.compile(r"<([^<>]*)>")
+_SRT_LITERAL = str.maketrans({"<": "‹", "{": "｛", "}": "｝"})
+
+
+def _srt_literal(line: str) -> str:
+    line = _SRT_TAG.sub(r"‹\1›", line).translate(_SRT_LITERAL).replace("-->", "--›")
+    return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +40,11 @@ class Canvas:
 
 
 def _srt_body(lines: tuple[str, ...]) -> str:
-    """SRT players read <i>/<font> tags and {\\an8}: strip such markup (also across a line
-    break), and show any stray '<' or '{' as a look-alike so nothing is interpreted."""
-    text = "\n".join(lines)
-    cleaned = _SRT_MARKUP.sub("", text)
-    kept = [line.strip() for line in cleaned.split("\n") if line.strip()]
-    body = "\n".join(kept) or text  # all markup: show it literally rather than nothing
-    return body.replace("<", "‹").replace("{", "｛")
+    """The cue's lines, shown literally. A newline inside a line (overlay text may hold
+    one) becomes a line break; a blank line, which ends an SRT cue, is dropped, so no text
+    can start a cue of its own."""
+    kept = [part.strip() for line in lines for part in line.splitlines() if part.strip()]
+    return _srt_literal("\n".join(kept))  # a tag may span a line break
 
 
 def write_srt(cues: list[Cue], canvas: Canvas) -> str:

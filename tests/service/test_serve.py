@@ -1,0 +1,127 @@
+"""`narrate serve` as an operator runs it: a worker that dies is restarted, and SIGTERM ends
+every process it started (no worker or reconciler left running, reparented to PID 1)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.stack import redis_argv, wait_for_redis
+from tests.conftest import ROOT
+from tests.service.conftest import free_port
+
+pytestmark = pytest.mark.integration
+
+
+def children(pid: int) -> set[int]:
+    """Every live descendant of ``pid``, from /proc."""
+    parent: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        for child, ppid in parent.items():
+            if ppid == p and child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def ppid(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
+def worker_mains(serve: int) -> list[int]:
+    """The Celery worker main processes serve started (not their pool children)."""
+    return [p for p in children(serve) if ppid(p) == serve and " worker " in cmdline(p)]
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def ready_workers(url: str) -> int:
+    try:
+        r = httpx.get(f"{url}/readyz", timeout=5)
+        return int(r.json()["checks"]["workers"])
+    except (httpx.HTTPError, ValueError, KeyError):
+        return -1
+
+
+def wait_until(check: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.3)
+
+
+def test_serve_restarts_a_dead_worker_and_sigterm_ends_every_child(tmp_path: Path) -> None:
+    redis_port, api_port = free_port(), free_port()
+    (tmp_path / "redis").mkdir()
+    redis_proc = subprocess.Popen(
+        redis_argv(redis_port, tmp_path / "redis"), stdout=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{api_port}"
+    env = dict(os.environ, NARRATE_REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
+               NARRATE_DATA_DIR=str(tmp_path), PYTHONPATH=str(ROOT))  # fmt: skip
+    serve = None
+    seen: set[int] = set()
+    try:
+        wait_for_redis(env["NARRATE_REDIS_URL"])
+        log = (tmp_path / "serve.log").open("wb")
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(api_port), "--workers", "2"],
+            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        wait_until(lambda: ready_workers(url) == 2, 90)
+        seen |= children(serve.pid)
+        mains = worker_mains(serve.pid)
+        assert len(mains) == 2, [cmdline(p) for p in children(serve.pid)]
+        os.kill(mains[0], signal.SIGKILL)  # a worker dies
+        wait_until(lambda: not alive(mains[0]), 10)
+        wait_until(lambda: len(worker_mains(serve.pid)) == 2 and ready_workers(url) == 2, 60)
+        every = children(serve.pid)  # the restarted worker among them
+        seen |= every
+        assert any("reconcile" in cmdline(p) for p in every)
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(timeout=40) == 0
+        wait_until(lambda: not [p for p in every if alive(p)], 20)  # none left to PID 1
+    finally:
+        if serve is not None and serve.poll() is None:
+            serve.kill()
+            serve.wait()
+        for pid in seen:  # whatever a failing serve left behind
+            ours = any(w in cmdline(pid) for w in ("workers.celery_app", "service.cli reconcile"))
+            if alive(pid) and ours and ppid(pid) in (1, *seen):
+                os.kill(pid, signal.SIGKILL)
+        redis_proc.kill()
+        redis_proc.wait()
