@@ -32,6 +32,7 @@ from service.domain.subtitles import (
 from service.domain.text import Segmenter
 from service.domain.timeline import (
     check_pace,
+    check_timeline,
     next_rate,
     place_overlays,
     place_segments,
@@ -130,12 +131,10 @@ class Pipeline:
         spec = options.apply(spec)
         casting = self.catalog.cast(spec)
         warnings = check_pace(spec)
+        end = check_timeline(spec, self.settings.max_timeline)[-1].end_ms
         info = None
         if video is not None:
             info = self.media.probe(video)
-            end = place_segments(spec, [slot_ms(spec, i) for i in range(len(spec.segments))])[
-                -1
-            ].end_ms
             if end / 1000 > info.duration + 0.05 and not options.extend_video:
                 raise MediaInputError(
                     f"the narration runs {end / 1000:g} s but the video lasts {info.duration:g} s "
