@@ -31,6 +31,7 @@ from service.domain.subtitles import (
 )
 from service.domain.text import Segmenter
 from service.domain.timeline import (
+    Slot,
     check_pace,
     check_timeline,
     next_rate,
@@ -329,17 +330,7 @@ class Pipeline:
 
         t = time.perf_counter()
         total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
-        track = dsp.silence(dsp.samples(total_ms, sr))
-        for res, slot in zip(results, slots, strict=True):
-            seg_audio, seg_sr = dsp.read_wav(workdir / res.audio)
-            if seg_sr != sr:
-                seg_audio = dsp.resample(seg_audio, seg_sr, sr)
-            a = dsp.samples(slot.start_ms, sr)
-            track[a : a + len(seg_audio)] = seg_audio[: len(track) - a]
-        track, loud = dsp.normalize(
-            track, sr, self.settings.target_lufs, self.settings.true_peak_db
-        )
-        dsp.write_wav(outdir / "narration.wav", track, sr)
+        loud = self._mix_narration(results, slots, total_ms, workdir, outdir / "narration.wav")
         timings["loudness"] = round(time.perf_counter() - t, 4)
         progress(SYNTH_SHARE + 0.1, "loudness")
 
@@ -420,6 +411,29 @@ class Pipeline:
             json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
         )
         return Rendered(manifest, timings)
+
+    def _mix_narration(
+        self,
+        results: list[SegmentResult],
+        slots: list[Slot],
+        total_ms: int,
+        workdir: Path,
+        path: Path,
+    ) -> dsp.Loudness:
+        """Lay the fitted segments on a silent track of ``total_ms`` and normalize it into
+        ``path``, block by block: memory does not grow with the timeline."""
+        sr = self.settings.sample_rate
+        track = dsp.MixSource(
+            [
+                (workdir / r.audio, dsp.samples(s.start_ms, sr))
+                for r, s in zip(results, slots, strict=True)
+            ],
+            dsp.samples(total_ms, sr),
+            sr,
+        )
+        return dsp.normalize_to_wav(
+            track, sr, path, self.settings.target_lufs, self.settings.true_peak_db
+        )
 
     def render(
         self,
