@@ -19,7 +19,7 @@ OnOverflow = Literal["fail", "squeeze", "extend"]
 
 MAX_TEXT = 2000  # characters in one segment: ~6 minutes of speech, far beyond any real segment
 MAX_SECONDS = 600.0
-MAX_SEGMENTS = 200
+MAX_SEGMENTS = 1000  # with a 1 h timeline: 3.6 s a segment on average
 MAX_SHORT_TEXT = 500
 # Hard ceiling on any time in a spec (a day), so every time is a finite number of
 # milliseconds; the job's whole timeline is held to the lower NARRATE_MAX_TIMELINE at the door.
