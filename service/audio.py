@@ -9,14 +9,15 @@ import os
 import wave
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-import pyloudnorm
-from scipy.ndimage import minimum_filter1d, uniform_filter1d
-from scipy.signal import lfilter, resample_poly
+
+# scipy.signal (and pyloudnorm, which imports it) take ~1 s of CPU to import: imported where
+# used, so a process pays for them when it first needs them (see ``preload``), not at start.
 
 Audio = np.ndarray
 SILENCE_THRESHOLD = 10 ** (-50 / 20)  # -50 dBFS: below this an engine's output is silence
@@ -30,7 +31,16 @@ def to_ms(n: int, rate: int) -> int:
     return round(n * 1000 / rate)
 
 
+def preload() -> None:
+    """Import the numeric libraries now (e.g. in a thread while other work waits)."""
+    import pyloudnorm  # noqa: F401
+    import scipy.ndimage
+    import scipy.signal  # noqa: F401
+
+
 def resample(x: Audio, src: int, dst: int) -> Audio:
+    from scipy.signal import resample_poly
+
     if src == dst or len(x) == 0:
         return x.astype(np.float32)
     g = gcd(src, dst)
@@ -90,15 +100,40 @@ def write_wav(path: Path, x: Audio, rate: int) -> None:
     os.replace(tmp, path)
 
 
+@lru_cache(maxsize=4)
+def _oversampling_filter(dtype: str) -> Audio:
+    from scipy.signal import firwin
+
+    # resample_poly(x, 4, 1)'s own filter (Kaiser-windowed sinc, 81 taps, gain 4), with the
+    # one sample of padding it adds in front: upfirdn with it gives resample_poly's samples.
+    h = firwin(81, 1 / 4, window=("kaiser", 5.0)).astype(dtype) * 4
+    return np.concatenate([np.zeros(1, dtype=dtype), h])
+
+
+def oversample4(x: Audio) -> Audio:
+    """``resample_poly(x, 4, 1)``, without designing the filter again on every call."""
+    from scipy.signal import upfirdn
+
+    x = np.asarray(x)
+    dtype = "float32" if x.dtype == np.float32 else "float64"
+    return upfirdn(_oversampling_filter(dtype), x, 4, 1)[41 : 41 + 4 * len(x)]
+
+
+def _abs_max(x: Audio) -> float:
+    return max(float(np.max(x)), -float(np.min(x))) if len(x) else 0.0
+
+
 def true_peak_db(x: Audio) -> float:
     """ITU-R BS.1770 true peak: the peak of the 4x oversampled signal, in dBTP."""
     if len(x) == 0:
         return float("-inf")
-    peak = float(np.max(np.abs(resample_poly(x, 4, 1))))
+    peak = _abs_max(oversample4(x))
     return 20 * np.log10(peak) if peak > 0 else float("-inf")
 
 
 def integrated_lufs(x: Audio, rate: int) -> float:
+    import pyloudnorm
+
     meter = pyloudnorm.Meter(rate)
     # pyloudnorm needs at least one 400 ms gating block.
     if len(x) < rate // 2:
@@ -112,8 +147,10 @@ def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
     The needed gain is min-filtered over twice the smoothing window, then averaged over the
     window, so the smooth curve stays at or below the need everywhere (no overshoot).
     """
+    from scipy.ndimage import minimum_filter1d, uniform_filter1d
+
     ceiling = 10 ** (ceiling_db / 20)
-    over = np.abs(resample_poly(x, 4, 1))[: 4 * len(x)].reshape(-1, 4).max(axis=1)
+    over = np.abs(oversample4(x))[: 4 * len(x)].reshape(-1, 4).max(axis=1)
     need = np.minimum(1.0, ceiling / np.maximum(over, 1e-9))
     if need.min() >= 1.0:
         return x
@@ -214,6 +251,8 @@ class LoudnessMeter:
     their count are pyloudnorm's), so the figure matches ``integrated_lufs``."""
 
     def __init__(self, rate: int) -> None:
+        import pyloudnorm
+
         self.rate = rate
         stages = pyloudnorm.Meter(rate)._filters.values()
         self.filters = [(f.b, f.a, f.passband_gain) for f in stages]
@@ -234,6 +273,8 @@ class LoudnessMeter:
             self.state = [np.zeros_like(z) for z in self.state]
             sq = np.zeros(len(x))
         else:
+            from scipy.signal import lfilter
+
             y = np.asarray(x, dtype=np.float64)
             for i, (b, a, g) in enumerate(self.filters):
                 y, self.state[i] = lfilter(b, a, y, zi=self.state[i])
@@ -280,8 +321,7 @@ class TruePeakMeter:
 
     def _count(self, w: Audio, lo: int, hi: int) -> None:
         if hi > lo and np.any(w):
-            up = np.abs(resample_poly(w, 4, 1))
-            self.peak = max(self.peak, float(np.max(up[4 * lo : 4 * hi])))
+            self.peak = max(self.peak, _abs_max(oversample4(w)[4 * lo : 4 * hi]))
 
     def feed(self, x: Audio) -> None:
         w = np.concatenate([self.history, x])
@@ -368,7 +408,8 @@ def _normalize(
             out.write(src.read(a, b))
         out.commit()
         return Loudness(float("-inf"), float("-inf"), 0.0)
-    gain_db = target - meter.integrated()
+    tried = [(0.0, meter.integrated())]  # (gain dB, LUFS) pairs measured so far
+    gain_db = target - tried[0][1]
     lufs = tp = 0.0
     for attempt in range(6):
         gain = 10 ** (gain_db / 20)
@@ -387,7 +428,12 @@ def _normalize(
             out.commit()
             break
         out.discard()
-        gain_db += target - lufs
+        # The limiter takes back part of any gain: step along the secant of the last two
+        # measurements (slope 1 with no limiting), so the next pass usually lands.
+        g0, l0 = tried[-1]
+        tried.append((gain_db, lufs))
+        slope = (lufs - l0) / (gain_db - g0) if abs(gain_db - g0) > 1e-6 else 1.0
+        gain_db += (target - lufs) / min(1.0, max(0.25, slope))
     return Loudness(round(lufs, 2), round(tp, 2), round(gain_db, 2))
 
 
