@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from service.domain.errors import OverflowError_, ScriptError
 from service.domain.spec import FitOptions, JobSpec, Shot
@@ -34,10 +35,15 @@ class PaceCheck:
         return max(self.allotted_ms, ms(self.syllables / self.limit) + 1)
 
 
+# Every segment task of a job plans the job again (in the same worker process): counting
+# each text's syllables once per process keeps a job's planning linear in its size.
+_syllables = lru_cache(maxsize=4096)(syllables)
+
+
 def pace_check(spec: JobSpec, index: int) -> PaceCheck:
     """Segment ``index`` (0-based) against the pace limit; depends on that segment alone."""
     seg = spec.segments[index]
-    syl = syllables(seg.text, spec.language)
+    syl = _syllables(seg.text, spec.language)
     return PaceCheck(index + 1, syl, ms(seg.seconds), syl / seg.seconds, spec.max_pace)
 
 
