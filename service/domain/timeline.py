@@ -37,7 +37,9 @@ class PaceCheck:
 
 # Every segment task of a job plans the job again (in the same worker process): counting
 # each text's syllables once per process keeps a job's planning linear in its size.
-_syllables = lru_cache(maxsize=4096)(syllables)
+@lru_cache(maxsize=4096)
+def _syllables(text: str, language: str) -> float:
+    return syllables(text, language)
 
 
 def pace_check(spec: JobSpec, index: int) -> PaceCheck:

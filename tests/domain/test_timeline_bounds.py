@@ -7,9 +7,17 @@ from typing import Any
 
 import pytest
 
+from service.domain import timeline
 from service.domain.errors import ScriptError
 from service.domain.spec import MAX_TIME, spec_from_data
-from service.domain.timeline import check_timeline, place_segments, slot_ms, slots_ms
+from service.domain.text import syllables
+from service.domain.timeline import (
+    check_pace,
+    check_timeline,
+    place_segments,
+    slot_ms,
+    slots_ms,
+)
 
 HOUR = 3600.0
 
@@ -119,3 +127,26 @@ def test_a_timeline_at_the_limit_passes() -> None:
     assert slots[-1].end_ms == 3_600_000
     assert slots == place_segments(s, slots_ms(s))
     assert slots_ms(s) == [slot_ms(s, i) for i in range(len(s.segments))]
+
+
+def test_planning_counts_each_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job is planned at the door, then again by each segment task, which also asks for
+    its own slot: the texts' syllables are counted n times in all, not n x n."""
+    n = 300
+    s = spec_from_data(
+        {"segments": [{"text": f"第{i}段，评分员对轨迹排序。", "seconds": 3} for i in range(n)]}
+    )
+    calls = 0
+
+    def counting(text: str, language: str) -> float:
+        nonlocal calls
+        calls += 1
+        return syllables(text, language)
+
+    monkeypatch.setattr(timeline, "syllables", counting)
+    timeline._syllables.cache_clear()
+    for _ in range(3):  # the door, then segment tasks in the same worker process
+        check_pace(s)
+        check_timeline(s, HOUR)
+        assert [slot_ms(s, i) for i in range(n)] == [3000] * n
+    assert calls == n
