@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check service workers tests bench
 .venv/bin/mypy
-.venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider "$@"
+# Branch coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
+.venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"

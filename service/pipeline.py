@@ -18,6 +18,7 @@ from service import audio as dsp
 from service.config import Settings
 from service.domain.errors import EngineError, MediaInputError
 from service.domain.spec import FitOptions, JobSpec, RenderOptions
+from service.domain.speech import Lexicon, SpokenText, Tools, front_end, parse_entries
 from service.domain.subtitles import (
     WRITERS,
     Canvas,
@@ -29,7 +30,7 @@ from service.domain.subtitles import (
     settle,
     timed_phrases,
 )
-from service.domain.text import Segmenter
+from service.domain.text import Segmenter, split_phrases
 from service.domain.timeline import (
     Slot,
     TimedOverlay,
@@ -81,6 +82,8 @@ class SegmentResult:
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     tts_calls: dict[str, int] = field(default_factory=dict)  # engine -> requests (cache misses)
+    spoken_text: str = ""  # what the engine was given (the speech front-end's output)
+    rewrites: int = 0  # spans of the text the front-end changed for that engine
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -102,6 +105,38 @@ class Rendered:
 
 
 @dataclass
+class Speaker:
+    """One segment's text as each kind of engine is given it (made once per kind), and the
+    display phrases mapped into that text: the phrase split espeak speaks by."""
+
+    text: str
+    language: str
+    lexicon: Lexicon
+    tools: Tools
+    phrases: list[tuple[int, int]]  # display spans
+    phrase_chars: int
+    made: dict[str, SpokenText] = field(default_factory=dict)
+
+    def spoken(self, reader: str) -> SpokenText:
+        if reader not in self.made:
+            self.made[reader] = front_end(
+                self.text, self.language, reader, self.lexicon, self.tools
+            )
+        return self.made[reader]
+
+    def request(self, engine: TtsEngine | None, voice: str, rate: float) -> TtsRequest:
+        spoken = self.spoken(getattr(engine, "reader", "text"))
+        return TtsRequest(
+            spoken.text,
+            voice,
+            self.language,
+            rate,
+            phrase_chars=self.phrase_chars,
+            phrases=tuple(spoken.spans_to_spoken(self.phrases)),
+        )
+
+
+@dataclass
 class Plan:
     """A validated job: the spec with options applied, who speaks it, and the video facts."""
 
@@ -120,12 +155,31 @@ class Pipeline:
         media: Media,
         catalog: Catalog,
         segment: Segmenter | None = None,
+        speech: Tools | None = None,
     ) -> None:
         self.settings = settings
         self.engines = engines
         self.media = media
         self.catalog = catalog
         self.segment = segment
+        self._speech = speech
+
+    @property
+    def speech(self) -> Tools:
+        """The speech front-end's word segmenter and pinyin (pypinyin; loaded on first use)."""
+        if self._speech is None:
+            from service.adapters.pinyin import speech_tools
+
+            self._speech = speech_tools()
+        return self._speech
+
+    def lexicon(self, spec: JobSpec) -> Lexicon:
+        """The shipped lexicon of the job's language with the job's own entries over it."""
+        from service.adapters.pinyin import load_lexicon
+
+        lexicons = self.settings.voices_file.parent / "lexicon"
+        shipped = load_lexicon(lexicons / f"{spec.language}.tsv")
+        return {**shipped, **parse_entries(spec.pronunciations)}
 
     # -- at the door -----------------------------------------------------------------------
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
@@ -149,18 +203,21 @@ class Pipeline:
     def _speak(
         self,
         casting: Casting,
-        request: TtsRequest,
+        speaker: Speaker,
+        rate: float,
         warnings: list[str],
         calls: dict[str, int],
     ) -> tuple[str, str, Speech]:
-        """Synthesize with the cast engine; fall back to the offline voice where allowed.
-        ``calls`` counts the requests that reached each engine (cache hits do not)."""
+        """Synthesize with the cast engine (given the text its kind reads); fall back to the
+        offline voice where allowed. ``calls`` counts the requests that reached each engine
+        (cache hits do not)."""
         engine = self.engines.get(casting.engine)
         if engine is not None:
             try:
+                request = speaker.request(engine, casting.voice.id, rate)
                 speech = engine.synthesize(request)
                 calls[casting.engine] = calls.get(casting.engine, 0) + (not speech.cached)
-                return casting.engine, request.voice, speech
+                return casting.engine, casting.voice.id, speech
             except EngineError as exc:
                 calls[casting.engine] = calls.get(casting.engine, 0) + 1
                 if casting.fallback is None:
@@ -173,12 +230,12 @@ class Pipeline:
         fb = casting.fallback
         warnings.append(f"{reason}; fell back to {fb.engine} voice {fb.id}")
         fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
-        return self._speak(fallback, replace(request, voice=fb.id), warnings, calls)
+        return self._speak(fallback, speaker, rate, warnings, calls)
 
     def _native_fit(
         self,
         casting: Casting,
-        request: TtsRequest,
+        speaker: Speaker,
         target_ms: int,
         fit: FitOptions,
         warnings: list[str],
@@ -188,7 +245,7 @@ class Pipeline:
         ``target_ms``. Every pass uses the engine that answered the first; if a later pass
         fails there, the whole fit starts again on the fallback voice, so one segment's
         audio never mixes engines. Returns engine, voice, natural ms, speech and rate."""
-        engine_name, voice, first = self._speak(casting, request, warnings, calls)
+        engine_name, voice, first = self._speak(casting, speaker, 1.0, warnings, calls)
         pinned = Casting(engine_name, self.catalog.get(voice), None)
         engine = self.engines[engine_name]
         speech, rate = first, 1.0
@@ -199,9 +256,7 @@ class Pipeline:
                 if wanted is None:
                     break
                 rate = wanted
-                _, _, speech = self._speak(
-                    pinned, replace(request, voice=voice, rate=rate), warnings, calls
-                )
+                _, _, speech = self._speak(pinned, speaker, rate, warnings, calls)
                 tried.append((rate, speech.duration_ms))
         except EngineError as exc:
             fb = casting.fallback
@@ -209,9 +264,7 @@ class Pipeline:
                 raise
             warnings.append(f"{exc}; fell back to {fb.engine} voice {fb.id}")
             offline = Casting(fb.engine, fb, None)
-            return self._native_fit(
-                offline, replace(request, voice=fb.id), target_ms, fit, warnings, calls
-            )
+            return self._native_fit(offline, speaker, target_ms, fit, warnings, calls)
         return engine_name, voice, first.duration_ms, speech, rate
 
     def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
@@ -225,14 +278,21 @@ class Pipeline:
         slot = slot_ms(spec, index)
         warnings: list[str] = []
         t0 = time.perf_counter()
-        request = TtsRequest(
-            seg.text, plan.casting.voice.id, spec.language, 1.0, phrase_chars=spec.line_chars
+        speaker = Speaker(
+            seg.text,
+            spec.language,
+            self.lexicon(spec),
+            self.speech,
+            split_phrases(seg.text, spec.line_chars, self.segment),
+            spec.line_chars,
         )
         calls: dict[str, int] = {}
         target_ms = speech_target_ms(slot, fit)
         engine_name, voice, natural, speech, rate = self._native_fit(
-            plan.casting, request, target_ms, fit, warnings, calls
+            plan.casting, speaker, target_ms, fit, warnings, calls
         )
+        spoken = speaker.spoken(getattr(self.engines[engine_name], "reader", "text"))
+        warnings += [f"segment {index + 1}: {w}" for w in spoken.warnings]
         t1 = time.perf_counter()
 
         sr = self.settings.sample_rate
@@ -259,9 +319,12 @@ class Pipeline:
         audio = dsp.fit_length(audio, dsp.samples(slot, sr))
         name = f"segment-{index:03d}.wav"
         dsp.write_wav(workdir / name, audio, sr)
+        # Engines report offsets into the spoken text; subtitles need the script's offsets.
         words = [
-            (b.start, b.end, round(b.start_ms * scale), min(round(b.end_ms * scale), speech_ms))
-            for b in speech.boundaries
+            (a, b, round(w.start_ms * scale), min(round(w.end_ms * scale), speech_ms))
+            for w in speech.boundaries
+            for a, b in [spoken.span_to_source(w.start, w.end)]
+            if b > a
         ]
         phrases = [
             (p.start, p.end, p.start_ms, p.end_ms)
@@ -283,6 +346,8 @@ class Pipeline:
             warnings=warnings,
             timings={"synthesize": round(t1 - t0, 4), "fit": round(t2 - t1, 4)},
             tts_calls=calls,
+            spoken_text=spoken.text,
+            rewrites=spoken.rewrites,
         )
 
     # -- the whole job ---------------------------------------------------------------------
@@ -364,6 +429,7 @@ class Pipeline:
                     "index": r.index + 1,
                     "label": seg.label,
                     "text": seg.text,
+                    "spoken_text": r.spoken_text,
                     "start": slot.start_ms / 1000,
                     "end": slot.end_ms / 1000,
                     "allotted": seg.seconds,
@@ -513,4 +579,4 @@ def default_pipeline(settings: Settings) -> Pipeline:
         FfmpegMedia(settings),
         load_catalog(settings.voices_file),
         cjk_words,
-    )
+    )  # the speech front-end's tools load on first use

@@ -18,6 +18,10 @@ class TtsRequest:
     pitch: str = "+0Hz"
     volume: str = "+0%"
     phrase_chars: int = 16  # engines without boundary events speak phrases of this size
+    # The phrases (spans of ``text``) such engines speak one by one; empty: split_phrases of
+    # ``text`` by ``phrase_chars``. The pipeline passes the display phrases mapped through the
+    # speech front-end, so a phrase ends where its subtitle does.
+    phrases: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,7 @@ LEAD_MS, TRAIL_MS = 120, 1200
 
 def _voice_for(name: str) -> str:
     # edge-tts sends "Microsoft Server Speech Text to Speech Voice (zh-CN, YunxiNeural)".
-    return "cmn" if "zh-" in name else "en-us"
+    return "cmn-latn-pinyin" if "zh-" in name else "en-us"
 
 
 def _mp3(pcm: bytes, rate: int) -> bytes:

@@ -8,7 +8,7 @@ import numpy as np
 from service import audio as dsp
 
 
-def espeak(text: str, voice: str = "cmn") -> tuple[np.ndarray, int]:
+def espeak(text: str, voice: str = "cmn-latn-pinyin") -> tuple[np.ndarray, int]:
     out = subprocess.run(
         ["espeak-ng", "-v", voice, "--stdout", text], capture_output=True, check=True
     ).stdout

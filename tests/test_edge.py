@@ -26,7 +26,7 @@ TEXT = "代码 Agent 的 RL 几乎都用可执行测试当奖励源，再叠 GRP
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[EdgeServer]:
-    s = EdgeServer(delay=2.5).start()
+    s = EdgeServer(delay=6.0).start()
     yield s
     s.stop()
 
@@ -36,7 +36,7 @@ def edge(server: EdgeServer) -> EdgeEngine:
     server.reset()
     return EdgeEngine(
         EdgeConfig(
-            wss_url=server.url, connect_timeout=2, receive_timeout=1, attempts=3, backoff=0.05
+            wss_url=server.url, connect_timeout=3, receive_timeout=3, attempts=3, backoff=0.05
         ),
         LocalGuard(limit=8, failures=3, cooldown=1.0),
     )
@@ -164,7 +164,7 @@ def test_edge_that_never_answers_times_out_then_falls_back(
     server: EdgeServer, tmp_path: Path
 ) -> None:
     server.reset()
-    server.always = "delay"  # 2.5 s of silence against a 1 s receive timeout, every time
+    server.always = "delay"  # 6 s of silence against a 1 s receive timeout, every time
     t = time.monotonic()
     manifest = render(
         server, tmp_path, "[段 1 · 3 秒] 服务一直不回答。", "auto", edge_receive_timeout=1
@@ -181,7 +181,7 @@ def test_a_failing_rate_pass_restarts_the_segment_on_the_fallback(
     server.faults.extend([None, "429", "429", "429"])  # the natural pass works, the rate pass never
     manifest = render(server, tmp_path, "[段 1 · 3 秒] 第一遍成功,第二遍失败的一段话。", "auto")
     seg = manifest["segments"][0]  # type: ignore[index]
-    assert seg["engine"] == "espeak" and seg["voice"] == "cmn"  # one engine for the whole segment
+    assert seg["engine"] == "espeak" and seg["voice"] == "cmn-latn-pinyin"  # one engine for the whole segment
     assert any("fell back to espeak" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
     assert server.requests == 4
 

@@ -202,7 +202,7 @@ def test_parse_and_voices_commands(short_script: Path) -> None:
     spec = json.loads(proc.stdout)
     assert [s["seconds"] for s in spec["segments"]] == [4.0, 5.5]
     proc = narrate("voices")
-    assert "zh-CN-YunxiNeural" in proc.stdout and "cmn" in proc.stdout
+    assert "zh-CN-YunxiNeural" in proc.stdout and "cmn-latn-pinyin" in proc.stdout
 
 
 def test_bundled_example_renders(tmp_path: Path) -> None:

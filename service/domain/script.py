@@ -13,6 +13,7 @@ from typing import Any
 
 from service.domain.errors import ScriptError
 from service.domain.spec import JobSpec, spec_from_data, spec_from_json
+from service.domain.speech.lexicon import LexiconError, parse_entries, parse_line, to_line
 from service.domain.text import detect_language
 
 _DOT = r"[·・•]"
@@ -36,6 +37,9 @@ _QUALIFIERS = re.compile(
     rf"^\s*+(?:[-*•]\s*+)?+(?:字幕层叠加限定语|Qualifiers|Subtitle qualifiers)"
     rf"\s*+{_COLON}\s*+(?P<v>.*)$",
     re.I,
+)
+_PRONUNCIATIONS = re.compile(
+    rf"^\s*(?:[-*•]\s*)?(?:读音|Pronunciations?)\s*{_COLON}\s*(?P<v>.*)$", re.I
 )
 _SHOT = re.compile(
     rf"(?:镜头|Shot)\s*+(?P<n>\d++)\s*+{_DOT}\s*+(?P<name>[^·・•]*+){_DOT}\s*+"
@@ -94,7 +98,7 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
             current is not None
             and line.strip()
             and not _HEADING.match(line)
-            and not (_QUALIFIERS.match(line) or _SHOT.search(line))
+            and not (_QUALIFIERS.match(line) or _PRONUNCIATIONS.match(line) or _SHOT.search(line))
         ):
             current.append(line.strip())
         else:
@@ -119,7 +123,7 @@ def parse_markdown(text: str) -> JobSpec:
             f"the script has {len(lines)} lines, over the limit of {MAX_SCRIPT_LINES}"
         )
     data: dict[str, Any] = {"segments": [], "qualifiers": [], "shots": []}
-    for line in lines:
+    for lineno, line in enumerate(lines, 1):
         if "title" not in data and (m := _TITLE.match(line)):
             data["title"] = _strip_annotation(m.group("v"))
         elif "language" not in data and (m := _LANGUAGE.match(line)):
@@ -129,6 +133,13 @@ def parse_markdown(text: str) -> JobSpec:
             data["qualifiers"] += [
                 q.strip().rstrip("。.").strip() for q in items if q.strip(" 。.")
             ]
+        elif m := _PRONUNCIATIONS.match(line):
+            try:
+                entries = parse_line(m.group("v"))
+                parse_entries(entries)
+            except LexiconError as exc:
+                raise ScriptError(f"{exc} (line {lineno})", "pronunciations") from None
+            data.setdefault("pronunciations", {}).update(entries)
         elif m := _SHOT.search(line):
             shot: dict[str, Any] = {
                 "index": int(m.group("n")),
@@ -192,6 +203,8 @@ def to_markdown(spec: JobSpec) -> str:
         out += [f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}", ""]
     if spec.qualifiers:
         out += ["字幕层叠加限定语:" + "；".join(spec.qualifiers) + "。", ""]
+    if spec.pronunciations:
+        out += ["读音:" + to_line(spec.pronunciations), ""]
     if spec.shots:
         out += ["4. 镜头分镜", ""]
         for shot in spec.shots:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from service.domain.errors import ScriptError
+from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
 
 Language = Literal["zh", "en"]
 Engine = Literal["auto", "edge", "espeak"]
@@ -138,6 +139,23 @@ class JobSpec(_Model):
     shots: list[Shot] = Field(default_factory=list, max_length=200)
     fit: FitOptions = FitOptions()
     subtitles: SubtitleOptions = SubtitleOptions()
+    pronunciations: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=MAX_ENTRIES,
+        description=(
+            "word -> pinyin (tone marks or numbers, e.g. 'háng', 'dang4') or a respelling "
+            "(e.g. 'G R P O'); matches whole words; overrides the shipped lexicon"
+        ),
+    )
+
+    @field_validator("pronunciations")
+    @classmethod
+    def _pronunciations(cls, v: dict[str, str]) -> dict[str, str]:
+        try:
+            entries = parse_entries(v)
+        except LexiconError as exc:
+            raise ValueError(str(exc)) from None
+        return {e.word: e.value for e in entries.values()}
 
     @field_validator("qualifiers")
     @classmethod

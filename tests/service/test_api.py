@@ -219,7 +219,7 @@ def test_health_voices_metrics_docs(stack: Stack) -> None:
     assert ready["checks"] == {"redis": True, "workers": 2}
     with stack.client() as c:
         voices = c.get("/v1/voices").json()
-        assert {"zh-CN-YunxiNeural", "cmn"} <= {v["id"] for v in voices}
+        assert {"zh-CN-YunxiNeural", "cmn-latn-pinyin"} <= {v["id"] for v in voices}
         metrics = c.get("/metrics").text
         assert 'narrate_jobs{state="succeeded"}' in metrics and "narrate_queue_depth" in metrics
         assert (

@@ -1,8 +1,9 @@
 """Content-addressed TTS cache, shared by the fleet through artifact storage.
 
 The key covers everything that changes the audio: engine, engine version, voice, rate,
-pitch, volume, phrase size and the normalised text. The value is the trimmed audio (WAV)
-and its boundaries (JSON), each written by atomic rename."""
+pitch, volume, phrase size, the phrase split and the normalised text (the text is what the
+engine is given, after the speech front-end, so a changed lexicon or phrasing is a new key).
+The value is the trimmed audio (WAV) and its boundaries (JSON), each written by atomic rename."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def cache_key(engine: TtsEngine, request: TtsRequest) -> str:
         request.pitch,
         request.volume,
         str(request.phrase_chars),
+        [normalize_text(request.text[a:b]) for a, b in request.phrases],
         normalize_text(request.text),
     ]
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
@@ -45,6 +47,7 @@ class CachedEngine:
         self.name = engine.name
         self.min_rate = engine.min_rate
         self.max_rate = engine.max_rate
+        self.reader = getattr(engine, "reader", "text")
         self.hits = self.misses = 0
 
     @property

@@ -1,10 +1,19 @@
 """espeak-ng: offline, no boundary events, so it is driven phrase by phrase and every
-phrase's timing is measured from its own audio."""
+phrase's timing is measured from its own audio.
+
+Mandarin is spoken with the ``cmn-latn-pinyin`` voice from tone-number pinyin (the front-end's
+"pinyin" reader): the ``cmn`` voice as shipped (espeak-ng 1.51) reads an English tone digit after
+every hanzi. Pinyin has no way to say English, so within a phrase the runs that are not pinyin
+syllables (``rollout``, ``G R P O``) are spoken by the English voice: one SSML utterance per
+phrase, the English voice as its base and each Mandarin run in a ``<voice>`` element (the other
+way round, espeak-ng 1.51 returns to ``cmn``, not ``cmn-latn-pinyin``, after an English run)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from functools import cached_property
+from html import escape
 
 import numpy as np
 
@@ -14,10 +23,58 @@ from service.domain.text import Segmenter, pause_after, split_phrases
 from service.ports import Boundary, Speech, TtsRequest
 
 BASE_WPM = 175
+# How this adapter drives espeak-ng; part of ``version`` so the TTS cache never serves audio
+# made the old way after it changes.
+DRIVER = "narrate-espeak/2 (pinyin, SSML per phrase)"
+PINYIN_VOICE = "cmn-latn-pinyin"
+ENGLISH_VOICE = "en-us"
+# A pinyin syllable as the front-end writes it (dai4), or an English word / spelled letter.
+_RUN_TOKEN = re.compile(
+    r"(?P<py>[a-z]+[1-5](?![\w])|[\u3400-\u9fff\uf900-\ufaff]+)|(?P<en>[A-Za-z][A-Za-z'’\-]*)"
+)
+
+
+_LETTER_A = re.compile(r"(?<![\w'’-])A(?![\w'’-])")
+
+
+def runs(phrase: str, voice: str) -> list[tuple[str, str]]:
+    """Split a phrase into (text, espeak voice) runs: pinyin syllables (and any hanzi) for the
+    Mandarin voice, other Latin words for the English voice of the same variant; punctuation
+    and spaces stay with the run before them."""
+    if not voice.startswith(PINYIN_VOICE):
+        return [(phrase, voice)] if phrase.strip() else []
+    english = ENGLISH_VOICE + voice[len(PINYIN_VOICE) :]  # keeps a variant such as +f3
+    out: list[tuple[str, str]] = []
+    current = voice
+    start = 0
+    for m in _RUN_TOKEN.finditer(phrase):
+        want = voice if m.lastgroup == "py" else english
+        if want != current and phrase[start : m.start()].strip():
+            out.append((phrase[start : m.start()], current))
+            start = m.start()
+        current = want
+    if phrase[start:].strip():
+        out.append((phrase[start:], current))
+    # A spelled letter A among letters (G A G A R) is read as the article "a" by en-us.
+    return [(_LETTER_A.sub("eh", t) if v == english else t, v) for t, v in out]
+
+
+def utterance(phrase: str, voice: str) -> tuple[str, str, bool]:
+    """What one espeak-ng call is given for a phrase: (text, voice, is SSML)."""
+    parts = runs(phrase, voice)
+    if len(parts) <= 1:
+        return (parts[0][0], parts[0][1], False) if parts else (phrase, voice, False)
+    english = ENGLISH_VOICE + voice[len(PINYIN_VOICE) :]
+    body = "".join(
+        escape(text, quote=False) if v == english else f'<voice name="{v}">{escape(text)}</voice>'
+        for text, v in parts
+    )
+    return f"<speak>{body}</speak>", english, True
 
 
 class EspeakEngine:
     name = "espeak"
+    reader = "pinyin"  # what the speech front-end gives it for Chinese
     min_rate = 80 / BASE_WPM
     max_rate = 4.0  # 700 words/min: espeak-ng's sonic speed-up still sounds clean there
 
@@ -36,10 +93,10 @@ class EspeakEngine:
             ).stdout
         except OSError as exc:
             raise EngineError(self.name, f"{self.binary} is not installed ({exc})") from None
-        return out.split("Data at")[0].strip() or "unknown"
+        return f"{out.split('Data at')[0].strip() or 'unknown'}; {DRIVER}"
 
-    def _speak(self, text: str, voice: str, wpm: int) -> tuple[np.ndarray, int]:
-        argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout"]
+    def _speak(self, text: str, voice: str, wpm: int, ssml: bool = False) -> tuple[np.ndarray, int]:
+        argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout", *(["-m"] if ssml else [])]
         try:
             # Text goes on stdin so that no phrase can be read as an option.
             proc = subprocess.run(
@@ -57,6 +114,19 @@ class EspeakEngine:
             )
         return read_wav(proc.stdout)
 
+    def phonemes(self, text: str, voice: str) -> list[tuple[str, str]]:
+        """What espeak-ng makes of ``text`` spoken as one phrase, as ``synthesize`` calls it:
+        (voice, phoneme mnemonics from ``-x``). For listening checks and tests."""
+        said, said_voice, ssml = utterance(text, voice)
+        argv = [self.binary, "-v", said_voice, "-q", "-x", *(["-m"] if ssml else [])]
+        try:
+            proc = subprocess.run(
+                argv, input=said.encode(), capture_output=True, timeout=self.timeout, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
+        return [(said_voice, proc.stdout.decode(errors="replace").strip())]
+
     def synthesize(self, request: TtsRequest) -> Speech:
         rate = min(max(request.rate, self.min_rate), self.max_rate)
         wpm = round(BASE_WPM * rate)
@@ -64,9 +134,13 @@ class EspeakEngine:
         boundaries: list[Boundary] = []
         sr = 22050
         cursor = speech_end = 0  # samples
-        for start, end in split_phrases(request.text, request.phrase_chars, self.segment):
+        phrases = list(request.phrases) or split_phrases(
+            request.text, request.phrase_chars, self.segment
+        )
+        for start, end in phrases:
             phrase = request.text[start:end]
-            audio, sr = self._speak(phrase, request.voice, wpm)
+            said, voice, ssml = utterance(phrase, request.voice)
+            audio, sr = self._speak(said, voice, wpm, ssml)
             a, b = speech_bounds(audio)
             if b > a:
                 pieces.append(audio[a:b])

@@ -1,0 +1,77 @@
+"""Pinyin for the speech front-end, from pypinyin's bundled dictionaries (nothing downloaded),
+and homophone characters for engines that take no phoneme markup (edge).
+
+Measured before choosing: pypinyin-dict's larger phrase data (cc_cedict, large_pinyin) fixed
+none of the 多音字 that go wrong in the examples (长上下文, 方差, 当奖励 ...), costs 108 MB and
+0.3-1.4 s of loading, so it is not used; those words are in voices/lexicon/zh.tsv instead.
+cn2an is not used either: the numerals are a few lines (service/domain/speech/numbers.py) and
+its date reading is wrong (2026-09-30 -> 二千零二十六负九负三十)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from service.domain.speech import Lexicon, Tools
+from service.domain.speech.lexicon import parse_tsv
+from service.domain.speech.pinyin import to_tone3
+
+
+@lru_cache(maxsize=16384)
+def _word(word: str) -> tuple[str, ...]:
+    from pypinyin import Style, lazy_pinyin
+
+    # One pre-segmented word (a list): pypinyin's phrase dictionary resolves its 多音字; tone
+    # sandhi of 一 and 不 applied, as they are said (3-3 sandhi is left to the engine).
+    out = lazy_pinyin(
+        [word], style=Style.TONE3, neutral_tone_with_five=True, tone_sandhi=True, errors="ignore"
+    )
+    return tuple(out)
+
+
+def word_pinyin(word: str) -> list[str]:
+    """Tone-number syllables of a CJK word, one per character."""
+    return list(_word(word))
+
+
+@lru_cache(maxsize=1)
+def _homophones() -> dict[str, str]:
+    """tone-number syllable -> the most frequent character that has only that reading."""
+    import jieba
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    jieba.initialize()
+    freq = jieba.dt.FREQ
+    best: dict[str, tuple[int, str]] = {}
+    for code, readings in pinyin_dict.items():
+        if "," in readings:
+            continue
+        ch = chr(code)
+        try:
+            syl = to_tone3(readings)
+        except ValueError:
+            continue
+        n = freq.get(ch, 0)
+        if n and (syl not in best or n > best[syl][0]):
+            best[syl] = (n, ch)
+    return {s: ch for s, (_, ch) in best.items()}
+
+
+def homophone(syllable: str) -> str | None:
+    return _homophones().get(syllable)
+
+
+def speech_tools() -> Tools:
+    from service.adapters.segmenter import cjk_words
+
+    return Tools(cjk_words, word_pinyin, homophone)
+
+
+@lru_cache(maxsize=8)
+def load_lexicon(path: Path) -> Lexicon:
+    """The shipped lexicon for a language (empty when there is none)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    return parse_tsv(text)

@@ -1,0 +1,352 @@
+"""The Mandarin front-end: a segment's display text -> what an engine speaks, piece by piece.
+
+Two readers:
+- ``pinyin`` (espeak-ng ``cmn-latn-pinyin``): everything is made explicit. Hanzi become
+  tone-number pinyin (``dai4 ma3``), numbers are read in context (三千一百亿, 二零二六年), symbols
+  that mean something become words (≠ 不等于), dashes and ellipses become pauses, Latin words stay
+  English words and acronyms are spelled as letters (``G R P O``) for the English voice.
+- ``text`` (edge's neural voices read numbers and mixed text well): only the lexicon is applied,
+  as homophone respellings, plus ASCII punctuation between hanzi made the Chinese pause.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from service.domain.speech import numbers
+from service.domain.speech.lexicon import Entry, Lexicon
+from service.domain.speech.spoken import Builder, SpokenText
+
+Segmenter = Callable[[str], list[str]]
+
+
+@dataclass(frozen=True)
+class Tools:
+    """What the front-end needs from outside (given by adapters, so this stays pure)."""
+
+    segment: Segmenter  # a CJK run -> its words
+    pinyin: Callable[[str], list[str]]  # a CJK word -> one tone-number syllable per character
+    homophone: Callable[[str], str | None]  # 'hang2' -> a character read only that way ('航')
+
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_MAG = "KkMBT"
+_TOKENS = re.compile(
+    rf"(?P<space>\s+)"
+    rf"|(?P<date>(?<![\d.])\d{{4}}(?P<sep>[-/.])\d{{1,2}}(?P=sep)\d{{1,2}}(?![\d.]))"
+    rf"|(?P<clock>(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:]))"
+    rf"|(?P<fraction>(?<![\d./])\d+/\d+(?![\d./]))"
+    rf"|(?P<times>{_NUM}[x×](?![A-Za-z]))"
+    rf"|(?P<version>(?<![A-Za-z0-9])[vV]\d+(?:\.\d+)*(?![\d]))"
+    rf"|(?P<prange>{_NUM}%?\s*[-~～–]\s*{_NUM}%)"
+    rf"|(?P<range>{_NUM}[{_MAG}]?\s*[~～–-]\s*{_NUM}[{_MAG}]?(?![A-Za-z\d]))"
+    rf"|(?P<percent>{_NUM}%)"
+    rf"|(?P<mag>{_NUM}[{_MAG}](?![A-Za-z]))"
+    rf"|(?P<num>{_NUM})"
+    rf"|(?P<latin>[A-Za-z]+(?:['’][A-Za-z]+)*(?:-[A-Za-z]+)*)"
+    rf"|(?P<joiner>(?<=[A-Za-z])-(?=\d))"
+    rf"|(?P<minus>(?<![\w.])-(?=\d))"
+    rf"|(?P<cjk>[{_CJK}]+)"
+    rf"|(?P<dash>——|—|--|–)"
+    rf"|(?P<ellipsis>……|…|\.\.\.)"
+    rf"|(?P<other>.)",
+    re.S,
+)
+# Symbols with a meaning of their own, and how they are said.
+SYMBOLS = {
+    "≠": "不等于",
+    ">": "大于",
+    "<": "小于",
+    "≥": "大于等于",
+    "≤": "小于等于",
+    "≈": "约等于",
+    "=": "等于",
+    "+": "加",
+    "×": "乘",
+    "÷": "除以",
+    "±": "正负",
+    "~": "约",
+    "～": "约",
+    "/": "或",
+    "→": "到",
+    "%": "百分号",
+    "‰": "千分号",
+    "°": "度",
+    "&": "和",
+    "@": "at",
+    "#": "号",
+    "§": "节",
+    "✓": "对",
+    "✗": "错",
+}
+# Punctuation and the pause it stands for in pinyin text.
+_CLAUSE = set("，、；：,;:·・•")
+_STOPS = {"。": ".", "！": "!", "？": "?", ".": ".", "!": "!", "?": "?"}
+_FULLWIDTH = dict(zip(",;:?!.()", "，；：？！。（）", strict=True))
+# Measure words after a number: 2 is 两 before them, and 行 is háng after a number.
+_MEASURE = (*"个张条种位项次件天周台块只层倍轮组头步行页份名篇部类款", "比特", "字节")
+_AFTER_NUMBER = {"行": "hang2"}
+
+
+def _is_cjk(ch: str) -> bool:
+    return bool(ch) and bool(re.match(f"[{_CJK}]", ch))
+
+
+def _spell(word: str) -> bool:
+    """Acronyms are spelled as letters: GRPO, SFT, KV; not words like MiMo or rollout."""
+    letters = word.replace("-", "")
+    return (letters.isupper() and 2 <= len(letters) <= 5) or (
+        len(letters) > 1 and not re.search(r"[aeiouyAEIOUY]", letters)
+    )
+
+
+class _ZhWriter:
+    def __init__(self, text: str, reader: str, lexicon: Lexicon, tools: Tools) -> None:
+        self.text = text
+        self.reader = reader
+        self.lexicon = lexicon
+        self.tools = tools
+        self.out = Builder(text)
+        self.after_number = False
+
+    # -- output helpers ---------------------------------------------------------------------
+    def say_zh(self, a: int, b: int, hanzi: str, rewritten: bool = True) -> None:
+        """Chinese words (hanzi) for the span [a, b)."""
+        if self.reader == "text":
+            self.out.add(a, b, hanzi, "zh", hanzi != self.text[a:b])
+        else:
+            sylls = self.tools.pinyin(hanzi) if hanzi else []
+            self.out.add(a, b, "".join(s + " " for s in sylls), "zh", rewritten)
+
+    def say_en(self, a: int, b: int, words: str, rewritten: bool) -> None:
+        self.out.add(a, b, words + " ", "en", rewritten)
+
+    def pause(self, a: int, b: int, mark: str) -> None:
+        if self.reader == "text":
+            self.out.add(a, b, self.text[a:b], "same", False)
+        else:
+            self.out.add(a, b, mark + " ", "pause", True)
+
+    def same(self, a: int, b: int) -> None:
+        self.out.add(a, b, self.text[a:b], "same", False)
+
+    # -- readings ---------------------------------------------------------------------------
+    def number(self, token: str) -> str:
+        return numbers.decimal(token)
+
+    def rest(self, end: int) -> str:
+        return self.text[end:].lstrip()
+
+    def write(self) -> SpokenText:
+        for m in _TOKENS.finditer(self.text):
+            kind = m.lastgroup or "other"
+            a, b, tok = m.start(), m.end(), m.group()
+            was_number = self.after_number
+            self.after_number = kind in ("num", "mag", "percent", "range", "prange")
+            if kind == "space":
+                self.after_number = was_number
+                self.out.add(a, b, " " if self.reader == "text" else "", "same", False)
+            elif kind == "cjk":
+                self.cjk(a, b, was_number)
+            elif kind == "latin":
+                self.latin(a, b, tok)
+            elif self.reader == "text":
+                self.text_other(a, b, kind)
+            else:
+                self.pinyin_other(a, b, kind, m)
+        return self.out.build()
+
+    # -- the text reader: lexicon and punctuation only --------------------------------------
+    def text_other(self, a: int, b: int, kind: str) -> None:
+        tok = self.text[a:b]
+        if kind == "other" and tok in _FULLWIDTH and self._beside_hanzi(a, b):
+            self.out.add(a, b, _FULLWIDTH[tok], "pause", True)
+        else:
+            self.same(a, b)
+
+    def _beside_hanzi(self, a: int, b: int) -> bool:
+        """ASCII punctuation in Chinese text ("sampling,只保留"): the Chinese pause it means."""
+        before = self.text[:a].rstrip()[-1:]
+        after = self.text[b:].lstrip()[:1]
+        return (_is_cjk(before) or _is_cjk(after)) and bool(before) and bool(after)
+
+    # -- the pinyin reader: everything explicit ---------------------------------------------
+    def pinyin_other(self, a: int, b: int, kind: str, m: re.Match[str]) -> None:
+        tok = self.text[a:b]
+        if kind == "date":
+            y, mo, d = re.split(r"[-/.]", tok)
+            self.say_zh(a, b, numbers.date(y, mo, d))
+        elif kind == "clock":
+            hour, minute = tok.split(":")
+            said = numbers.integer(hour) + "点" + ("整" if minute == "00" else "")
+            if minute != "00":
+                said += (
+                    ("零" if minute[0] == "0" else "") + numbers.integer(minute.lstrip("0")) + "分"
+                )
+            self.say_zh(a, b, said)
+        elif kind == "fraction":
+            top, bottom = tok.split("/")
+            self.say_zh(a, b, numbers.integer(bottom) + "分之" + numbers.integer(top))
+        elif kind == "times":
+            self.say_zh(a, b, self.number(tok[:-1]) + "倍")
+        elif kind == "version":
+            self.say_en(a, a + 1, tok[0].upper(), True)
+            self.say_zh(a + 1, b, numbers.decimal(tok[1:]))
+        elif kind == "prange":
+            lo, hi = re.split(r"\s*[-~～–]\s*", tok, maxsplit=1)
+            self.say_zh(
+                a, b, "百分之" + self.number(lo.rstrip("%")) + "到" + self.number(hi.rstrip("%"))
+            )
+        elif kind == "range":
+            lo, hi = re.split(r"\s*[~～–-]\s*", tok, maxsplit=1)
+            self.magnitude_or_number(a, b, lo, "到", hi)
+        elif kind == "percent":
+            self.say_zh(a, b, "百分之" + self.number(tok[:-1]))
+        elif kind == "mag":
+            self.magnitude_or_number(a, b, tok)
+        elif kind == "num":
+            self.num(a, b, tok)
+        elif kind == "joiner":
+            self.out.add(a, b, "", "pause", False)  # top-2: the hyphen joins, it is not said
+        elif kind == "minus":
+            self.say_zh(a, b, "负")
+        elif kind == "dash":
+            self.pause(a, b, ",")
+        elif kind == "ellipsis":
+            self.pause(a, b, "...")
+        else:
+            self.symbol(a, b, tok)
+
+    def magnitude_or_number(self, a: int, b: int, lo: str, joiner: str = "", hi: str = "") -> None:
+        """``310B`` / ``1-2B`` / ``128K``: B, M, T in Chinese units; K said as the letter."""
+        parts: list[tuple[str, str]] = []  # (hanzi, trailing english)
+        for side in (lo, hi) if joiner else (lo,):
+            side = side.strip()
+            suffix = side[-1] if side and side[-1] in _MAG else ""
+            digits = side[:-1] if suffix else side
+            said = numbers.magnitude(digits, suffix) if suffix and suffix in "MBT" else None
+            parts.append((said or self.number(digits), "" if said or not suffix else suffix))
+        if self.reader != "pinyin" or not any(p[1] for p in parts):
+            self.say_zh(a, b, joiner.join(p[0] for p in parts))
+            return
+        # Mixed: say the Chinese part, then the letter (K) in English, as one piece.
+        said = ""
+        for i, (zh, letter) in enumerate(parts):
+            if i:
+                said += "".join(s + " " for s in self.tools.pinyin(joiner))
+            said += "".join(s + " " for s in self.tools.pinyin(zh))
+            said += letter.upper() + " " if letter else ""
+        self.out.add(a, b, said, "zh", True)
+
+    def num(self, a: int, b: int, tok: str) -> None:
+        rest = self.rest(b)
+        if rest.startswith("年") and re.fullmatch(r"\d{4}", tok):
+            said = numbers.digit_by_digit(tok)
+        elif tok == "2" and rest.startswith(_MEASURE):
+            said = "两"
+        else:
+            said = self.number(tok)
+        self.say_zh(a, b, said)
+
+    def symbol(self, a: int, b: int, tok: str) -> None:
+        cat = unicodedata.category(tok)
+        if tok in _STOPS:
+            self.pause(a, b, _STOPS[tok])
+        elif tok in _CLAUSE:
+            self.pause(a, b, ",")
+        elif tok in SYMBOLS:
+            said = SYMBOLS[tok]
+            if said.isascii():
+                self.say_en(a, b, said, True)
+            else:
+                self.say_zh(a, b, said)
+        elif cat.startswith("P"):
+            self.out.add(a, b, " ", "pause", False)  # quotes, brackets: not said
+        elif cat == "Nd" or unicodedata.numeric(tok, -1) != -1:
+            value = unicodedata.numeric(tok)
+            self.say_zh(a, b, self.number(f"{value:g}"))  # ①, ⅱ, full-width digits
+        elif "GREEK" in unicodedata.name(tok, ""):
+            self.say_en(a, b, unicodedata.name(tok).split()[-1].lower(), True)
+        else:
+            self.out.add(a, b, "", "pause", True)
+            self.out.warnings.append(f"{tok!r} has no reading and is not spoken")
+
+    # -- words ------------------------------------------------------------------------------
+    def latin(self, a: int, b: int, word: str) -> None:
+        entry = self.lexicon.get(word) or self.lexicon.get(word.lower())
+        if entry is not None:
+            self.entry(a, b, entry, None)
+        elif self.reader == "text":
+            self.same(a, b)
+        elif _spell(word):
+            self.say_en(a, b, " ".join(word.replace("-", "")), True)
+        else:
+            self.say_en(a, b, word, False)
+
+    def cjk(self, a: int, b: int, after_number: bool) -> None:
+        run = self.text[a:b]
+        words = self.tools.segment(run)
+        if "".join(words) != run or not all(words):
+            words = list(run)
+        i, pos = 0, a
+        while i < len(words):
+            for j in range(min(len(words), i + 8), i, -1):
+                cand = "".join(words[i:j])
+                if cand in self.lexicon:
+                    self.entry(pos, pos + len(cand), self.lexicon[cand], cand)
+                    pos += len(cand)
+                    i = j
+                    break
+            else:
+                word = words[i]
+                if i == 0 and after_number and word in _AFTER_NUMBER:
+                    self.syllables(pos, pos + len(word), word, [_AFTER_NUMBER[word]])
+                elif self.reader == "text":
+                    self.same(pos, pos + len(word))
+                else:
+                    # One piece per character, so boundaries map back finely.
+                    sylls = self.tools.pinyin(word)
+                    if len(sylls) != len(word):
+                        sylls = [s for ch in word for s in self.tools.pinyin(ch)[:1]]
+                    for k, syl in enumerate(sylls):
+                        self.out.add(pos + k, pos + k + 1, syl + " ", "zh", False)
+                pos += len(word)
+                i += 1
+
+    def syllables(self, a: int, b: int, word: str, sylls: list[str] | tuple[str, ...]) -> None:
+        """Say ``word`` with the given tone-number syllables."""
+        if self.reader != "text":
+            self.out.add(a, b, "".join(s + " " for s in sylls), "zh", True)
+            return
+        default = self.tools.pinyin(word) if _is_cjk(word[:1]) else []
+        out = []
+        for k, syl in enumerate(sylls):
+            ch = word[k] if k < len(word) and len(sylls) == len(word) else ""
+            if ch and k < len(default) and default[k] == syl:
+                out.append(ch)
+            else:
+                out.append(self.tools.homophone(syl) or ch or "")
+        said = "".join(out)
+        self.out.add(a, b, said, "zh", said != word)
+
+    def entry(self, a: int, b: int, entry: Entry, _word: str | None) -> None:
+        word = self.text[a:b]
+        if entry.syllables is not None:
+            self.syllables(a, b, word, entry.syllables)
+            return
+        said = entry.respelled()
+        if self.reader == "text":
+            self.out.add(a, b, said, "same" if said == word else "zh", said != word)
+            return
+        inner = speak_zh(said, "pinyin", {}, self.tools)
+        self.out.add(a, b, inner.text, "zh", True)
+        self.out.warnings += inner.warnings
+
+
+def speak_zh(text: str, reader: str, lexicon: Lexicon, tools: Tools) -> SpokenText:
+    """``text`` as the ``reader`` ("pinyin" or "text") should be given it, with the span map."""
+    return _ZhWriter(text, reader, lexicon, tools).write()
