@@ -50,11 +50,14 @@ class ProgressBar:
 def _warm_up() -> None:
     """Load jieba's dictionary and import scipy (about a second of CPU between them) in the
     background, while the main thread waits on ffprobe and espeak-ng."""
-    from service import audio
-    from service.adapters.segmenter import warm
+    try:
+        from service import audio
+        from service.adapters.segmenter import warm
 
-    warm()
-    audio.preload()
+        warm()
+        audio.preload()
+    except Exception:  # best effort: the render loads them itself when it needs them
+        pass
 
 
 def cmd_render(args: argparse.Namespace) -> int:
