@@ -10,7 +10,7 @@ def available_engines(settings: Settings, use_redis: bool | None = None) -> dict
     """espeak-ng always; edge-tts with a fleet-wide guard in Redis when a Redis is configured
     (the service), an in-process guard otherwise (the one-process CLI); the neural fastspeech2
     voice only once its pack is installed in the data dir (opt-in: non-commercial licence)."""
-    from service.adapters.segmenter import cjk_words
+    from service.adapters.segmenter import tagged_words
     from service.adapters.tts.cache import CachedEngine
     from service.adapters.tts.edge import EdgeConfig, EdgeEngine
     from service.adapters.tts.espeak import EspeakEngine
@@ -44,7 +44,7 @@ def available_engines(settings: Settings, use_redis: bool | None = None) -> dict
         ),
         guard,
     )
-    espeak = EspeakEngine(segment=cjk_words)
+    espeak = EspeakEngine(segment=tagged_words)
     engines: list[TtsEngine] = [espeak, edge]
     from service.voicepacks import zh_baker
 
