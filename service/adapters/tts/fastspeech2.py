@@ -45,7 +45,7 @@ MAX_FRAMES = 2048
 MAX_SYLLABLES = 40
 ENGLISH_GAP_MS = 60
 CLAUSE_PAUSE_MS = 200
-DRIVER = "narrate-fastspeech2/1 (pinyin front-end, seeded dropout, espeak en for words)"
+DRIVER = "narrate-fastspeech2/2 (pinyin front-end, seeded dropout, espeak en for words)"
 
 # Latin letters as Mandarin speakers say them, in tone-number pinyin.
 LETTERS = {
@@ -237,9 +237,12 @@ class FastSpeech2Engine:
         # Speech starts after the first ``sil``. The last ``sil`` still carries the release of the
         # last syllable (a vowel's tail: cutting there clips it), so the audio runs to ``eos``
         # and only its silent end is trimmed.
-        lead = int(edges[1])
-        _, loud_end = speech_bounds(audio[lead : int(edges[n - 1])])
-        tail = max(lead + loud_end, int(edges[n - 2]))
+        # A plosive initial (t, k) begins with a silent closure: speech, and the first
+        # syllable's timing, start where sound does (at the latest, at the vowel).
+        base = int(edges[1])
+        loud_start, loud_end = speech_bounds(audio[base : int(edges[n - 1])])
+        lead = min(base + loud_start, int(edges[2])) if loud_end > loud_start else base
+        tail = max(base + loud_end, int(edges[n - 2]))
         bounds: list[Span] = []
         for i, u in enumerate(run):
             if u.kind != "syl":
@@ -254,7 +257,7 @@ class FastSpeech2Engine:
                 # A letter said as two syllables (F ai2 fu5): one boundary.
                 bounds[-1] = (u.start, u.end, bounds[-1][2], b - lead)
                 continue
-            bounds.append((u.start, u.end, a - lead, b - lead))
+            bounds.append((u.start, u.end, max(0, a - lead), b - lead))
         if bounds:
             bounds[-1] = (*bounds[-1][:3], tail - lead)
         return audio[lead:tail].astype(np.float32), bounds
