@@ -62,6 +62,7 @@ class JobService:
         options: RenderOptions,
         video: Path | None,
         idem: tuple[str, str] | None = None,
+        parent: str | None = None,
     ) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
@@ -82,6 +83,7 @@ class JobService:
             has_video=video is not None,
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
+            parent=parent,
         )
         messages = [self.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         try:
@@ -251,6 +253,7 @@ class JobService:
             stretch_ratio=result.stretch_ratio,
             finished=time.time(),
             warnings=result.warnings,
+            tts_calls=sum(result.tts_calls.values()),  # 0: every request hit the TTS cache
         )
         for stage, secs in result.timings.items():
             self.store.observe_stage(stage, secs)

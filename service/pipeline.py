@@ -186,6 +186,8 @@ class Pipeline:
         """Everything that can be checked before any audio is made: voices, pace, video."""
         spec = options.apply(spec)
         casting = self.catalog.cast(spec)
+        for voice in {s.voice for s in spec.segments if s.voice}:
+            self.catalog.cast(spec, voice=voice)  # an unknown voice fails at the door
         warnings = check_pace(spec)
         end = check_timeline(spec, self.settings.max_timeline)[-1].end_ms
         info = None
@@ -288,8 +290,9 @@ class Pipeline:
         )
         calls: dict[str, int] = {}
         target_ms = speech_target_ms(slot, fit)
+        casting = self.catalog.cast(spec, voice=seg.voice) if seg.voice else plan.casting
         engine_name, voice, natural, speech, rate = self._native_fit(
-            plan.casting, speaker, target_ms, fit, warnings, calls
+            casting, speaker, target_ms, fit, warnings, calls
         )
         spoken = speaker.spoken(getattr(self.engines[engine_name], "reader", "text"))
         warnings += [f"segment {index + 1}: {w}" for w in spoken.warnings]

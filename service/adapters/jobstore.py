@@ -104,6 +104,7 @@ class Job:
     stage: str = ""
     stage_progress: float = 0.0
     segments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    parent: str | None = None  # the job this one re-renders (a fix made in the studio)
 
     @property
     def terminal(self) -> bool:
@@ -180,6 +181,7 @@ class JobStore:
             "segments_total": job.segments_total,
             "warnings": json.dumps(job.warnings, ensure_ascii=False),
             "idem": idem[0] if idem else "",
+            "parent": job.parent or "",
         }
         args: list[Any] = [
             deadline_ms,
@@ -249,6 +251,7 @@ class JobStore:
             stage=data.get("stage", ""),
             stage_progress=float(data.get("stage_progress") or 0),
             segments={int(k): json.loads(v) for k, v in segs.items()},
+            parent=data.get("parent") or None,
         )
 
     def status(self, job_id: str) -> str | None:

@@ -31,6 +31,7 @@ from service.api.schemas import (
     SegmentState,
     Voice,
 )
+from service.api.studio import studio_router
 from service.api.uploads import Upload, read_multipart
 from service.config import Settings, get_settings
 from service.domain.errors import InputError
@@ -143,6 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             error=job.error,
             artifacts=job.artifacts,
             links=links(request, job),
+            parent=job.parent,
         )
 
     def owned(job_id: str, who: str) -> Job:
@@ -350,6 +352,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.openapi_schema = schema
         return app.openapi_schema
 
+    app.include_router(studio_router(service, tenant, owned))
     app.openapi = openapi  # type: ignore[method-assign]
     return app
 
