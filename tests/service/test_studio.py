@@ -144,6 +144,7 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     assert driver.find_element(By.ID, "form-error").text == ""
     assert "结果来自论文自报" in driver.find_element(By.ID, "parsed").text  # qualifiers shown
     screenshot(driver, shots / "studio-new-job-desktop.png", 1440, False)
+    screenshot(driver, shots / "studio-new-job-phone.png", 390, True)
 
     started = time.monotonic()
     driver.find_element(By.ID, "submit").click()
@@ -153,6 +154,16 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
         driver, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#seg-table tbody td.state"), "rows"
     )
     assert len(states) == 4
+    until(
+        driver,
+        60,
+        lambda d: any(
+            c.text in ("running", "done")
+            for c in d.find_elements(By.CSS_SELECTOR, "#seg-table tbody td.state")
+        ),
+        "a segment running",
+    )
+    screenshot(driver, shots / "studio-watch-phone.png", 390, True)
     until(driver, 240, lambda d: d.find_element(By.ID, "preview").is_displayed(), "preview")
     until(
         driver,
@@ -202,8 +213,24 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
         for b in driver.find_elements(By.CSS_SELECTOR, "#downloads button")
     ]
     assert set(downloads) == set(job["artifacts"]) and "video.mp4" in downloads
+    # Paused where the qualifier overlay (top) and the narration (bottom) both show.
+    at = manifest0["overlays"][0]["start"] + 0.5
+    driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        const v = document.getElementById('player'); v.pause();
+        v.addEventListener('seeked', () => setTimeout(done, 300), {once: true});
+        v.currentTime = arguments[0];""",
+        at,
+    )
     screenshot(driver, shots / "studio-preview-desktop.png", 1440, False)
     screenshot(driver, shots / "studio-preview-phone.png", 390, True)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True},
+    )
+    wide = driver.execute_script("return document.documentElement.scrollWidth")
+    assert wide <= 390, f"the page is {wide} px wide at phone width: it scrolls sideways"
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # Fix segment 4 and re-render: only that segment is synthesized again.
     before = tts_total(alpha)
@@ -231,6 +258,8 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     sign_in(driver, stack.keys["beta"])
     until(driver, 10, lambda d: d.find_element(By.ID, "jobs-msg").text == "No jobs yet.", "empty")
     assert not driver.find_elements(By.CSS_SELECTOR, "#job-list li")
+    assert driver.find_element(By.ID, "script").get_attribute("value") == ""  # form cleared
+    assert "KV" not in driver.find_element(By.TAG_NAME, "body").text
     beta = stack.client("beta")
     for jid in (job_id, fix_id):
         assert beta.get(f"/v1/jobs/{jid}/source").status_code == 404
@@ -254,3 +283,56 @@ def test_page_weight_and_offline(studio_stack: Stack) -> None:
     print(f"\npage weight: {total} bytes ({len(assets)} assets)")
     assert total < 100_000
     assert (ROOT / "service/api/static/index.html").is_file()
+
+
+def test_parse_endpoint_points_at_the_problem(studio_stack: Stack) -> None:
+    """Checking a script creates no job; every error names the segment, line or field."""
+    alpha = studio_stack.client("alpha")
+    ok = alpha.post(
+        "/v1/scripts:parse",
+        json={
+            "script": BUNDLED_EXAMPLE.read_text(encoding="utf-8"),
+            "options": {"engine": "espeak"},
+        },
+    )
+    assert ok.status_code == 200, ok.text
+    body = ok.json()
+    assert [s["seconds"] for s in body["segments"]] == [16, 24, 14.5, 8]
+    assert body["duration"] == 62.5 and len(body["spec"]["qualifiers"]) == 4
+    assert all(0 < s["pace"] <= s["max_pace"] for s in body["segments"])
+    cases = {
+        "[段 1 · 4 秒] 好。\n[段 2 · 4 秒]\n": "segment 2",
+        '{"segments": [{"text": "好", "seconds": 4}, {"text": "好", "seconds": -1}]}': (
+            "segment 2 seconds"
+        ),
+        '{"segments": [': "line 1",
+        "[段 1 · 1 秒] " + "长" * 40: "segment 1: 40 syllables in 1 s",
+        '{"segments": [{"text": "好", "seconds": 4, "voice": "nope"}]}': "nope",
+    }
+    for script, expected in cases.items():
+        r = alpha.post("/v1/scripts:parse", json={"script": script})
+        assert r.status_code == 422 and expected in r.json()["detail"], (script, r.text)
+    no_key = httpx.post(studio_stack.url + "/v1/scripts:parse", json={"script": "x"})
+    assert no_key.status_code == 401
+
+
+def test_rerender_validates_and_links(studio_stack: Stack) -> None:
+    """A re-render is a new job with a parent; a bad edit is refused before anything runs."""
+    alpha = studio_stack.client("alpha")
+    spec = {"language": "en", "segments": [{"text": "One two three.", "seconds": 3}]}
+    first = alpha.post("/v1/jobs", json={**spec, "options": {"engine": "espeak"}})
+    assert first.status_code == 202
+    job_id = first.json()["id"]
+    assert wait_for(alpha, job_id)["status"] == "succeeded"
+    src = alpha.get(f"/v1/jobs/{job_id}/source").json()
+    assert src["spec"]["segments"][0]["text"] == "One two three." and src["parent"] is None
+    bad = {**src["spec"], "segments": [{"text": "", "seconds": 3}]}
+    r = alpha.post(f"/v1/jobs/{job_id}/rerender", json={"spec": bad})
+    assert r.status_code == 422 and "segment 1 text" in r.json()["detail"]
+    edited = {**src["spec"], "segments": [{"text": "One two four.", "seconds": 3}]}
+    r = alpha.post(f"/v1/jobs/{job_id}/rerender", json={"spec": edited})
+    assert r.status_code == 202, r.text
+    child = wait_for(alpha, r.json()["id"])
+    assert child["status"] == "succeeded" and child["parent"] == job_id
+    assert child["segments"][0]["engine"] == "espeak"  # the parent's options were kept
+    assert alpha.get(f"/v1/jobs/{job_id}/segments/2/audio").status_code == 404

@@ -61,6 +61,11 @@ $("signout").addEventListener("click", () => {
   localStorage.removeItem(KEY);
   stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   $("job-list").replaceChildren();
+  // Nothing of the last tenant's work stays on the page.
+  $("job-form").reset(); $("parsed").replaceChildren(); $("form-error").textContent = "";
+  $("video-name").textContent = ""; $("timeline").replaceChildren(); $("fix-list").replaceChildren();
+  for (const u of S.urls) URL.revokeObjectURL(u);
+  S.urls = []; S.job = null; S.source = null; S.manifest = null;
   signedIn();
 });
 async function signedIn() {
