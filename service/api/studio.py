@@ -19,7 +19,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from service.adapters.jobstore import Job
-from service.api.schemas import Created, Links
+from service.api.schemas import Created, Links, Problem
 from service.domain.errors import InputError
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
@@ -32,6 +32,7 @@ FILES = {
     "studio.css": "text/css; charset=utf-8",
 }
 MAX_FIELD = 1 << 20  # a script field, in characters (the script body limit is 1 MiB too)
+ERRORS: dict[int | str, dict[str, Any]] = {c: {"model": Problem} for c in (401, 404, 413, 422)}
 
 
 class ParseRequest(BaseModel):
@@ -91,7 +92,7 @@ def studio_router(
             raise HTTPException(404, "no such file")
         return FileResponse(STATIC / name, media_type=FILES[name])
 
-    @router.post("/v1/scripts:parse", response_model=Parsed, tags=["studio"])
+    @router.post("/v1/scripts:parse", response_model=Parsed, responses=ERRORS, tags=["studio"])
     def parse(body: ParseRequest, who: Tenant) -> Parsed:
         """Parse and check a script as a job would (voices, pace, timeline) without creating
         one: the spec, each segment's pace, and warnings; 422 names the segment or line."""
@@ -122,7 +123,9 @@ def studio_router(
             warnings=plan.warnings,
         )
 
-    @router.get("/v1/jobs/{job_id}/source", response_model=Source, tags=["studio"])
+    @router.get(
+        "/v1/jobs/{job_id}/source", response_model=Source, responses=ERRORS, tags=["studio"]
+    )
     def source(job_id: str, who: Tenant) -> Source:
         """The job's spec and options as submitted: what a fix starts from."""
         job = owned(job_id, who)
@@ -134,7 +137,12 @@ def studio_router(
             parent=job.parent,
         )
 
-    @router.get("/v1/jobs/{job_id}/segments/{index}/audio", tags=["studio"])
+    @router.get(
+        "/v1/jobs/{job_id}/segments/{index}/audio",
+        response_class=Response,
+        responses={**ERRORS, 200: {"content": {"audio/wav": {}}, "description": "WAV"}},
+        tags=["studio"],
+    )
     def segment_audio(job_id: str, index: int, who: Tenant) -> Response:
         """Segment ``index`` (1-based) as heard in narration.wav: its slot, fitted and
         normalised, as a WAV file."""
@@ -154,7 +162,11 @@ def studio_router(
         )
 
     @router.post(
-        "/v1/jobs/{job_id}/rerender", status_code=202, response_model=Created, tags=["studio"]
+        "/v1/jobs/{job_id}/rerender",
+        status_code=202,
+        response_model=Created,
+        responses={**ERRORS, 503: {"model": Problem}},
+        tags=["studio"],
     )
     async def rerender(job_id: str, body: Rerender, request: Request, who: Tenant) -> Response:
         """A new job from an edited spec, with the parent's video and (by default) options.

@@ -30,6 +30,10 @@ pytestmark = [
     ),
 ]
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -71,7 +75,13 @@ def sign_in(driver: Any, key: str) -> None:
 
 
 def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
-    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(cond, message=what)
+    # The page redraws its tables on every poll: an element read mid-redraw is stale.
+    return WebDriverWait(
+        driver,
+        timeout,
+        poll_frequency=0.2,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    ).until(cond, message=what)
 
 
 def screenshot(driver: Any, path: Path, width: int, mobile: bool) -> None:
@@ -231,6 +241,15 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     wide = driver.execute_script("return document.documentElement.scrollWidth")
     assert wide <= 390, f"the page is {wide} px wide at phone width: it scrolls sideways"
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # Every visible control has a name a screen reader can read (a label, aria-label, text).
+    unnamed = driver.execute_script(
+        """return Array.from(document.querySelectorAll('input, select, textarea, button'))
+          .filter(e => e.offsetParent !== null && !(e.labels && e.labels.length)
+                  && !e.getAttribute('aria-label') && !e.textContent.trim())
+          .map(e => e.outerHTML.slice(0, 80));"""
+    )
+    assert unnamed == []
 
     # Fix segment 4 and re-render: only that segment is synthesized again.
     before = tts_total(alpha)
