@@ -89,7 +89,7 @@ def main() -> None:
         try:
             page = httpx.get(stack.url + "/").content
             assets = [page] + [
-                httpx.get(stack.url + a).content
+                httpx.get(stack.url + a.decode()).content
                 for a in re.findall(rb'(?:src|href)="(/[^"]+)"', page)
             ]
             raw = sum(len(a) for a in assets)
