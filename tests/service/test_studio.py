@@ -270,6 +270,12 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     assert "fix of" in driver.find_element(By.ID, "job-meta").text
     manifest = alpha.get(f"/v1/jobs/{fix_id}/artifacts/manifest.json").json()
     assert manifest["segments"][3]["text"] == "如果你在做长上下文服务,值得先试这一步。"
+    until(
+        driver,
+        30,
+        lambda d: d.execute_script("return document.getElementById('player').readyState >= 2"),
+        "fixed video loaded",
+    )
     screenshot(driver, shots / "studio-fix-desktop.png", 1440, False)
 
     # Another tenant's key: none of these jobs, on the page or by id.

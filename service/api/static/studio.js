@@ -318,6 +318,7 @@ function downloads(job) {
 }
 function fixForm(spec) {
   const lang = spec.language || "zh";
+  $("fix-pron").value = Object.entries(spec.pronunciations || {}).map(([w, v]) => `${w} = ${v}`).join("\n");
   $("fix-list").replaceChildren(...spec.segments.map((s, i) => {
     const voice = el("select", { id: `fix-voice-${i}` });
     fillVoices(voice, s.voice || "", lang, "job's voice");
@@ -342,6 +343,14 @@ $("rerender").addEventListener("click", async () => {
     if (v) out.voice = v; else delete out.voice;
     return out;
   });
+  const pron = {};
+  for (const line of $("fix-pron").value.split("\n")) {
+    if (!line.trim()) continue;
+    const at = line.indexOf("=");
+    if (at < 1) { $("fix-error").textContent = `Pronunciation line "${line}": write word = reading`; return; }
+    pron[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  if (Object.keys(pron).length) spec.pronunciations = pron; else delete spec.pronunciations;
   $("rerender").disabled = true; $("fix-msg").textContent = "submitting…";
   try {
     const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ spec }) });
