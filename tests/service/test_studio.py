@@ -361,3 +361,34 @@ def test_rerender_validates_and_links(studio_stack: Stack) -> None:
     assert child["status"] == "succeeded" and child["parent"] == job_id
     assert child["segments"][0]["engine"] == "espeak"  # the parent's options were kept
     assert alpha.get(f"/v1/jobs/{job_id}/segments/2/audio").status_code == 404
+
+
+def test_no_key_needed_on_loopback(tmp_path: Path, browser: Any) -> None:
+    """With keys not required (a loopback server), the page works without signing in."""
+    stack = start_stack(tmp_path / "open", workers=0, require_keys="false")
+    try:
+        browser.get(stack.url + "/")
+        until(
+            browser, 10, lambda d: d.find_element(By.ID, "jobs-msg").text == "No jobs yet.", "list"
+        )
+        voices = until(
+            browser,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#voice option[value]:not([value=''])"),
+            "voices",
+        )
+        assert len(voices) >= 2
+        assert "no key" in browser.find_element(By.ID, "who").text
+        browser.execute_script(
+            "document.getElementById('script').value = arguments[0]",
+            BUNDLED_EXAMPLE.read_text(encoding="utf-8"),
+        )
+        browser.find_element(By.ID, "check").send_keys("\n")  # keyboard, not a click
+        until(
+            browser,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
+            "parsed",
+        )
+    finally:
+        stack.stop()
