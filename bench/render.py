@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.cli import read_script  # noqa: E402
+from service import wiring  # noqa: E402
 from service.config import Settings  # noqa: E402
+from service.console import read_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
-from service.pipeline import default_pipeline  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
 SECONDS = 90
@@ -46,7 +46,7 @@ def main() -> None:
         settings = Settings(
             data_dir=Path(tmp, "data"), tts_cache=False
         )  # cold: every pass synthesized
-        pipeline = default_pipeline(settings)
+        pipeline = wiring.pipeline(settings)
         for burn_in in (False, True):
             t0 = time.perf_counter()
             spec = read_script(EXAMPLE)

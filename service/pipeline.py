@@ -528,19 +528,3 @@ class Pipeline:
                 if (staged / name).exists():
                     (staged / name).replace(outdir / name)
         return rendered
-
-
-def default_pipeline(settings: Settings) -> Pipeline:
-    """The pipeline wired to this machine's adapters."""
-    from service.adapters.media import FfmpegMedia
-    from service.adapters.segmenter import cjk_words
-    from service.adapters.tts import available_engines
-    from service.voices import load_catalog
-
-    return Pipeline(
-        settings,
-        available_engines(settings),
-        FfmpegMedia(settings),
-        load_catalog(settings.voices_file),
-        cjk_words,
-    )  # the speech front-end's tools load on first use

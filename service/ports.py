@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
+
+from service.domain.units import samples_to_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,7 @@ class Speech:
 
     @property
     def duration_ms(self) -> int:
-        return round(len(self.audio) * 1000 / self.rate)
+        return samples_to_ms(len(self.audio), self.rate)
 
 
 class TtsEngine(Protocol):
@@ -109,4 +111,24 @@ class Storage(Protocol):
         self, tenant: str, job_id: str, staged: Path, names: tuple[str, ...]
     ) -> list[str]: ...
 
+    def served(self, tenant: str, job_id: str, name: str) -> Path | None: ...
+
+    def put_work(self, tenant: str, job_id: str, name: str, data: bytes) -> None: ...
+
+    def get_work(self, tenant: str, job_id: str, name: str) -> bytes: ...
+
+    def clear_work(self, tenant: str, job_id: str) -> None: ...
+
     def delete(self, tenant: str, job_id: str) -> None: ...
+
+
+class Queue(Protocol):
+    """Where job steps wait for a worker (the broker)."""
+
+    name: str
+
+    def send(self, name: str, args: list[Any]) -> None: ...
+
+    def encode(self, name: str, args: list[Any]) -> str: ...
+
+    def workers(self, timeout: float = 1.0) -> int: ...

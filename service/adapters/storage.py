@@ -12,6 +12,7 @@ from pathlib import Path
 from service.domain.errors import InputError
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_FILE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
 
 
 class LocalStorage:
@@ -51,8 +52,34 @@ class LocalStorage:
                 published.append(name)
         return published
 
+    def served(self, tenant: str, job_id: str, name: str) -> Path | None:
+        """A published artifact as a regular file to send, or None (never a symlink)."""
+        path = self.artifact(tenant, job_id, name)
+        return path if path.is_file() and not path.is_symlink() else None
+
+    def put_work(self, tenant: str, job_id: str, name: str, data: bytes) -> None:
+        """Keep an intermediate file (a finished segment) for the step that needs it next."""
+        atomic_write(self.work_dir(tenant, job_id) / _file(name), data)
+
+    def get_work(self, tenant: str, job_id: str, name: str) -> bytes:
+        """An intermediate file; FileNotFoundError when it is missing."""
+        return (self.job_dir(tenant, job_id) / "work" / _file(name)).read_bytes()
+
+    def clear_work(self, tenant: str, job_id: str) -> None:
+        """Remove the intermediate files and any staging left by a killed finalize."""
+        base = self.job_dir(tenant, job_id)
+        shutil.rmtree(base / "work", ignore_errors=True)
+        for stale in base.glob(".staging-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+
     def delete(self, tenant: str, job_id: str) -> None:
         shutil.rmtree(self.job_dir(tenant, job_id), ignore_errors=True)
+
+
+def _file(name: str) -> str:
+    if not _FILE.match(name):
+        raise InputError(f"invalid work file name: {name!r}")
+    return name
 
 
 def atomic_write(path: Path, data: bytes) -> None:
