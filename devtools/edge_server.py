@@ -30,6 +30,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from service.adapters.segmenter import tagged_words, warm
 from service.adapters.tts.espeak import EspeakEngine
 from service.audio import silence, to_pcm16
 from service.ports import TtsRequest
@@ -79,7 +80,8 @@ class EdgeServer:
         self.concurrent = 0
         self.max_concurrent = 0
         self.hold = 0.0  # seconds to hold each successful connection open (for the semaphore test)
-        self.engine = EspeakEngine()
+        self.engine = EspeakEngine(segment=tagged_words)  # phrases as the service cuts them
+        warm()  # the dictionary loads now, not inside the first (timed) request
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Server | None = None

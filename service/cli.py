@@ -7,20 +7,43 @@ import json
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from service import client
-from service.config import get_settings
+from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import NarrateError
-from service.domain.spec import json_schema
+from service.domain.spec import JobSpec, json_schema
+
+
+def _warm_up() -> None:
+    """Load jieba's dictionary and import scipy (about a second of CPU between them) in the
+    background, while the main thread waits on ffprobe and espeak-ng."""
+    try:
+        from service import audio
+        from service.adapters.segmenter import warm
+
+        warm()
+        audio.preload()
+    except Exception:  # best effort: the render loads them itself when it needs them
+        pass
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from service import wiring  # the adapters load only for the commands that use them
-
     settings = get_settings()
     spec = read_script(Path(args.script))
+    warming = threading.Thread(target=_warm_up, name="warm-up", daemon=True)
+    warming.start()
+    try:
+        return _render(args, settings, spec)
+    finally:
+        warming.join()  # never exit while it is importing
+
+
+def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
+    from service import wiring  # the adapters load only for the commands that use them
+
     video = Path(args.video) if args.video else None
     pipeline = wiring.pipeline(settings)
     plan = pipeline.plan(spec, render_options(args), video)

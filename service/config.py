@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     target_lufs: float = -16.0
     true_peak_db: float = -1.0
     default_engine: str = "auto"
+    # Seconds the job's timeline may span (segments, overlays); finalize's work grows with it.
+    max_timeline: float = 3600.0
 
     # The programs narrate runs (service/adapters/process.py) and how long each may take.
     ffmpeg: str = "ffmpeg"

@@ -32,7 +32,10 @@ from service.domain.subtitles import (
 )
 from service.domain.text import Segmenter, split_phrases
 from service.domain.timeline import (
+    Slot,
+    TimedOverlay,
     check_pace,
+    check_timeline,
     next_rate,
     place_overlays,
     place_segments,
@@ -184,12 +187,10 @@ class Pipeline:
         spec = options.apply(spec)
         casting = self.catalog.cast(spec)
         warnings = check_pace(spec)
+        end = check_timeline(spec, self.settings.max_timeline)[-1].end_ms
         info = None
         if video is not None:
             info = self.media.probe(video)
-            end = place_segments(spec, [slot_ms(spec, i) for i in range(len(spec.segments))])[
-                -1
-            ].end_ms
             if end / 1000 > info.duration + 0.05 and not options.extend_video:
                 raise MediaInputError(
                     f"the narration runs {end / 1000:g} s but the video lasts {info.duration:g} s "
@@ -374,12 +375,13 @@ class Pipeline:
         t = time.perf_counter()
         layout = Layout.for_spec(spec, self.segment)
         cues: list[Cue] = []
-        for seg, res, slot in zip(spec.segments, results, slots, strict=True):
-            phrases = [
-                TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e)
-                for a, b, s, e in res.phrases
-            ]
-            cues += narration_cues(seg.text, phrases, layout)
+        timed = [
+            [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
+            for res, slot in zip(results, slots, strict=True)
+        ]
+        for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
+            following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
+            cues += narration_cues(seg.text, phrases, layout, following)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in overlays], layout)
         cues = settle(cues, layout)
         canvas = Canvas(
@@ -393,52 +395,29 @@ class Pipeline:
         timings["subtitles"] = round(time.perf_counter() - t, 4)
         progress(SYNTH_SHARE + 0.05, "subtitles")
 
-        t = time.perf_counter()
-        total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
-        track = dsp.silence(dsp.samples(total_ms, sr))
-        for res, slot in zip(results, slots, strict=True):
-            seg_audio, seg_sr = dsp.read_wav(workdir / res.audio)
-            if seg_sr != sr:
-                seg_audio = dsp.resample(seg_audio, seg_sr, sr)
-            a = dsp.samples(slot.start_ms, sr)
-            track[a : a + len(seg_audio)] = seg_audio[: len(track) - a]
-        track, loud = dsp.normalize(
-            track, sr, self.settings.target_lufs, self.settings.true_peak_db
-        )
-        dsp.write_wav(outdir / "narration.wav", track, sr)
-        timings["loudness"] = round(time.perf_counter() - t, 4)
-        progress(SYNTH_SHARE + 0.1, "loudness")
-
         warnings = list(plan.warnings) + [w for r in results for w in r.warnings]
-        if video is not None and plan.video is not None:
+        mux = self._mux_request(plan, video, outdir, slots, results, overlays, warnings)
+        # The picture needs only the subtitles: its re-encode (burn-in, frozen last frame)
+        # runs in ffmpeg while the narration is mixed and normalised here; the mux then
+        # stream-copies it.
+        picture = workdir / "picture.mp4"
+        encoding = self.media.encode_video(mux, picture) if mux is not None else None
+        try:
             t = time.perf_counter()
-            narration_end = slots[-1].end_ms / 1000
-            late = [
-                o for o in overlays if o.start_ms / 1000 >= max(plan.video.duration, narration_end)
-            ]
-            if late:
-                warnings.append(
-                    f"{len(late)} overlay(s) start after the video ends and are not shown"
-                )
-            self.media.mux(
-                MuxRequest(
-                    video=video,
-                    narration=outdir / "narration.wav",
-                    subtitles_srt=outdir / "subtitles.srt",
-                    subtitles_ass=outdir / "subtitles.ass",
-                    output=outdir / "video.mp4",
-                    info=plan.video,
-                    language=spec.language,
-                    burn_in=plan.options.burn_in,
-                    original_audio=plan.options.original_audio,
-                    extend_to=narration_end if narration_end > plan.video.duration else None,
-                    duck_intervals=tuple(
-                        ((s.start_ms) / 1000, (s.start_ms + r.speech_ms) / 1000)
-                        for s, r in zip(slots, results, strict=True)
-                    ),
-                )
-            )
-            timings["mux"] = round(time.perf_counter() - t, 4)
+            total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
+            loud = self._mix_narration(results, slots, total_ms, workdir, outdir / "narration.wav")
+            timings["loudness"] = round(time.perf_counter() - t, 4)
+            progress(SYNTH_SHARE + 0.1, "loudness")
+            if mux is not None:
+                t = time.perf_counter()
+                if encoding is not None:
+                    encoding.wait(self.settings.ffmpeg_timeout)
+                    mux = replace(mux, encoded_video=picture)
+                self.media.mux(mux)
+                timings["mux"] = round(time.perf_counter() - t, 4)
+        finally:
+            if encoding is not None:
+                encoding.cancel()  # on failure: no encoder left running
         progress(1.0, "done")
 
         manifest = {
@@ -487,6 +466,64 @@ class Pipeline:
             json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
         )
         return Rendered(manifest, timings)
+
+    def _mux_request(
+        self,
+        plan: Plan,
+        video: Path | None,
+        outdir: Path,
+        slots: list[Slot],
+        results: list[SegmentResult],
+        overlays: list[TimedOverlay],
+        warnings: list[str],
+    ) -> MuxRequest | None:
+        """What the video file is made of; None without a video. Warns of overlays that
+        start after the video (and the narration) end."""
+        if video is None or plan.video is None:
+            return None
+        narration_end = slots[-1].end_ms / 1000
+        late = [o for o in overlays if o.start_ms / 1000 >= max(plan.video.duration, narration_end)]
+        if late:
+            warnings.append(f"{len(late)} overlay(s) start after the video ends and are not shown")
+        return MuxRequest(
+            video=video,
+            narration=outdir / "narration.wav",
+            subtitles_srt=outdir / "subtitles.srt",
+            subtitles_ass=outdir / "subtitles.ass",
+            output=outdir / "video.mp4",
+            info=plan.video,
+            language=plan.spec.language,
+            burn_in=plan.options.burn_in,
+            original_audio=plan.options.original_audio,
+            extend_to=narration_end if narration_end > plan.video.duration else None,
+            duck_intervals=tuple(
+                ((s.start_ms) / 1000, (s.start_ms + r.speech_ms) / 1000)
+                for s, r in zip(slots, results, strict=True)
+            ),
+        )
+
+    def _mix_narration(
+        self,
+        results: list[SegmentResult],
+        slots: list[Slot],
+        total_ms: int,
+        workdir: Path,
+        path: Path,
+    ) -> dsp.Loudness:
+        """Lay the fitted segments on a silent track of ``total_ms`` and normalize it into
+        ``path``, block by block: memory does not grow with the timeline."""
+        sr = self.settings.sample_rate
+        track = dsp.MixSource(
+            [
+                (workdir / r.audio, dsp.samples(s.start_ms, sr))
+                for r, s in zip(results, slots, strict=True)
+            ],
+            dsp.samples(total_ms, sr),
+            sr,
+        )
+        return dsp.normalize_to_wav(
+            track, sr, path, self.settings.target_lufs, self.settings.true_peak_db
+        )
 
     def render(
         self,

@@ -84,10 +84,23 @@ class MuxRequest:
     original_audio: str = "drop"  # drop | mix
     extend_to: float | None = None  # freeze the last frame up to this many seconds
     duck_intervals: tuple[tuple[float, float], ...] = ()
+    encoded_video: Path | None = None  # the picture already re-encoded: stream-copy it
+
+
+class Encoding(Protocol):
+    """A re-encode running in the background."""
+
+    def wait(self, timeout: float) -> object: ...
+
+    def cancel(self) -> None: ...
 
 
 class Media(Protocol):
     def probe(self, path: Path) -> VideoInfo: ...
+
+    def encode_video(self, request: MuxRequest, output: Path) -> Encoding | None:
+        """Start re-encoding the picture if the request changes it (burn-in, frozen end)."""
+        ...
 
     def mux(self, request: MuxRequest) -> None: ...
 

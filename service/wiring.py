@@ -11,7 +11,7 @@ from service.adapters.jobstore import JobStore
 from service.adapters.media import FfmpegMedia
 from service.adapters.metrics import Metrics
 from service.adapters.queue import CeleryQueue, make_celery
-from service.adapters.segmenter import cjk_words
+from service.adapters.segmenter import tagged_words
 from service.adapters.storage import LocalStorage
 from service.adapters.tts.cache import CachedEngine
 from service.adapters.tts.edge import EdgeConfig, EdgeEngine
@@ -59,7 +59,7 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
         guard(settings, use_redis),
     )
     found: list[TtsEngine] = [
-        EspeakEngine(settings.espeak, settings.espeak_timeout, cjk_words),
+        EspeakEngine(settings.espeak, settings.espeak_timeout, tagged_words),
         edge,
     ]
     if settings.tts_cache:
@@ -75,7 +75,7 @@ def pipeline(settings: Settings) -> Pipeline:
         engines(settings),
         FfmpegMedia(settings),
         load_catalog(settings.voices_file),
-        cjk_words,
+        tagged_words,
     )
 
 

@@ -4,6 +4,7 @@ error that carries argv, exit code and the tail of stderr."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -21,28 +22,45 @@ DUCK_GAIN = 0.2  # -14 dB under narration
 DUCK_RAMP = 0.15  # seconds
 
 
+class Running:
+    """A media tool started in its own process group: ``wait`` for it (killing the group on
+    timeout) or ``cancel`` it; either way no process is left behind."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+
+    def wait(self, timeout: float) -> subprocess.CompletedProcess[bytes]:
+        proc = self.proc
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            raise MediaError(self.argv, None, err.decode(errors="replace")[-2000:]) from None
+        except BaseException:
+            self.cancel()
+            raise
+        if proc.returncode != 0:
+            raise MediaError(self.argv, proc.returncode, err.decode(errors="replace")[-2000:])
+        return subprocess.CompletedProcess(self.argv, proc.returncode, out, err)
+
+    def cancel(self) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.communicate()
+
+
 def run(argv: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
     """Run a media tool in its own process group; kill the whole group on timeout."""
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        raise MediaError(argv, None, err.decode(errors="replace")[-2000:]) from None
-    except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        raise
-    if proc.returncode != 0:
-        raise MediaError(argv, proc.returncode, err.decode(errors="replace")[-2000:])
-    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    return Running(argv).wait(timeout)
 
 
 def probe_args(path: Path, settings: Settings) -> list[str]:
@@ -113,58 +131,89 @@ def _duck_expr(intervals: tuple[tuple[float, float], ...]) -> str:
     return f"1-{1 - DUCK_GAIN}*min(1,{'+'.join(terms)})"
 
 
-def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
-    duration = req.extend_to or req.info.duration
-    argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
-    # Each input: local files only, and a named (or whitelisted) demuxer, never a guess.
-    argv += [
-        "-protocol_whitelist",
-        "file",
-        "-format_whitelist",
-        settings.allowed_formats,
-        "-i",
-        str(req.video),
-    ]
-    argv += ["-protocol_whitelist", "file", "-f", "wav", "-i", str(req.narration)]
-    argv += ["-protocol_whitelist", "file", "-f", "srt", "-i", str(req.subtitles_srt)]
-    video_filters = []
+def _input(path: Path, settings: Settings, fmt: str | None = None) -> list[str]:
+    """Local files only, and a named (or whitelisted) demuxer, never a guess."""
+    demuxer = ["-f", fmt] if fmt else ["-format_whitelist", settings.allowed_formats]
+    return ["-protocol_whitelist", "file", *demuxer, "-i", str(path)]
+
+
+def _duration(req: MuxRequest) -> float:
+    return req.extend_to or req.info.duration
+
+
+def needs_encode(req: MuxRequest) -> bool:
+    """Whether the picture changes (subtitles burned in, last frame frozen): a re-encode."""
+    return req.burn_in or bool(req.extend_to and req.extend_to > req.info.duration)
+
+
+def _video_filters(req: MuxRequest) -> list[str]:
+    filters = []
     if req.extend_to and req.extend_to > req.info.duration:
-        video_filters.append(
+        filters.append(
             f"tpad=stop_mode=clone:stop_duration={req.extend_to - req.info.duration:.3f}"
         )
     if req.burn_in:
         ass = str(req.subtitles_ass).replace("\\", "/").replace(":", "\\:").replace("'", "\\'")
-        video_filters.append(f"subtitles=filename='{ass}'")
+        filters.append(f"subtitles=filename='{ass}'")
+    return filters
+
+
+def _x264(settings: Settings) -> list[str]:
+    return [
+        "-c:v", "libx264", "-preset", settings.burn_in_preset,
+        "-crf", str(settings.burn_in_crf), "-pix_fmt", "yuv420p",
+    ]  # fmt: skip
+
+
+# bitexact: no encoder version or timestamps in the file, so a re-run is byte-identical.
+_BITEXACT = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact"]
+
+
+def encode_video_args(req: MuxRequest, settings: Settings, output: Path) -> list[str]:
+    """The picture alone (no audio, no subtitle track): burned-in subtitles and/or the frozen
+    last frame. It needs only the subtitles, so it can run while the narration is mixed."""
+    argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error", *_input(req.video, settings)]
+    argv += ["-filter_complex", f"[0:v:0]{','.join(_video_filters(req))}[vout]"]
+    argv += ["-map", "[vout]", *_x264(settings), "-an", "-sn", "-dn"]
+    argv += [*_BITEXACT, "-map_metadata", "-1", "-t", f"{_duration(req):.3f}", "-f", "mp4"]
+    return [*argv, str(output)]
+
+
+def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
+    """The video file: the picture (stream-copied: the source's, or ``encoded_video`` made by
+    ``encode_video_args``; re-encoded here only when neither fits), the narration as AAC
+    (with the original audio ducked under it for ``mix``) and the SRT as a mov_text track."""
+    duration = _duration(req)
+    argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
+    picture = req.encoded_video or req.video
+    argv += _input(picture, settings)
+    argv += _input(req.narration, settings, "wav")
+    argv += _input(req.subtitles_srt, settings, "srt")
+    original = "0:a"
+    if req.encoded_video is not None and req.original_audio == "mix" and req.info.has_audio:
+        argv += _input(req.video, settings)
+        original = "3:a"
     narration = f"[1:a]apad=whole_dur={duration:.3f}[nar]"
     if req.original_audio == "mix" and req.info.has_audio:
         graph = (
-            f"{narration};[0:a]aresample=48000,aformat=channel_layouts=stereo,"
+            f"{narration};[{original}]aresample=48000,aformat=channel_layouts=stereo,"
             f"volume='{_duck_expr(req.duck_intervals)}':eval=frame[orig];"
             "[nar]aresample=48000,aformat=channel_layouts=stereo[n48];"
             "[orig][n48]amix=inputs=2:duration=longest:normalize=0[aout]"
         )
     else:
         graph = narration.replace("[nar]", "[aout]")
-    if video_filters:
-        graph += f";[0:v:0]{','.join(video_filters)}[vout]"
-        argv += ["-filter_complex", graph, "-map", "[vout]"]
-        argv += [
-            "-c:v",
-            "libx264",
-            "-preset",
-            settings.burn_in_preset,
-            "-crf",
-            str(settings.burn_in_crf),
-        ]
-        argv += ["-pix_fmt", "yuv420p"]
+    filters = [] if req.encoded_video is not None else _video_filters(req)
+    if filters:
+        graph += f";[0:v:0]{','.join(filters)}[vout]"
+        argv += ["-filter_complex", graph, "-map", "[vout]", *_x264(settings)]
     else:
         argv += ["-filter_complex", graph, "-map", "0:v:0", "-c:v", "copy"]
     argv += ["-map", "[aout]", "-c:a", "aac", "-b:a", "160k"]
     argv += ["-map", "2:s:0", "-c:s", "mov_text"]
     argv += ["-metadata:s:s:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
     argv += ["-metadata:s:a:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
-    # bitexact: no encoder version or timestamps in the file, so a re-run is byte-identical.
-    argv += ["-fflags", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
+    argv += [*_BITEXACT, "-map_metadata", "-1"]
     argv += ["-t", f"{duration:.3f}", "-movflags", "+faststart", "-f", "mp4", str(req.output)]
     return argv
 
@@ -189,6 +238,12 @@ class FfmpegMedia:
             why = (exc.stderr_tail.strip().splitlines() or ["unknown format"])[-1]
             raise MediaInputError(f"not a readable video file ({why})", path.name) from None
         return parse_probe(json.loads(out or b"{}"), self.settings, path.name)
+
+    def encode_video(self, request: MuxRequest, output: Path) -> Running | None:
+        """Start re-encoding the picture when it changes; None when a stream copy will do."""
+        if not needs_encode(request):
+            return None
+        return Running(encode_video_args(request, self.settings, output))
 
     def mux(self, request: MuxRequest) -> None:
         run(mux_args(request, self.settings), self.settings.ffmpeg_timeout)

@@ -18,24 +18,32 @@ from service.domain.text import detect_language
 
 _DOT = r"[·・•]"
 _COLON = r"[:：]"
+# Every pattern is linear in its line: quantifiers are possessive (``*+``, ``?+``), so a
+# failed attempt never retries another split of the same characters (a shot line with
+# 2,000 spaces took 12.7 s with backtracking quantifiers), and a search attempt never runs
+# past a character that ends its field (a dot, a "]"), so attempts do not overlap.
+MAX_SCRIPT_CHARS = 1 << 20  # the API's 1 MiB body limit, in characters
+MAX_SCRIPT_LINES = 20_000  # a real script has ~100
+_SEGMENT_HEAD = re.compile(r"\[\s*+(?:段|Segment|Seg)\s*+\d++", re.I)
 _SEGMENT = re.compile(
-    rf"\[\s*(?:段|Segment|Seg)\s*(?P<n>\d+)\s*(?:{_DOT}\s*)?(?P<secs>[^\s\]秒·・•]*)\s*"
-    rf"(?:秒|(?:s|sec|seconds)(?=[\s\]·・•]))?(?:\s*{_DOT})?\s*(?P<label>[^\]]*)\]\s*(?P<text>.*)",
+    rf"\[\s*+(?:段|Segment|Seg)\s*+(?P<n>\d++)\s*+(?:{_DOT}\s*+)?+(?P<secs>[^\s\]秒·・•]*+)\s*+"
+    rf"(?:秒|(?:s|sec|seconds)(?=[\s\]·・•]))?+(?:\s*+{_DOT})?+\s*+(?P<label>[^\]]*+)\]\s*+"
+    r"(?P<text>.*)",
     re.I,
 )
-_TITLE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:标题|Title)\s*{_COLON}\s*(?P<v>.+)$", re.I)
-_LANGUAGE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:语言|Language)\s*{_COLON}\s*(?P<v>\S+)", re.I)
+_TITLE = re.compile(rf"^\s*+(?:[-*•]\s*+)?+(?:标题|Title)\s*+{_COLON}\s*+(?P<v>.+)$", re.I)
+_LANGUAGE = re.compile(rf"^\s*+(?:[-*•]\s*+)?+(?:语言|Language)\s*+{_COLON}\s*+(?P<v>\S++)", re.I)
 _QUALIFIERS = re.compile(
-    rf"^\s*(?:[-*•]\s*)?(?:字幕层叠加限定语|Qualifiers|Subtitle qualifiers)"
-    rf"\s*{_COLON}\s*(?P<v>.*)$",
+    rf"^\s*+(?:[-*•]\s*+)?+(?:字幕层叠加限定语|Qualifiers|Subtitle qualifiers)"
+    rf"\s*+{_COLON}\s*+(?P<v>.*)$",
     re.I,
 )
 _PRONUNCIATIONS = re.compile(
     rf"^\s*(?:[-*•]\s*)?(?:读音|Pronunciations?)\s*{_COLON}\s*(?P<v>.*)$", re.I
 )
 _SHOT = re.compile(
-    rf"(?:镜头|Shot)\s*(?P<n>\d+)\s*{_DOT}\s*(?P<name>[^·・•]*?)\s*{_DOT}\s*"
-    r"(?P<a>\d+(?:\.\d+)?)\s*[-–~至]\s*(?P<b>\d+(?:\.\d+)?)\s*(?:s|秒)?(?P<rest>.*)",
+    rf"(?:镜头|Shot)\s*+(?P<n>\d++)\s*+{_DOT}\s*+(?P<name>[^·・•]*+){_DOT}\s*+"
+    r"(?P<a>\d++(?:\.\d++)?+)\s*+[-–~至]\s*+(?P<b>\d++(?:\.\d++)?+)\s*+(?:s|秒)?+(?P<rest>.*)",
     re.I,
 )
 _SHOT_FIELDS = {
@@ -49,14 +57,32 @@ _SHOT_FIELDS = {
     "Motion": "motion",
 }
 _FIELD_SPLIT = re.compile(
-    r"(?:^|\s)-\s*(" + "|".join(re.escape(k) for k in _SHOT_FIELDS) + rf")\s*{_COLON}\s*", re.I
+    r"(?:^|\s)-\s*+(" + "|".join(re.escape(k) for k in _SHOT_FIELDS) + rf")\s*+{_COLON}\s*+",
+    re.I,
 )
-_ANNOTATION = re.compile(r"\s*[（(][^（()）]*[)）]\s*$")  # "(≤18 字)", "(14 chars · …)"
-_HEADING = re.compile(r"^\s*(?:#+\s|\d+\s*[.、]\s*\S+)")
+_HEADING = re.compile(r"^\s*+(?:#++\s|\d++\s*+[.、]\s*+\S)")
+_SECONDS_UNIT = re.compile(r"(?i)(?<=\d)(?:s|sec|seconds)$")
 
 
 def _strip_annotation(value: str) -> str:
-    return _ANNOTATION.sub("", value).strip()
+    """Drop a trailing parenthesised note: "(≤18 字)", "(14 chars · …)". String operations,
+    not a regex: a search for spaces then "(" retried at every space is quadratic in them."""
+    value = value.strip()
+    if value.endswith((")", "）")):
+        open_at = max(value.rfind("("), value.rfind("（"))
+        inner = value[open_at + 1 : -1]
+        if open_at >= 0 and not any(c in inner for c in "（()）"):
+            return value[:open_at].strip()
+    return value
+
+
+def _segment_marker(line: str) -> re.Match[str] | None:
+    """The first segment marker on the line. Once a marker's head is found, the rest of the
+    pattern can only fail for want of a closing "]", so one anchored match decides."""
+    head = _SEGMENT_HEAD.search(line)
+    if head is None or line.find("]", head.end()) < 0:
+        return None
+    return _SEGMENT.match(line, head.start())
 
 
 def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str]]]:
@@ -64,7 +90,7 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
     blocks: list[tuple[int, re.Match[str], list[str]]] = []
     current: list[str] | None = None
     for lineno, line in enumerate(lines, 1):
-        m = _SEGMENT.search(line)
+        m = _segment_marker(line)
         if m:
             current = [m.group("text")]
             blocks.append((lineno, m, current))
@@ -80,10 +106,22 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
     return blocks
 
 
+def _check_size(text: str) -> None:
+    if len(text) > MAX_SCRIPT_CHARS:
+        raise ScriptError(
+            f"the script is {len(text)} characters, over the limit of {MAX_SCRIPT_CHARS}"
+        )
+
+
 def parse_markdown(text: str) -> JobSpec:
+    _check_size(text)
     if not text.strip():
         raise ScriptError("the script is empty")
     lines = text.splitlines()
+    if len(lines) > MAX_SCRIPT_LINES:
+        raise ScriptError(
+            f"the script has {len(lines)} lines, over the limit of {MAX_SCRIPT_LINES}"
+        )
     data: dict[str, Any] = {"segments": [], "qualifiers": [], "shots": []}
     for lineno, line in enumerate(lines, 1):
         if "title" not in data and (m := _TITLE.match(line)):
@@ -119,7 +157,7 @@ def parse_markdown(text: str) -> JobSpec:
             data["shots"].append(shot)
     for lineno, m, body in _segment_blocks(lines):
         n = len(data["segments"]) + 1
-        raw = re.sub(r"(?i)(?<=\d)(s|sec|seconds)$", "", m.group("secs").strip())
+        raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
         try:
             seconds = float(raw)
         except ValueError:
@@ -144,6 +182,7 @@ def parse_markdown(text: str) -> JobSpec:
 
 def parse_script(text: str, filename: str = "") -> JobSpec:
     """A script of either kind: JSON when it looks like JSON (or is named .json)."""
+    _check_size(text)
     if filename.lower().endswith(".json") or text.lstrip().startswith("{"):
         return spec_from_json(text)
     return parse_markdown(text)

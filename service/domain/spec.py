@@ -20,8 +20,11 @@ OnOverflow = Literal["fail", "squeeze", "extend"]
 
 MAX_TEXT = 2000  # characters in one segment: ~6 minutes of speech, far beyond any real segment
 MAX_SECONDS = 600.0
-MAX_SEGMENTS = 200
+MAX_SEGMENTS = 1000  # with a 1 h timeline: 3.6 s a segment on average
 MAX_SHORT_TEXT = 500
+# Hard ceiling on any time in a spec (a day), so every time is a finite number of
+# milliseconds; the job's whole timeline is held to the lower NARRATE_MAX_TIMELINE at the door.
+MAX_TIME = 24 * 3600.0
 
 # Control characters (bar tab/newline), bidi marks and overrides, and NUL break subtitle files
 # and players, and can make a cue display other text than it holds.
@@ -92,7 +95,7 @@ class Segment(_Model):
     text: str
     seconds: float = Field(gt=0, le=MAX_SECONDS)
     label: str | None = None
-    start: float | None = Field(None, ge=0)
+    start: float | None = Field(None, ge=0, le=MAX_TIME)
 
     @field_validator("text")
     @classmethod
@@ -108,8 +111,8 @@ class Segment(_Model):
 
 class Overlay(_Model):
     text: str
-    start: float = Field(ge=0)
-    end: float = Field(gt=0)
+    start: float = Field(ge=0, le=MAX_TIME)
+    end: float = Field(gt=0, le=MAX_TIME)
 
     @field_validator("text")
     @classmethod
@@ -126,8 +129,8 @@ class Overlay(_Model):
 class Shot(_Model):
     index: int = Field(ge=0)
     name: str = ""
-    start: float = Field(ge=0)
-    end: float = Field(ge=0)
+    start: float = Field(ge=0, le=MAX_TIME)
+    end: float = Field(ge=0, le=MAX_TIME)
     screen_text: str = ""
     elements: str = ""
     motion: str = ""

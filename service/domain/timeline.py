@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from service.domain.errors import OverflowError_, ScriptError
-from service.domain.spec import FitOptions, JobSpec
+from service.domain.spec import FitOptions, JobSpec, Shot
 from service.domain.text import syllables
 
 QUALIFIER_MARKERS = ("限定语", "qualifier")
@@ -34,12 +35,22 @@ class PaceCheck:
         return max(self.allotted_ms, ms(self.syllables / self.limit) + 1)
 
 
+# Every segment task of a job plans the job again (in the same worker process): counting
+# each text's syllables once per process keeps a job's planning linear in its size.
+@lru_cache(maxsize=4096)
+def _syllables(text: str, language: str) -> float:
+    return syllables(text, language)
+
+
+def pace_check(spec: JobSpec, index: int) -> PaceCheck:
+    """Segment ``index`` (0-based) against the pace limit; depends on that segment alone."""
+    seg = spec.segments[index]
+    syl = _syllables(seg.text, spec.language)
+    return PaceCheck(index + 1, syl, ms(seg.seconds), syl / seg.seconds, spec.max_pace)
+
+
 def pace_checks(spec: JobSpec) -> list[PaceCheck]:
-    out = []
-    for i, seg in enumerate(spec.segments, 1):
-        syl = syllables(seg.text, spec.language)
-        out.append(PaceCheck(i, syl, ms(seg.seconds), syl / seg.seconds, spec.max_pace))
-    return out
+    return [pace_check(spec, i) for i in range(len(spec.segments))]
 
 
 def check_pace(spec: JobSpec) -> list[str]:
@@ -66,12 +77,19 @@ def check_pace(spec: JobSpec) -> list[str]:
     return warnings
 
 
+def _slot(chk: PaceCheck, policy: str) -> int:
+    return chk.extended_ms if chk.overflows and policy == "extend" else chk.allotted_ms
+
+
 def slot_ms(spec: JobSpec, index: int) -> int:
-    """The length segment ``index`` (0-based) will occupy, after the overflow policy."""
-    chk = pace_checks(spec)[index]
-    if chk.overflows and spec.fit.on_overflow == "extend":
-        return chk.extended_ms
-    return chk.allotted_ms
+    """The length segment ``index`` (0-based) will occupy, after the overflow policy. Costs
+    one segment's work, so a job's slots cost time linear in its size."""
+    return _slot(pace_check(spec, index), spec.fit.on_overflow)
+
+
+def slots_ms(spec: JobSpec) -> list[int]:
+    """Every segment's slot length, in order."""
+    return [_slot(chk, spec.fit.on_overflow) for chk in pace_checks(spec)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,13 +103,11 @@ def place_segments(spec: JobSpec, lengths_ms: list[int]) -> list[Slot]:
     that a segment extended by the overflow policy pushes later ones back."""
     slots: list[Slot] = []
     cursor = 0
+    pushed = False  # has an earlier segment run longer than allotted?
     for i, (seg, length) in enumerate(zip(spec.segments, lengths_ms, strict=True)):
         start = cursor
         if seg.start is not None:
             wanted = ms(seg.start)
-            pushed = any(
-                x > ms(s.seconds) for x, s in zip(lengths_ms[:i], spec.segments, strict=False)
-            )
             if wanted < cursor and not pushed:
                 raise ScriptError(
                     f"start {seg.start:g} s overlaps the previous segment, which ends at "
@@ -101,6 +117,7 @@ def place_segments(spec: JobSpec, lengths_ms: list[int]) -> list[Slot]:
             start = max(wanted, cursor)
         slots.append(Slot(start, start + length))
         cursor = start + length
+        pushed = pushed or length > ms(seg.seconds)
     return slots
 
 
@@ -111,25 +128,56 @@ class TimedOverlay:
     end_ms: int
 
 
+def _qualifier_shot(spec: JobSpec) -> Shot | None:
+    """The shot whose elements mention the qualifiers: they share its window."""
+    return next(
+        (
+            s
+            for s in spec.shots
+            if s.end > s.start
+            and any(m in f"{s.elements} {s.name}".lower() for m in QUALIFIER_MARKERS)
+        ),
+        None,
+    )
+
+
 def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
     """Explicit overlays keep their times; qualifiers share the window of the shot whose
     elements mention them evenly, or else the last segment's slot."""
     out = [TimedOverlay(o.text, ms(o.start), ms(o.end)) for o in spec.overlays]
     if spec.qualifiers:
-        shot = next(
-            (
-                s
-                for s in spec.shots
-                if s.end > s.start
-                and any(m in f"{s.elements} {s.name}".lower() for m in QUALIFIER_MARKERS)
-            ),
-            None,
-        )
+        shot = _qualifier_shot(spec)
         a, b = (ms(shot.start), ms(shot.end)) if shot else (slots[-1].start_ms, slots[-1].end_ms)
         n = len(spec.qualifiers)
         for k, text in enumerate(spec.qualifiers):
             out.append(TimedOverlay(text, a + (b - a) * k // n, a + (b - a) * (k + 1) // n))
     return sorted(out, key=lambda o: (o.start_ms, o.end_ms))
+
+
+def check_timeline(spec: JobSpec, limit_s: float) -> list[Slot]:
+    """The segments' slots, once the whole timeline (segments after the overflow policy,
+    overlays, the qualifiers' shot) is known to end by ``limit_s``; else an error naming the
+    first field that runs past it. Finalize's time grows with the timeline: bound it here."""
+    limit = ms(limit_s)
+
+    def past(end_ms: int, field: str) -> ScriptError:
+        return ScriptError(
+            f"ends at {end_ms / 1000:g} s, past the timeline limit of {limit_s:g} s "
+            "(NARRATE_MAX_TIMELINE)",
+            field,
+        )
+
+    slots = place_segments(spec, slots_ms(spec))
+    for i, (seg, slot) in enumerate(zip(spec.segments, slots, strict=True), 1):
+        if slot.end_ms > limit:
+            raise past(slot.end_ms, f"segment {i} {'seconds' if seg.start is None else 'start'}")
+    for i, o in enumerate(spec.overlays, 1):
+        if ms(o.end) > limit:
+            raise past(ms(o.end), f"overlay {i} end")
+    shot = _qualifier_shot(spec) if spec.qualifiers else None
+    if shot is not None and ms(shot.end) > limit:
+        raise past(ms(shot.end), f"shot {spec.shots.index(shot) + 1} end (the qualifiers' window)")
+    return slots
 
 
 def speech_target_ms(slot: int, fit: FitOptions) -> int:

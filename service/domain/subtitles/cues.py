@@ -1,16 +1,30 @@
 """The cue model and the layout rules: narration cues from timed phrases, overlay cues on top.
 
-Rules (Netflix timed-text guides): lines of at most 16 characters for Chinese (42 for
-English), at most 2 lines, 5/6 s to 7 s a cue, at least 2 frames between consecutive cues of
-a layer, breaks after punctuation, never inside a Latin word, no trailing ，。 on a Chinese cue.
+Rules (Netflix timed-text guides, Simplified Chinese): lines of at most 16 full-width units
+(42 characters for English), at most 2 lines, one line unless it does not fit, 5/6 s to 7 s
+a cue, at most 9 characters a second (hanzi 1, Latin letters and digits 0.5), cues a pause of
+0.5 s or less apart chained 2 frames apart, breaks where ``text.BREAK_COSTS`` says they cost
+least, and zh-Hans display punctuation (``text.render_line``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from service.domain.spec import JobSpec
-from service.domain.text import SENTENCE_END, Segmenter, split_phrases, strip_trailing, wrap
+from service.domain.text import (
+    SENTENCE_END,
+    Analysis,
+    Segmenter,
+    analyse,
+    cost_at,
+    forced_lines,
+    layout_lines,
+    reading_chars,
+    split_phrases,
+    wrap,
+)
 
 NARRATION, OVERLAY = 0, 1
 
@@ -50,6 +64,13 @@ class Layout:
     max_ms: int
     gap_ms: int
     segment: Segmenter | None = None  # CJK words never split across lines when given
+    fps: float = 30.0
+    chain_ms: int = 500  # a pause this short or shorter between cues is chained
+
+    @property
+    def max_cps(self) -> float:
+        """Reading speed: 9 characters/s for Chinese (hanzi 1, Latin 0.5), 20 for English."""
+        return 9.0 if self.language == "zh" else 20.0
 
     @classmethod
     def for_spec(cls, spec: JobSpec, segment: Segmenter | None = None) -> Layout:
@@ -62,12 +83,8 @@ class Layout:
             max_ms=round(o.max_duration * 1000),
             gap_ms=round(o.min_gap_frames * 1000 / o.fps),
             segment=segment,
+            fps=o.fps,
         )
-
-
-def _lines(text: str, layout: Layout) -> list[str] | None:
-    body = strip_trailing(text, layout.language)
-    return wrap(body, layout.line_chars, layout.max_lines, layout.segment)
 
 
 def timed_phrases(
@@ -97,33 +114,100 @@ def timed_phrases(
     return [TimedPhrase(*t) for t in timed]
 
 
-def narration_cues(text: str, phrases: list[TimedPhrase], layout: Layout) -> list[Cue]:
-    """Group consecutive phrases into cues that fit the line limits and the 7 s bound.
+CUE_COST = 3.0  # each cue: fewer, fuller cues unless a boundary is worth it
+BOUNDARY_WEIGHT = 3.0  # a cue boundary separates more than a line break: it must cost less
+LIST_BOUNDARY = 10.0  # a cue boundary between two items of a list
+PAUSE_BONUS = 1.5  # a boundary at a 0.5 s pause is this much cheaper
+SPEED_COST = 6.0  # per character/s over the reading speed
+SHORT_COST = 3.0  # a cue up for less than the minimum duration
+NEW_SENTENCE_COST = 3.0
+CHAIN_COST = 100.0  # a cue so long that chaining it to the next would pass 7 s
 
-    A cue closes at a sentence end once it has been up long enough to read.
-    """
+
+def _chars_per_second(chars: float, start_ms: int, end_ms: int, next_ms: int | None) -> float:
+    """Reading speed with the out-time extended as the timing rules allow: to 2 frames before
+    the next cue when the pause is short, else up to 0.5 s past the speech."""
+    until = end_ms + 500
+    if next_ms is not None:
+        until = min(until, next_ms - 67) if next_ms - end_ms > 500 else next_ms - 67
+    return chars / max(0.001, (max(until, end_ms) - start_ms) / 1000)
+
+
+def _ends_sentence(an: Analysis, end: int) -> bool:
+    tail = an.base[:end].rstrip().rstrip("」』）)”’")
+    return not tail or tail[-1] in SENTENCE_END or tail.endswith(".")
+
+
+def narration_cues(
+    text: str, phrases: list[TimedPhrase], layout: Layout, next_ms: int | None = None
+) -> list[Cue]:
+    """Group consecutive phrases into cues by dynamic programming: each cue fits the lines
+    and the 7 s bound, and the grouping minimises the break costs at cue boundaries and line
+    breaks, reading-speed excess and the number of cues (boundaries at pauses are cheaper).
+    ``next_ms``: when the next segment's speech starts, so the last cue can chain to it."""
+    if not phrases:
+        return []
+    an = analyse(text, layout.language, layout.segment)
+    n = len(phrases)
+    limit = layout.line_chars
+    continues_after = [bool(text[p.end :].strip()) for p in phrases]
+    best: list[float] = [0.0] + [math.inf] * n
+    choice: list[tuple[int, list[str]]] = [(0, [])] * (n + 1)
+    for j in range(1, n + 1):
+        last = phrases[j - 1]
+        nxt = phrases[j] if j < n else None
+        next_start = nxt.start_ms if nxt is not None else next_ms
+        boundary = 0.0
+        if nxt is not None:
+            gap = max(0, nxt.start_ms - last.end_ms)
+            boundary = BOUNDARY_WEIGHT * cost_at(an, nxt.start) - PAUSE_BONUS * min(gap, 500) / 500
+            if an.base[: nxt.start].rstrip().endswith("、"):
+                boundary += LIST_BOUNDARY  # a list reads as one unit: not across two cues
+        for i in range(j - 1, -1, -1):
+            first = phrases[i]
+            if i < j - 1 and last.end_ms - first.start_ms > layout.max_ms:
+                break
+            got = layout_lines(
+                an, first.start, last.end, limit, layout.max_lines, continues_after[j - 1]
+            )
+            if got is None:
+                if i < j - 1:
+                    break
+                got = forced_lines(
+                    an, first.start, last.end, limit, layout.max_lines, continues_after[j - 1]
+                )
+            line_cost, lines = got
+            shown = "".join(lines)
+            cost = best[i] + CUE_COST + line_cost + boundary
+            cps = _chars_per_second(reading_chars(shown), first.start_ms, last.end_ms, next_start)
+            if (
+                i < j - 1
+                and next_start is not None
+                and next_start - last.end_ms <= layout.chain_ms
+                and next_start - layout.gap_ms - first.start_ms > layout.max_ms
+            ):
+                cost += CHAIN_COST
+            cost += SPEED_COST * max(0.0, cps - layout.max_cps)
+            if last.end_ms - first.start_ms < layout.min_ms:
+                room = next_start - layout.gap_ms - first.start_ms if next_start else layout.min_ms
+                # Held to the minimum where the next cue leaves room; a cue that cannot be is
+                # flashed at the viewer.
+                cost += SHORT_COST if room >= layout.min_ms else 5 * SHORT_COST
+            if not _ends_sentence(an, last.end) and any(
+                _ends_sentence(an, p.end) for p in phrases[i : j - 1]
+            ):
+                cost += NEW_SENTENCE_COST
+            if cost < best[j]:
+                best[j] = cost
+                choice[j] = (i, lines)
     cues: list[Cue] = []
-    group: list[TimedPhrase] = []
-
-    def close() -> None:
-        if group:
-            body = text[group[0].start : group[-1].end]
-            lines = _lines(body, layout) or [strip_trailing(body, layout.language)]
-            cues.append(Cue(group[0].start_ms, group[-1].end_ms, tuple(lines)))
-            group.clear()
-
-    for ph in phrases:
-        if group:
-            fits = _lines(text[group[0].start : ph.end], layout) is not None
-            short = ph.end_ms - group[0].start_ms <= layout.max_ms
-            last = text[group[-1].start : group[-1].end].rstrip()
-            sentence_done = bool(last) and last[-1] in SENTENCE_END
-            long_enough = group[-1].end_ms - group[0].start_ms >= layout.min_ms
-            if not (fits and short) or (sentence_done and long_enough):
-                close()
-        group.append(ph)
-    close()
-    return [c for c in cues if "".join(c.lines).strip()]
+    j = n
+    while j > 0:
+        i, lines = choice[j]
+        if any(line.strip() for line in lines):
+            cues.append(Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines)))
+        j = i
+    return cues[::-1]
 
 
 # Overlays use a smaller font (44 vs 64 px in ASS), so a line holds proportionally more.
@@ -135,20 +219,62 @@ def overlay_cues(overlays: list[tuple[str, int, int]], layout: Layout) -> list[C
     chars = round(layout.line_chars * OVERLAY_WIDTH)
     for text, start, end in overlays:
         lines = (
-            wrap(text, chars, layout.max_lines, layout.segment)
-            or wrap(text, chars, 4, layout.segment)
-            or [text]
+            wrap(text, chars, layout.max_lines, layout.segment, layout.language)
+            or wrap(text, chars, 4, layout.segment, layout.language)
+            or [" ".join(text.split())]
         )
         out.append(Cue(start, end, tuple(lines), OVERLAY))
     return out
 
 
+def _frame(ms: float, fps: float) -> int:
+    return math.floor(ms * fps / 1000 + 1e-6)
+
+
+def _ms(frame: int, fps: float) -> int:
+    return round(frame * 1000 / fps)
+
+
+def _settle_narration(cues: list[Cue], layout: Layout) -> list[Cue]:
+    """In-time on the first frame of speech; out-time at the end of speech, extended up to
+    0.5 s for the reading speed and to the minimum duration where there is room; a pause of
+    0.5 s or less to the next cue chained to exactly ``min_gap_frames``; at most 7 s."""
+    fps = layout.fps
+    gap = max(1, round(layout.gap_ms * fps / 1000))
+    starts = [_frame(c.start_ms, fps) for c in cues]
+    # Two cues may not share a frame: a later start moves to the frame after.
+    for i in range(1, len(starts)):
+        starts[i] = max(starts[i], starts[i - 1] + gap + 1)
+    out: list[Cue] = []
+    for i, cue in enumerate(cues):
+        start = starts[i]
+        speech_end = math.ceil(cue.end_ms * fps / 1000 - 1e-6)
+        end = speech_end
+        need = start + math.ceil(reading_chars(cue.text) / layout.max_cps * fps - 1e-6)
+        if need > end:
+            end = min(need, speech_end + _frame(500, fps))
+        end = max(end, start + math.ceil(layout.min_ms * fps / 1000 - 1e-6))
+        if i + 1 < len(cues):
+            limit = starts[i + 1] - gap
+            if _ms(starts[i + 1], fps) - _ms(end, fps) <= layout.chain_ms:
+                end = limit
+            end = min(end, limit)
+        end = min(end, start + math.floor(layout.max_ms * fps / 1000 + 1e-6))
+        end = max(end, start + 1)
+        out.append(replace(cue, start_ms=_ms(start, fps), end_ms=_ms(end, fps)))
+    return out
+
+
 def settle(cues: list[Cue], layout: Layout) -> list[Cue]:
-    """Per layer: keep 2 frames between consecutive cues, and hold short cues for the minimum
-    duration where the next cue leaves room. Returns all cues sorted by start."""
+    """Per layer: narration timed to the frame and chained (see ``_settle_narration``);
+    overlays keep 2 frames between consecutive cues and are held for the minimum duration
+    where the next leaves room. Returns all cues sorted by start."""
     out: list[Cue] = []
     for layer in sorted({c.layer for c in cues}):
         mine = sorted((c for c in cues if c.layer == layer), key=lambda c: c.start_ms)
+        if layer == NARRATION:
+            out += _settle_narration(mine, layout)
+            continue
         for i, cue in enumerate(mine):
             limit = mine[i + 1].start_ms - layout.gap_ms if i + 1 < len(mine) else None
             end = max(cue.end_ms, cue.start_ms + layout.min_ms)

@@ -1,0 +1,118 @@
+"""Burn-in without a second pass on the critical path: the picture is re-encoded by ffmpeg
+(it needs only the subtitles) while the narration is mixed and normalised, and the mux
+stream-copies that picture."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service import wiring
+from service.adapters.media import FfmpegMedia, Running, encode_video_args, mux_args
+from service.audio import Loudness
+from service.config import Settings
+from service.domain.script import parse_markdown
+from service.domain.spec import RenderOptions
+from service.pipeline import Pipeline
+from service.ports import MuxRequest, VideoInfo
+from tests.conftest import SHORT_SCRIPT, make_video
+from tests.helpers import ffprobe, stream_md5
+
+INFO = VideoInfo("mov,mp4,m4a,3gp,3g2,mj2", 1080, 1920, 10.0, 30.0, "h264", True)
+
+
+def request(**kw: object) -> MuxRequest:
+    base = dict(
+        video=Path("/w/source.video"),
+        narration=Path("/w/narration.wav"),
+        subtitles_srt=Path("/w/subtitles.srt"),
+        subtitles_ass=Path("/w/subtitles.ass"),
+        output=Path("/w/video.mp4"),
+        info=INFO,
+        language="zh",
+        burn_in=True,
+    )
+    base.update(kw)
+    return MuxRequest(**base)  # type: ignore[arg-type]
+
+
+def test_the_picture_encode_needs_only_video_and_subtitles() -> None:
+    argv = encode_video_args(request(extend_to=12.5), Settings(), Path("/w/picture.mp4"))
+    assert argv.count("-i") == 1 and "/w/narration.wav" not in argv
+    graph = argv[argv.index("-filter_complex") + 1]
+    assert "subtitles=filename='/w/subtitles.ass'" in graph and "tpad" in graph
+    assert argv[argv.index("-c:v") + 1] == "libx264" and "-an" in argv
+    assert argv[argv.index("-t") + 1] == "12.500" and argv[-1] == "/w/picture.mp4"
+
+
+def test_the_mux_copies_an_encoded_picture_and_takes_original_audio_from_the_source() -> None:
+    req = request(original_audio="mix", encoded_video=Path("/w/picture.mp4"))
+    argv = mux_args(req, Settings())
+    inputs = [argv[i + 1] for i, a in enumerate(argv) if a == "-i"]
+    assert inputs == [
+        "/w/picture.mp4",
+        "/w/narration.wav",
+        "/w/subtitles.srt",
+        "/w/source.video",
+    ]
+    assert argv[argv.index("-c:v") + 1] == "copy"
+    graph = argv[argv.index("-filter_complex") + 1]
+    assert "subtitles=" not in graph and "[3:a]" in graph and "[0:a]" not in graph
+
+
+class Recording(FfmpegMedia):
+    def __init__(self, settings: Settings, events: list[str]) -> None:
+        super().__init__(settings)
+        self.events = events
+
+    def encode_video(self, request: MuxRequest, output: Path) -> Running | None:
+        running = super().encode_video(request, output)
+        self.events.append("encode started" if running else "no encode")
+        return running
+
+    def mux(self, request: MuxRequest) -> None:
+        self.events.append(
+            f"mux copying {request.encoded_video.name}" if request.encoded_video else "mux"
+        )
+        super().mux(request)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("burn_in", [True, False])
+def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_in: bool) -> None:
+    settings = Settings(data_dir=tmp_path / "data")
+    base = wiring.pipeline(settings)
+    events: list[str] = []
+    media = Recording(settings, events)
+
+    class Watched(Pipeline):
+        def _mix_narration(self, *args: Any, **kw: Any) -> Loudness:
+            events.append("mix started")
+            try:
+                return super()._mix_narration(*args, **kw)
+            finally:
+                events.append("mix done")
+
+    pipeline = Watched(settings, base.engines, media, base.catalog, base.segment)
+    video = make_video(tmp_path / "clip.mp4", 11, size="360x640")
+    plan = pipeline.plan(
+        parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video
+    )
+    out = tmp_path / "out"
+    pipeline.render(plan, out, video)
+    if burn_in:
+        assert events == ["encode started", "mix started", "mix done", "mux copying picture.mp4"]
+    else:
+        assert events == ["no encode", "mix started", "mix done", "mux"]
+        assert stream_md5(out / "video.mp4") == stream_md5(video)  # soft: the source, copied
+    streams = {s["codec_type"]: s for s in ffprobe(out / "video.mp4")["streams"]}
+    assert set(streams) == {"video", "audio", "subtitle"}
+    assert streams["subtitle"]["codec_name"] == "mov_text"
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert abs(manifest["loudness"]["integrated_lufs"] + 16) <= 0.2
+    # Nothing left running or lying around.
+    assert not subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True).stdout
