@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.adapters.media import FfmpegMedia, Running, encode_video_args, mux_args
+from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
+from service.adapters.process import Running
 from service.audio import Loudness
 from service.config import Settings
 from service.domain.script import parse_markdown
