@@ -107,12 +107,30 @@ class Media(Protocol):
     def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
 
 
+class Workspace(Protocol):
+    """A job's intermediate files as the pipeline sees them. Tools (ffmpeg, rubberband, the
+    WAV writer) need local paths: ``local`` is where to write or read a file on this machine,
+    ``keep`` hands a written file to the job's other steps (which may run on another machine),
+    ``fetch`` brings a kept file here. On a shared directory tree the three are one path; an
+    object store uploads on ``keep`` and downloads on ``fetch``."""
+
+    def local(self, name: str) -> Path: ...
+
+    def keep(self, name: str) -> None: ...
+
+    def fetch(self, name: str) -> Path: ...
+
+    def scratch(self) -> Path:
+        """A local directory for temporary files that ``Storage.clear_work`` removes."""
+        ...
+
+
 class Storage(Protocol):
     """Where a job's input, work files and artifacts live (a directory tree shared by the fleet)."""
 
     def job_dir(self, tenant: str, job_id: str) -> Path: ...
 
-    def work_dir(self, tenant: str, job_id: str) -> Path: ...
+    def workspace(self, tenant: str, job_id: str) -> Workspace: ...
 
     def input_video(self, tenant: str, job_id: str) -> Path: ...
 

@@ -10,6 +10,7 @@ from celery import Celery
 from service.adapters.jobstore import JobStore
 from service.adapters.media import FfmpegMedia
 from service.adapters.metrics import Metrics
+from service.adapters.pinyin import load_lexicon, speech_tools
 from service.adapters.queue import CeleryQueue, make_celery
 from service.adapters.segmenter import tagged_words
 from service.adapters.storage import LocalStorage
@@ -70,12 +71,15 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
 def pipeline(settings: Settings) -> Pipeline:
     """The pipeline on this machine's adapters (the speech front-end's tools load on first
     use)."""
+    lexicons = settings.voices_file.parent / "lexicon"
     return Pipeline(
         settings,
         engines(settings),
         FfmpegMedia(settings),
         load_catalog(settings.voices_file),
         tagged_words,
+        speech=speech_tools,
+        lexicons=lambda language: load_lexicon(lexicons / f"{language}.tsv"),
     )
 
 

@@ -98,7 +98,9 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
             finally:
                 events.append("mix done")
 
-    pipeline = Watched(settings, base.engines, media, base.catalog, base.segment)
+    pipeline = Watched(
+        settings, base.engines, media, base.catalog, base.segment, base.make_speech, base.lexicons
+    )
     video = make_video(tmp_path / "clip.mp4", 11, size="360x640")
     plan = pipeline.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video

@@ -15,6 +15,29 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _FILE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
 
 
+class LocalWorkspace:
+    """A job's intermediate files in one local (or shared) directory: nothing to move."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def local(self, name: str) -> Path:
+        return self.directory / _file(name)
+
+    def keep(self, name: str) -> None:
+        pass  # already where every step looks
+
+    def fetch(self, name: str) -> Path:
+        path = self.local(name)
+        if not path.is_file():
+            raise FileNotFoundError(2, "no such work file", name)
+        return path
+
+    def scratch(self) -> Path:
+        return self.directory
+
+
 class LocalStorage:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -25,10 +48,8 @@ class LocalStorage:
             raise InputError(f"invalid tenant or job id: {tenant!r}/{job_id!r}")
         return self.root / tenant / job_id
 
-    def work_dir(self, tenant: str, job_id: str) -> Path:
-        path = self.job_dir(tenant, job_id) / "work"
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+    def workspace(self, tenant: str, job_id: str) -> LocalWorkspace:
+        return LocalWorkspace(self.job_dir(tenant, job_id) / "work")
 
     def input_video(self, tenant: str, job_id: str) -> Path:
         return self.job_dir(tenant, job_id) / "input" / "source.video"
@@ -59,7 +80,7 @@ class LocalStorage:
 
     def put_work(self, tenant: str, job_id: str, name: str, data: bytes) -> None:
         """Keep an intermediate file (a finished segment) for the step that needs it next."""
-        atomic_write(self.work_dir(tenant, job_id) / _file(name), data)
+        atomic_write(self.workspace(tenant, job_id).local(name), data)
 
     def get_work(self, tenant: str, job_id: str, name: str) -> bytes:
         """An intermediate file; FileNotFoundError when it is missing."""

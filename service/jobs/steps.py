@@ -108,7 +108,7 @@ class WorkerSteps:
             started=time.time(),
             deliveries=self.store.delivered(job_id, f"segment:{index}"),
         )
-        work = self.storage.work_dir(job.tenant, job_id)
+        work = self.storage.workspace(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
             self.lifecycle.check_canceled(job_id)
@@ -175,7 +175,7 @@ class WorkerSteps:
         ]
         plan = self._plan(job, with_video=True)
         video = self.storage.input_video(job.tenant, job.id) if job.has_video else None
-        work = self.storage.work_dir(job.tenant, job.id)
+        work = self.storage.workspace(job.tenant, job.id)
         rendered = self.pipeline.finalize(plan, results, work, staged, video, progress)
         self.lifecycle.check_canceled(job.id)
         return rendered
