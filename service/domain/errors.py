@@ -132,6 +132,3 @@ class BodyTooLarge(NarrateError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"request body is over the limit of {limit} bytes", limit)
         self.limit = limit
-
-
-OverflowError_ = PaceOverflowError  # the old name, until timeline.py moves to the new one

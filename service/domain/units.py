@@ -3,7 +3,8 @@ milliseconds; audio is counted in samples; seconds appear only at the edges (the
 the manifest, ffmpeg's arguments); edge-tts reports 100-ns ticks; subtitles count frames.
 
 Every conversion to an integer rounds to the nearest unit (Python's ``round``: halves to
-even), never floors, so a value converted there and back moves by at most half a unit.
+even), so a value converted there and back moves by at most half a unit; the one floor is
+``frame_at``, which asks a different question (which frame is showing).
 
 >>> ms_to_samples(1000, 24000)
 24000
@@ -19,9 +20,13 @@ even), never floors, so a value converted there and back moves by at most half a
 67
 >>> ms_to_frames(1000, 29.97)
 30
+>>> frame_at(999, 30), frame_at(1000, 30)  # the frame on screen at that instant
+(29, 30)
 """
 
 from __future__ import annotations
+
+import math
 
 TICKS_PER_MS = 10_000  # edge-tts (Azure) offsets and durations are in 100-ns ticks
 
@@ -54,6 +59,12 @@ def ticks_to_ms(ticks: int) -> int:
 def frames_to_ms(frames: float, fps: float) -> int:
     """Video frames at ``fps`` -> the nearest whole millisecond."""
     return round(frames * 1000 / fps)
+
+
+def frame_at(ms: float, fps: float) -> int:
+    """The frame on screen at ``ms`` (the one that started at or before it): subtitles snap
+    cue times to frame starts. The epsilon absorbs float error at exact frame boundaries."""
+    return math.floor(ms * fps / 1000 + 1e-6)
 
 
 def ms_to_frames(ms: float, fps: float) -> int:

@@ -25,6 +25,7 @@ from service.domain.text import (
     split_phrases,
     wrap,
 )
+from service.domain.units import frame_at, frames_to_ms, s_to_ms
 
 NARRATION, OVERLAY = 0, 1
 
@@ -79,9 +80,9 @@ class Layout:
             language=spec.language,
             line_chars=spec.line_chars,
             max_lines=o.max_lines,
-            min_ms=round(o.min_duration * 1000),
-            max_ms=round(o.max_duration * 1000),
-            gap_ms=round(o.min_gap_frames * 1000 / o.fps),
+            min_ms=s_to_ms(o.min_duration),
+            max_ms=s_to_ms(o.max_duration),
+            gap_ms=frames_to_ms(o.min_gap_frames, o.fps),
             segment=segment,
             fps=o.fps,
         )
@@ -227,21 +228,13 @@ def overlay_cues(overlays: list[tuple[str, int, int]], layout: Layout) -> list[C
     return out
 
 
-def _frame(ms: float, fps: float) -> int:
-    return math.floor(ms * fps / 1000 + 1e-6)
-
-
-def _ms(frame: int, fps: float) -> int:
-    return round(frame * 1000 / fps)
-
-
 def _settle_narration(cues: list[Cue], layout: Layout) -> list[Cue]:
     """In-time on the first frame of speech; out-time at the end of speech, extended up to
     0.5 s for the reading speed and to the minimum duration where there is room; a pause of
     0.5 s or less to the next cue chained to exactly ``min_gap_frames``; at most 7 s."""
     fps = layout.fps
     gap = max(1, round(layout.gap_ms * fps / 1000))
-    starts = [_frame(c.start_ms, fps) for c in cues]
+    starts = [frame_at(c.start_ms, fps) for c in cues]
     # Two cues may not share a frame: a later start moves to the frame after.
     for i in range(1, len(starts)):
         starts[i] = max(starts[i], starts[i - 1] + gap + 1)
@@ -252,16 +245,16 @@ def _settle_narration(cues: list[Cue], layout: Layout) -> list[Cue]:
         end = speech_end
         need = start + math.ceil(reading_chars(cue.text) / layout.max_cps * fps - 1e-6)
         if need > end:
-            end = min(need, speech_end + _frame(500, fps))
+            end = min(need, speech_end + frame_at(500, fps))
         end = max(end, start + math.ceil(layout.min_ms * fps / 1000 - 1e-6))
         if i + 1 < len(cues):
             limit = starts[i + 1] - gap
-            if _ms(starts[i + 1], fps) - _ms(end, fps) <= layout.chain_ms:
+            if frames_to_ms(starts[i + 1], fps) - frames_to_ms(end, fps) <= layout.chain_ms:
                 end = limit
             end = min(end, limit)
         end = min(end, start + math.floor(layout.max_ms * fps / 1000 + 1e-6))
         end = max(end, start + 1)
-        out.append(replace(cue, start_ms=_ms(start, fps), end_ms=_ms(end, fps)))
+        out.append(replace(cue, start_ms=frames_to_ms(start, fps), end_ms=frames_to_ms(end, fps)))
     return out
 
 
