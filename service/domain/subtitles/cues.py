@@ -158,12 +158,7 @@ def narration_cues(
         last = phrases[j - 1]
         nxt = phrases[j] if j < n else None
         next_start = nxt.start_ms if nxt is not None else next_ms
-        boundary = 0.0
-        if nxt is not None:
-            gap = max(0, nxt.start_ms - last.end_ms)
-            boundary = BOUNDARY_WEIGHT * cost_at(an, nxt.start) - PAUSE_BONUS * min(gap, 500) / 500
-            if an.base[: nxt.start].rstrip().endswith("、"):
-                boundary += LIST_BOUNDARY  # a list reads as one unit: not across two cues
+        boundary = _boundary_cost(an, last, nxt)
         for i in range(j - 1, -1, -1):
             first = phrases[i]
             if i < j - 1 and last.end_ms - first.start_ms > layout.max_ms:
@@ -178,31 +173,62 @@ def narration_cues(
                     an, first.start, last.end, limit, layout.max_lines, continues_after[j - 1]
                 )
             line_cost, lines = got
-            shown = "".join(lines)
             cost = best[i] + CUE_COST + line_cost + boundary
-            cps = _chars_per_second(reading_chars(shown), first.start_ms, last.end_ms, next_start)
-            if (
-                i < j - 1
-                and next_start is not None
-                and next_start - last.end_ms <= layout.chain_ms
-                and next_start - layout.gap_ms - first.start_ms > layout.max_ms
-            ):
-                cost += CHAIN_COST
-            cost += SPEED_COST * max(0.0, cps - layout.max_cps)
-            if last.end_ms - first.start_ms < layout.min_ms:
-                room = next_start - layout.gap_ms - first.start_ms if next_start else layout.min_ms
-                # Held to the minimum where the next cue leaves room; a cue that cannot be is
-                # flashed at the viewer.
-                cost += SHORT_COST if room >= layout.min_ms else 5 * SHORT_COST
-            if not _ends_sentence(an, last.end) and any(
-                _ends_sentence(an, p.end) for p in phrases[i : j - 1]
-            ):
-                cost += NEW_SENTENCE_COST
+            cost += _timing_cost(an, phrases, i, j, "".join(lines), next_start, layout)
             if cost < best[j]:
                 best[j] = cost
                 choice[j] = (i, lines)
+    return _backtrack(phrases, choice)
+
+
+def _boundary_cost(an: Analysis, last: TimedPhrase, nxt: TimedPhrase | None) -> float:
+    """A cue boundary between ``last`` and ``nxt``: the break's cost, less for a pause."""
+    if nxt is None:
+        return 0.0
+    gap = max(0, nxt.start_ms - last.end_ms)
+    boundary = BOUNDARY_WEIGHT * cost_at(an, nxt.start) - PAUSE_BONUS * min(gap, 500) / 500
+    if an.base[: nxt.start].rstrip().endswith("、"):
+        boundary += LIST_BOUNDARY  # a list reads as one unit: not across two cues
+    return boundary
+
+
+def _timing_cost(
+    an: Analysis,
+    phrases: list[TimedPhrase],
+    i: int,
+    j: int,
+    shown: str,
+    next_start: int | None,
+    layout: Layout,
+) -> float:
+    """What the cue of phrases i..j-1 costs in time: chaining past 7 s, reading speed, a
+    flash shorter than the minimum, a sentence that starts inside it."""
+    first, last = phrases[i], phrases[j - 1]
+    cost = 0.0
+    cps = _chars_per_second(reading_chars(shown), first.start_ms, last.end_ms, next_start)
+    if (
+        i < j - 1
+        and next_start is not None
+        and next_start - last.end_ms <= layout.chain_ms
+        and next_start - layout.gap_ms - first.start_ms > layout.max_ms
+    ):
+        cost += CHAIN_COST
+    cost += SPEED_COST * max(0.0, cps - layout.max_cps)
+    if last.end_ms - first.start_ms < layout.min_ms:
+        room = next_start - layout.gap_ms - first.start_ms if next_start else layout.min_ms
+        # Held to the minimum where the next cue leaves room; a cue that cannot be is
+        # flashed at the viewer.
+        cost += SHORT_COST if room >= layout.min_ms else 5 * SHORT_COST
+    if not _ends_sentence(an, last.end) and any(
+        _ends_sentence(an, p.end) for p in phrases[i : j - 1]
+    ):
+        cost += NEW_SENTENCE_COST
+    return cost
+
+
+def _backtrack(phrases: list[TimedPhrase], choice: list[tuple[int, list[str]]]) -> list[Cue]:
     cues: list[Cue] = []
-    j = n
+    j = len(phrases)
     while j > 0:
         i, lines = choice[j]
         if any(line.strip() for line in lines):

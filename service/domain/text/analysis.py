@@ -77,7 +77,6 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         shown = Token(base[tok.start : tok.end], tok.kind, tok.start, tok.tag)
         classes.append(classify(shown, prev))
         prev = shown
-    an_base = base
     costs: dict[int, float] = {}
     last: int | None = None
     for i, tok in enumerate(tokens):
@@ -90,42 +89,47 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
                 costs[tok.start] = NEVER  # "GPT4o" split by the tokenizer: not a word gap
         last = i
     if language == "zh":
-        _list_penalties(tokens, costs)
-        # "失败 / 轨迹的 rollout": a break just before a 的 cuts a modifier short (unless it
-        # falls where a phrase starts anyway: "过去三年里 / 最重要的").
-        des = [t.start for t in tokens if t.text == "的"]
-        for pos in costs:
-            if costs[pos] > 4 and any(0 < d - pos <= 4 and "，" not in an_base[pos:d] for d in des):
-                costs[pos] += 4.0
-        # A word that merely looks like a particle or localizer at a line start (上下文,
-        # 过去) reads as one at a glance.
-        for tok in tokens:
-            if tok.kind != "cjk" or len(tok.text) < 2:
-                continue
-            if tok.text[0] in LOOKS_CLOSING and costs.get(tok.start, NEVER) < NEVER:
-                costs[tok.start] += LOOKALIKE
-        # Two single characters either side: likely one word the dictionary lacks (前/向).
-        for i in range(1, len(tokens)):
-            left, right = tokens[i - 1], tokens[i]
-            if (
-                left.kind == right.kind == "cjk"
-                and len(left.text) == len(right.text) == 1
-                and right.tag not in ("d", "c", "r")
-                and left.text not in PARTICLES
-                and costs.get(right.start, NEVER) < NEVER
-            ):
-                costs[right.start] += SINGLE_PAIR
-        # "通过与失败": a coordinator between two short words binds them into one phrase.
-        for i in range(1, len(tokens) - 1):
-            left, mid, right = tokens[i - 1], tokens[i], tokens[i + 1]
-            if (
-                mid.text in COORDINATORS
-                and left.kind == right.kind == "cjk"
-                and len(left.text) <= 2
-                and mid.start in costs
-            ):
-                costs[mid.start] = max(costs[mid.start], 12.0)
+        _zh_penalties(tokens, base, costs)
     return Analysis(text, language, base, tuple(tokens), costs, tuple(classes))
+
+
+def _zh_penalties(tokens: list[Token], base: str, costs: dict[int, float]) -> None:
+    """Chinese breaks that look fine pair by pair but read badly in context."""
+    _list_penalties(tokens, costs)
+    # "失败 / 轨迹的 rollout": a break just before a 的 cuts a modifier short (unless it
+    # falls where a phrase starts anyway: "过去三年里 / 最重要的").
+    des = [t.start for t in tokens if t.text == "的"]
+    for pos in costs:
+        if costs[pos] > 4 and any(0 < d - pos <= 4 and "，" not in base[pos:d] for d in des):
+            costs[pos] += 4.0
+    # A word that merely looks like a particle or localizer at a line start (上下文,
+    # 过去) reads as one at a glance.
+    for tok in tokens:
+        if tok.kind != "cjk" or len(tok.text) < 2:
+            continue
+        if tok.text[0] in LOOKS_CLOSING and costs.get(tok.start, NEVER) < NEVER:
+            costs[tok.start] += LOOKALIKE
+    # Two single characters either side: likely one word the dictionary lacks (前/向).
+    for i in range(1, len(tokens)):
+        left, right = tokens[i - 1], tokens[i]
+        if (
+            left.kind == right.kind == "cjk"
+            and len(left.text) == len(right.text) == 1
+            and right.tag not in ("d", "c", "r")
+            and left.text not in PARTICLES
+            and costs.get(right.start, NEVER) < NEVER
+        ):
+            costs[right.start] += SINGLE_PAIR
+    # "通过与失败": a coordinator between two short words binds them into one phrase.
+    for i in range(1, len(tokens) - 1):
+        left, mid, right = tokens[i - 1], tokens[i], tokens[i + 1]
+        if (
+            mid.text in COORDINATORS
+            and left.kind == right.kind == "cjk"
+            and len(left.text) <= 2
+            and mid.start in costs
+        ):
+            costs[mid.start] = max(costs[mid.start], 12.0)
 
 
 def cost_at(an: Analysis, offset: int) -> float:

@@ -25,32 +25,32 @@ from service.domain.text.tables import (
 from service.domain.text.tokens import CLAUSE_END, OPENERS, SENTENCE_END, Token
 
 
+def _punct_classes(w: str) -> frozenset[str]:
+    if w in OPENERS:
+        return frozenset({"open"})
+    out = {"close"}
+    if w in SENTENCE_END:
+        out.add("stop")
+    elif w == "、":
+        out.add("list")
+    elif w in "—-":
+        out.add("dash")
+    elif w in CLAUSE_END:
+        out.add("comma")
+    return frozenset(out)
+
+
 def _zh_classes(tok: Token, prev: Token | None) -> frozenset[str]:
     w = tok.text
     tag = TAG_FIXES.get(w, tok.tag)
-    out: set[str] = set()
     if tok.kind == "punct":
-        if w in OPENERS:
-            out.add("open")
-        else:
-            out.add("close")
-            if w in SENTENCE_END:
-                out.add("stop")
-            elif w == "、":
-                out.add("list")
-            elif w in "—-":
-                out.add("dash")
-            elif w in CLAUSE_END:
-                out.add("comma")
-        return frozenset(out)
+        return _punct_classes(w)
     if tok.kind == "word":
         if w[0].isdigit():
-            out.add("num")
-        elif w in _LATIN_UNITS and prev is not None and prev.tag == "m":
-            out.add("unit")
-        else:
-            out.add("latin")
-        return frozenset(out)
+            return frozenset({"num"})
+        unit = w in _LATIN_UNITS and prev is not None and prev.tag == "m"
+        return frozenset({"unit" if unit else "latin"})
+    out: set[str] = set()
     mid = prev is not None and prev.kind != "punct"
     if w in PARTICLES and (len(w) > 1 or tag[:1] in ("u", "y", "e", "") or w in "的了着吗呢吧"):
         out.add("particle")
