@@ -11,7 +11,7 @@ from celery import Task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init
 
-from service import wiring
+from service import audio, wiring
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.adapters.segmenter import warm
 from service.config import get_settings
@@ -31,10 +31,11 @@ def steps() -> WorkerSteps:
 
 @worker_process_init.connect
 def _warm(**_: object) -> None:
-    """Build the steps (imports, catalog, engines, the word dictionary) as each pool process
-    starts, not inside its first task's time limit."""
-    steps()
+    """Build the steps (imports, catalog, engines, the word dictionary, pypinyin, scipy) as
+    each pool process starts, not inside its first task's time limit."""
+    steps().pipeline.warm()
     warm()
+    audio.preload()
 
 
 @app.task(name=SEGMENT_TASK, bind=True)

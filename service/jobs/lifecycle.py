@@ -31,6 +31,8 @@ class Lifecycle:
 
     def fail(self, job: Job, reason: str) -> None:
         reason = self.public(reason)
+        # Intermediate files go first: a client that sees "failed" finds none of them.
+        self.storage.clear_work(job.tenant, job.id)
         if self.store.advance(job.id, "failed", error=reason):
             log.warning("job %s failed: %s", job.id, reason)
         self.discard_work(job)
