@@ -27,8 +27,10 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import BUNDLED_EXAMPLE, make_video  # noqa: E402
-from tests.service.conftest import start_stack  # noqa: E402
+from devtools.media import make_video  # noqa: E402
+from devtools.stack import start_stack  # noqa: E402
+
+BUNDLED_EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
 
 
 def browser(profile: Path) -> Any:
