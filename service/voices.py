@@ -26,9 +26,6 @@ class Voice:
     language: str
     gender: str = ""
     default: bool = False
-    rate: str = "+0%"
-    pitch: str = "+0Hz"
-    words_per_minute: int = 175
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,7 +263,7 @@ def test_a_damaged_pack_falls_back_to_espeak(neural_data: Path, tmp_path: Path) 
     from service.config import Settings
     from service.domain.script import parse_script
     from service.domain.spec import RenderOptions
-    from service.pipeline import default_pipeline
+    from service.wiring import pipeline as default_pipeline
 
     data = tmp_path / "data"
     shutil.copytree(neural_data / "voices", data / "voices")

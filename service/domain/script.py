@@ -113,6 +113,42 @@ def _check_size(text: str) -> None:
         )
 
 
+def _shot(m: re.Match[str]) -> dict[str, Any]:
+    """A shot-list line: index, name, start-end, then its fields."""
+    shot: dict[str, Any] = {
+        "index": int(m.group("n")),
+        "name": m.group("name").strip(),
+        "start": float(m.group("a")),
+        "end": float(m.group("b")),
+    }
+    parts = _FIELD_SPLIT.split(m.group("rest"))
+    for key, value in zip(parts[1::2], parts[2::2], strict=False):
+        canon = next(k for k in _SHOT_FIELDS if k.lower() == key.lower())
+        field = _SHOT_FIELDS[canon]
+        if field:
+            value = value.strip()
+            shot[field] = _strip_annotation(value) if field == "screen_text" else value
+    return shot
+
+
+def _segment(n: int, lineno: int, m: re.Match[str], body: list[str]) -> dict[str, Any]:
+    """Segment ``n`` from its header match (seconds, label) and its text lines."""
+    raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
+    try:
+        seconds = float(raw)
+    except ValueError:
+        shown = repr(raw) if raw else "nothing"
+        raise ScriptError(
+            f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
+        ) from None
+    seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
+    if m.group("label").strip():
+        seg["label"] = m.group("label").strip()
+    if not seg["text"].strip():
+        raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
+    return seg
+
+
 def parse_markdown(text: str) -> JobSpec:
     _check_size(text)
     if not text.strip():
@@ -141,36 +177,9 @@ def parse_markdown(text: str) -> JobSpec:
                 raise ScriptError(f"{exc} (line {lineno})", "pronunciations") from None
             data.setdefault("pronunciations", {}).update(entries)
         elif m := _SHOT.search(line):
-            shot: dict[str, Any] = {
-                "index": int(m.group("n")),
-                "name": m.group("name").strip(),
-                "start": float(m.group("a")),
-                "end": float(m.group("b")),
-            }
-            parts = _FIELD_SPLIT.split(m.group("rest"))
-            for key, value in zip(parts[1::2], parts[2::2], strict=False):
-                canon = next(k for k in _SHOT_FIELDS if k.lower() == key.lower())
-                field = _SHOT_FIELDS[canon]
-                if field:
-                    value = value.strip()
-                    shot[field] = _strip_annotation(value) if field == "screen_text" else value
-            data["shots"].append(shot)
+            data["shots"].append(_shot(m))
     for lineno, m, body in _segment_blocks(lines):
-        n = len(data["segments"]) + 1
-        raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
-        try:
-            seconds = float(raw)
-        except ValueError:
-            shown = repr(raw) if raw else "nothing"
-            raise ScriptError(
-                f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
-            ) from None
-        seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
-        if m.group("label").strip():
-            seg["label"] = m.group("label").strip()
-        if not seg["text"].strip():
-            raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
-        data["segments"].append(seg)
+        data["segments"].append(_segment(len(data["segments"]) + 1, lineno, m, body))
     if not data["segments"]:
         raise ScriptError(
             "no narration segments found; expected lines like '[段 1 · 20 秒 冲突] 文本'"

@@ -96,6 +96,7 @@ class Segment(_Model):
     seconds: float = Field(gt=0, le=MAX_SECONDS)
     label: str | None = None
     start: float | None = Field(None, ge=0, le=MAX_TIME)
+    voice: str | None = Field(None, max_length=100, description="this segment's voice")
 
     @field_validator("text")
     @classmethod

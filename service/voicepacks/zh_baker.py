@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from service.domain.errors import InputError, NarrateError
+from service.adapters import process
+from service.domain.errors import InputError, MediaError, NarrateError
 
 VOICE = "zh-baker"
 ENGINE = "fastspeech2"
@@ -120,16 +120,15 @@ def is_complete(pack: Path) -> bool:
 
 
 def _run(argv: list[str], what: str, timeout: float, env: dict[str, str] | None = None) -> str:
+    """One build step through the shared runner (own process group, killed on timeout)."""
     try:
-        proc = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, check=False, env=env
-        )
-    except subprocess.TimeoutExpired:
-        raise PackError(f"{what} timed out after {timeout:g} s") from None
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout)[-800:]
-        raise PackError(f"{what} failed (exit {proc.returncode}): {tail}")
-    return proc.stdout
+        proc = process.run(argv, timeout, env=env)
+    except MediaError as exc:
+        if exc.returncode is None:
+            raise PackError(f"{what} timed out after {timeout:g} s") from None
+        tail = exc.stderr_tail[-800:]
+        raise PackError(f"{what} failed (exit {exc.returncode}): {tail}") from None
+    return proc.stdout.decode("utf-8", errors="replace")
 
 
 def pinyin_table(baker_py: str) -> dict[str, list[str]]:

@@ -36,6 +36,7 @@ import numpy as np
 from service.audio import resample, silence, speech_bounds
 from service.domain.errors import EngineError
 from service.domain.text import pause_after, split_phrases
+from service.domain.units import ms_to_samples, samples_to_ms
 from service.ports import Boundary, Speech, TtsRequest
 
 SAMPLE_RATE = 24000
@@ -286,7 +287,7 @@ class FastSpeech2Engine:
         level = 0.1  # RMS of the Mandarin speech so far (English words are matched to it)
 
         def ms(samples: int) -> int:
-            return round(samples * 1000 / SAMPLE_RATE)
+            return samples_to_ms(samples, SAMPLE_RATE)
 
         def put(audio: np.ndarray, bounds: list[Span]) -> None:
             nonlocal cursor, speech_end
@@ -300,7 +301,7 @@ class FastSpeech2Engine:
         def gap(millis: float) -> None:
             nonlocal cursor
             if pieces and millis > 0:
-                pieces.append(silence(round(millis * SAMPLE_RATE / 1000)))
+                pieces.append(silence(ms_to_samples(millis, SAMPLE_RATE)))
                 cursor += len(pieces[-1])
 
         last = ""  # kind of the last piece put ("zh"/"en"), "" after a pause
