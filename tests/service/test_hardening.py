@@ -61,7 +61,9 @@ def test_healthz_answers_while_submits_are_slow(slow_submit: Stack) -> None:
         done.set()
         times = probe.result()
     assert statuses == [202] * 4
-    assert len(times) >= 5 and max(times) < 0.5, times  # the loop never waited on a submit
+    # A submit takes 3 s here: a loop that waited on one would show it. (Typically < 0.1 s;
+    # 1 s leaves room for a loaded 2-core CI machine.)
+    assert len(times) >= 5 and max(times) < 1.0, times  # the loop never waited on a submit
 
 
 def jobs_in_redis(s: Stack) -> list[str]:
@@ -99,7 +101,7 @@ def test_hung_redis_gives_quick_503s_that_never_run_and_retries_do_not_duplicate
     assert [a.status_code for a in answers] == [503] * 5, [a.text for a in answers]
     assert all(a.headers["Retry-After"] for a in answers)
     assert took < 4, took  # 1 s timeout per call, not 5 s, not in series
-    assert max(times) < 0.5, times  # /healthz never waited on Redis
+    assert max(times) < 1.0, times  # /healthz never waited on Redis (a call waits 1 s here)
     time.sleep(1.5)  # Redis now runs whatever it had buffered
     r = s.redis()
     assert jobs_in_redis(s) == [] and r.llen("narrate") == 0  # no ghost record, no task
