@@ -17,7 +17,7 @@ from typing import Any
 from service import audio as dsp
 from service.config import Settings
 from service.domain.errors import EngineError, MediaInputError
-from service.domain.spec import FitOptions, JobSpec, RenderOptions
+from service.domain.spec import FitOptions, JobSpec, RenderOptions, rate_multiplier
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end, parse_entries
 from service.domain.subtitles import (
     WRITERS,
@@ -115,6 +115,8 @@ class Speaker:
     tools: Tools
     phrases: list[tuple[int, int]]  # display spans
     phrase_chars: int
+    pitch: str = "+0Hz"
+    volume: str = "+0%"
     made: dict[str, SpokenText] = field(default_factory=dict)
 
     def spoken(self, reader: str) -> SpokenText:
@@ -131,6 +133,8 @@ class Speaker:
             voice,
             self.language,
             rate,
+            pitch=self.pitch,
+            volume=self.volume,
             phrase_chars=self.phrase_chars,
             phrases=tuple(spoken.spans_to_spoken(self.phrases)),
         )
@@ -186,6 +190,7 @@ class Pipeline:
         """Everything that can be checked before any audio is made: voices, pace, video."""
         spec = options.apply(spec)
         casting = self.catalog.cast(spec)
+        self.catalog.cast_all(spec)  # every segment's and speaker's voice, at the door
         warnings = check_pace(spec)
         end = check_timeline(spec, self.settings.max_timeline)[-1].end_ms
         info = None
@@ -240,16 +245,20 @@ class Pipeline:
         fit: FitOptions,
         warnings: list[str],
         calls: dict[str, int],
+        start: float = 1.0,
     ) -> tuple[str, str, int, Speech, float]:
-        """Synthesize at the natural rate, then at the native rates that home in on
-        ``target_ms``. Every pass uses the engine that answered the first; if a later pass
+        """Synthesize at the starting rate (the segment's own, else natural), then at the
+        native rates that home in on ``target_ms``; the slowest is ``fit.max_slowdown`` of
+        the start. Every pass uses the engine that answered the first; if a later pass
         fails there, the whole fit starts again on the fallback voice, so one segment's
-        audio never mixes engines. Returns engine, voice, natural ms, speech and rate."""
-        engine_name, voice, first = self._speak(casting, speaker, 1.0, warnings, calls)
+        audio never mixes engines. Returns engine, voice, first-pass ms, speech and rate."""
+        engine_name, voice, first = self._speak(casting, speaker, start, warnings, calls)
         pinned = Casting(engine_name, self.catalog.get(voice), None)
         engine = self.engines[engine_name]
-        speech, rate = first, 1.0
-        tried = [(1.0, first.duration_ms)]
+        speech, rate = first, start
+        tried = [(start, first.duration_ms)]
+        if start != 1.0:
+            fit = fit.model_copy(update={"max_slowdown": fit.max_slowdown * start})
         try:
             for _ in range(MAX_RATE_PASSES):
                 wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
@@ -264,7 +273,7 @@ class Pipeline:
                 raise
             warnings.append(f"{exc}; fell back to {fb.engine} voice {fb.id}")
             offline = Casting(fb.engine, fb, None)
-            return self._native_fit(offline, speaker, target_ms, fit, warnings, calls)
+            return self._native_fit(offline, speaker, target_ms, fit, warnings, calls, start)
         return engine_name, voice, first.duration_ms, speech, rate
 
     def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
@@ -285,12 +294,24 @@ class Pipeline:
             self.speech,
             split_phrases(seg.text, spec.line_chars, self.segment),
             spec.line_chars,
+            seg.pitch or "+0Hz",
+            seg.volume or "+0%",
         )
         calls: dict[str, int] = {}
         target_ms = speech_target_ms(slot, fit)
         engine_name, voice, natural, speech, rate = self._native_fit(
-            plan.casting, speaker, target_ms, fit, warnings, calls
+            self.catalog.cast(spec, segment=index),
+            speaker,
+            target_ms,
+            fit,
+            warnings,
+            calls,
+            rate_multiplier(seg.rate),
         )
+        if engine_name != "edge" and (seg.pitch or seg.volume):
+            warnings.append(
+                f"segment {index + 1}: {engine_name} does not apply pitch/volume; spoken without"
+            )
         spoken = speaker.spoken(getattr(self.engines[engine_name], "reader", "text"))
         warnings += [f"segment {index + 1}: {w}" for w in spoken.warnings]
         t1 = time.perf_counter()
@@ -436,10 +457,14 @@ class Pipeline:
                     "allotted": seg.seconds,
                     "natural_duration": r.natural_ms / 1000,
                     "speech_duration": r.speech_ms / 1000,
+                    "requested_rate": seg.rate,
                     "native_rate": r.native_rate,
+                    "pitch": seg.pitch,
+                    "volume": seg.volume,
                     "stretch_ratio": r.stretch_ratio,
                     "engine": r.engine,
                     "voice": r.voice,
+                    "speaker": seg.speaker,
                 }
                 for seg, r, slot in zip(spec.segments, results, slots, strict=True)
             ],

@@ -50,26 +50,46 @@ class Catalog:
             v for v in self.voices if v.engine == engine and v.language == language and v.default
         )
 
-    def get(self, voice_id: str) -> Voice:
+    def get(self, voice_id: str, field: str = "") -> Voice:
         if voice_id in self.by_id:
             return self.by_id[voice_id]
         lowered = {k.lower(): k for k in self.by_id}
         if voice_id.lower() in lowered:
             return self.by_id[lowered[voice_id.lower()]]
         near = difflib.get_close_matches(voice_id.lower(), list(lowered), n=3, cutoff=0.5)
-        raise VoiceError(voice_id, tuple(lowered[n] for n in near))
+        raise VoiceError(voice_id, tuple(lowered[n] for n in near), field)
 
-    def cast(self, spec: JobSpec, engine: str | None = None, voice: str | None = None) -> Casting:
-        """Resolve the job's engine and voice; raise VoiceError for an unknown voice or one
-        that speaks another language."""
-        engine = engine or spec.engine
-        voice_id = voice or spec.voice
-        chosen = self.get(voice_id) if voice_id else None
-        if chosen and chosen.language != spec.language:
+    def _voice(self, spec: JobSpec, voice_id: str, field: str) -> Voice:
+        """A catalog voice that speaks the job's language, or a VoiceError naming ``field``."""
+        chosen = self.get(voice_id, field)
+        if chosen.language != spec.language:
             raise VoiceError(
-                voice_id or "",
+                voice_id,
                 tuple(v.id for v in self.voices if v.language == spec.language)[:3],
+                field,
+                f"voice {chosen.id!r} speaks {chosen.language}, not the job's {spec.language}",
             )
+        return chosen
+
+    def cast(
+        self,
+        spec: JobSpec,
+        engine: str | None = None,
+        voice: str | None = None,
+        segment: int | None = None,
+    ) -> Casting:
+        """Resolve the engine and voice of the job, or of one segment (its own voice or its
+        speaker's wins over the job's); raise VoiceError for an unknown voice or one that
+        speaks another language."""
+        engine = engine or spec.engine
+        field = "voice"
+        voice_id = voice
+        if voice_id is None and segment is not None and spec.voice_of(segment):
+            voice_id = spec.voice_of(segment)
+            seg = spec.segments[segment]
+            field = f"speakers {seg.speaker}" if seg.speaker else f"segment {segment + 1} voice"
+        voice_id = voice_id or spec.voice
+        chosen = self._voice(spec, voice_id, field) if voice_id else None
         offline = self.default(OFFLINE, spec.language)
         if engine == OFFLINE or (engine == "auto" and chosen and chosen.engine == OFFLINE):
             return Casting(
@@ -79,6 +99,12 @@ class Catalog:
             chosen if chosen and chosen.engine == "edge" else self.default("edge", spec.language)
         )
         return Casting("edge", primary, offline if engine == "auto" else None)
+
+    def cast_all(self, spec: JobSpec) -> list[Casting]:
+        """Every segment's casting: checks every voice a job names, at the door."""
+        for name, voice_id in spec.speakers.items():
+            self._voice(spec, voice_id, f"speakers {name}")
+        return [self.cast(spec, segment=i) for i in range(len(spec.segments))]
 
 
 @lru_cache(maxsize=4)
