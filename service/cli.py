@@ -101,11 +101,32 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
-    from service.voices import load_catalog
+    from service.voices import load_catalog, refresh_catalog
 
-    for v in load_catalog(get_settings().voices_file).voices:
+    path = get_settings().voices_file
+    if args.refresh:
+        import asyncio
+
+        import edge_tts
+
+        try:
+            listed = asyncio.run(asyncio.wait_for(edge_tts.list_voices(), timeout=30))
+        except Exception as exc:  # offline, DNS, TLS, a proxy: all mean "not refreshed"
+            print(
+                f"narrate: error: cannot fetch edge's voice list ({type(exc).__name__}: "
+                f"{str(exc)[:200]}); the catalog is unchanged",
+                file=sys.stderr,
+            )
+            return 1
+        n = refresh_catalog(path, [dict(v) for v in listed])
+        print(f"{n} edge voices written to {path}", file=sys.stderr)
+    voices = load_catalog(path).filter(args.language, args.engine)
+    if not voices:
+        print(f"narrate: error: no voice speaks {args.language!r}", file=sys.stderr)
+        return 2
+    for v in voices:
         mark = "*" if v.default else " "
-        print(f"{mark} {v.engine:<7} {v.language:<3} {v.gender:<7} {v.id}")
+        print(f"{mark} {v.engine:<7} {v.locale or v.language:<15} {v.gender:<7} {v.id}")
     return 0
 
 
@@ -211,7 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
         func=cmd_schema
     )
-    sub.add_parser("voices", help="list the voice catalog").set_defaults(func=cmd_voices)
+    vo = sub.add_parser("voices", help="list the voice catalog")
+    vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")
+    vo.add_argument("--engine", choices=["edge", "espeak"])
+    vo.add_argument(
+        "--refresh", action="store_true", help="update edge's voices from the live list first"
+    )
+    vo.set_defaults(func=cmd_voices)
 
     sv = sub.add_parser("serve", help="run the API and N workers (and a local Redis if needed)")
     sv.add_argument("--host", default="127.0.0.1")

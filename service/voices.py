@@ -25,6 +25,17 @@ class Voice:
     rate: str = "+0%"
     pitch: str = "+0Hz"
     words_per_minute: int = 175
+    locale: str = ""  # zh-CN, zh-CN-liaoning, en-GB...: the language is its first part
+    name: str = ""  # the engine's friendly name, when known
+
+    def speaks(self, language: str) -> bool:
+        """``zh`` matches zh-CN/zh-TW/zh-HK voices; ``zh-TW`` matches only those."""
+        language = language.lower()
+        return (
+            self.language == language
+            or self.locale.lower().startswith(language + "-")
+            or (self.locale.lower() == language)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +55,13 @@ class Catalog:
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Catalog:
         return cls([Voice(**v) for v in data["voices"]])
+
+    def filter(self, language: str | None = None, engine: str | None = None) -> list[Voice]:
+        return [
+            v
+            for v in self.voices
+            if (not language or v.speaks(language)) and (not engine or v.engine == engine)
+        ]
 
     def default(self, engine: str, language: str) -> Voice:
         return next(
@@ -110,3 +128,58 @@ class Catalog:
 @lru_cache(maxsize=4)
 def load_catalog(path: Path) -> Catalog:
     return Catalog.from_data(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+MAX_REFRESHED_VOICES = 5000  # the live list has ~320; anything far beyond is not a voice list
+
+
+def edge_entries(listed: list[dict[str, Any]], previous: Catalog) -> list[dict[str, Any]]:
+    """edge_tts.list_voices() records -> catalog entries; the default voices of the previous
+    catalog stay the defaults when they are still listed."""
+    if not 0 < len(listed) <= MAX_REFRESHED_VOICES:
+        raise ValueError(f"the edge voice list has {len(listed)} entries")
+    defaults = {v.id for v in previous.voices if v.engine == "edge" and v.default}
+    out: dict[str, dict[str, Any]] = {}
+    for item in listed:
+        vid, locale = str(item.get("ShortName", "")), str(item.get("Locale", ""))
+        if not vid or not locale or not vid.startswith(locale.split("-")[0]):
+            continue
+        entry: dict[str, Any] = {
+            "id": vid,
+            "engine": "edge",
+            "language": locale.split("-")[0].lower(),
+            "locale": locale,
+            "gender": str(item.get("Gender", "")).lower(),
+        }
+        if item.get("FriendlyName"):
+            entry["name"] = str(item["FriendlyName"])
+        if vid in defaults:
+            entry["default"] = True
+        out[vid] = entry
+    return sorted(out.values(), key=lambda e: (e["language"], e["id"]))
+
+
+def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:
+    """Replace the edge part of the catalog file at ``path`` with ``listed`` (atomically);
+    espeak voices and the defaults are kept. Returns the number of edge voices."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    previous = Catalog.from_data(data)
+    edge = edge_entries(listed, previous)
+    ids = {e["id"] for e in edge}
+    for language in {v.language for v in previous.voices if v.engine == "edge" and v.default}:
+        if not any(e.get("default") and e["language"] == language for e in edge):
+            first = next((e for e in edge if e["language"] == language), None)
+            if first is not None:
+                first["default"] = True  # the old default is gone: the first of the language
+    others = [v for v in data["voices"] if v["engine"] != "edge"]
+    source = dict(data.get("source", {}))
+    source["edge"] = "edge_tts.list_voices(), by `narrate voices --refresh`"
+    out = {"source": source, "voices": edge + others}
+    tmp = path.with_suffix(".json.tmp")
+    lines = ["{", '  "source": ' + json.dumps(source, ensure_ascii=False) + ",", '  "voices": [']
+    lines.append(",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in out["voices"]))
+    lines += ["  ]", "}"]
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    load_catalog.cache_clear()
+    return len(ids)

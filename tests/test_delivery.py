@@ -172,3 +172,95 @@ def test_two_speakers_render_in_two_voices(tmp_path: Path) -> None:
     pa = pitch(audio[ms(a["start"]) : ms(a["end"])])
     pb = pitch(audio[ms(b["start"]) : ms(b["end"])])
     assert pb > pa * 1.3, (pa, pb)
+
+
+# -- the whole catalog ---------------------------------------------------------------------
+
+
+def test_catalog_holds_every_chinese_and_english_edge_voice() -> None:
+    cat = catalog()
+    zh = {v.id for v in cat.filter("zh", "edge")}
+    assert {
+        "zh-CN-liaoning-XiaobeiNeural",
+        "zh-CN-shaanxi-XiaoniNeural",
+        "zh-HK-WanLungNeural",
+        "zh-TW-HsiaoChenNeural",
+    } <= zh
+    locales = {v.locale for v in cat.filter("en", "edge")}
+    assert {"en-US", "en-GB", "en-AU", "en-IN", "en-NZ", "en-ZA", "en-IE", "en-SG"} <= locales
+    assert len(cat.filter(engine="edge")) > 300
+    assert {v.locale for v in cat.filter("zh-HK")} == {"zh-HK"}
+    source = json.loads(get_settings().voices_file.read_text(encoding="utf-8"))["source"]
+    assert "wingman-ai" in source["edge"]  # where the snapshot came from
+
+
+def test_a_dialect_voice_can_be_cast_and_a_typo_gets_suggestions() -> None:
+    spec = spec_from_data(
+        {"segments": [{"text": "好", "seconds": 2, "voice": "zh-CN-liaoning-XiaobeiNeural"}]}
+    )
+    assert catalog().cast(spec, segment=0).voice.locale == "zh-CN-liaoning"
+    with pytest.raises(VoiceError) as err:
+        catalog().get("zh-TW-HsiaoChen")
+    assert err.value.suggestions[0] == "zh-TW-HsiaoChenNeural"
+
+
+def test_refresh_replaces_edge_voices_and_keeps_espeak_and_defaults(tmp_path: Path) -> None:
+    from service.voices import refresh_catalog
+
+    path = tmp_path / "catalog.json"
+    path.write_text(get_settings().voices_file.read_text(encoding="utf-8"), encoding="utf-8")
+    listed = [
+        {
+            "ShortName": "zh-CN-YunxiNeural",
+            "Locale": "zh-CN",
+            "Gender": "Male",
+            "FriendlyName": "Microsoft Yunxi Online (Natural) - Chinese (Mainland)",
+        },
+        {"ShortName": "zh-CN-XiaoxiaoNeural", "Locale": "zh-CN", "Gender": "Female"},
+        {"ShortName": "en-GB-SoniaNeural", "Locale": "en-GB", "Gender": "Female"},
+        {"ShortName": "bogus", "Locale": "", "Gender": ""},
+    ]
+    assert refresh_catalog(path, listed) == 3
+    cat = load_catalog(path)
+    assert [v.id for v in cat.filter(engine="edge")] == [
+        "en-GB-SoniaNeural",
+        "zh-CN-XiaoxiaoNeural",
+        "zh-CN-YunxiNeural",
+    ]
+    assert cat.default("edge", "zh").id == "zh-CN-YunxiNeural"  # kept
+    assert cat.default("edge", "en").id == "en-GB-SoniaNeural"  # Andrew is gone: the first
+    assert cat.default("espeak", "zh").id == "cmn-latn-pinyin"
+    assert cat.by_id["zh-CN-YunxiNeural"].name.startswith("Microsoft Yunxi")
+
+
+def test_voices_cli_filters_and_refresh_fails_clearly_offline(tmp_path: Path) -> None:
+    import os
+
+    path = tmp_path / "catalog.json"
+    before = get_settings().voices_file.read_text(encoding="utf-8")
+    path.write_text(before, encoding="utf-8")
+    env = {**os.environ, "NARRATE_VOICES_FILE": str(path)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "service.cli", "voices", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+
+    zh = run("--language", "zh")
+    assert zh.returncode == 0
+    ids = [line.split()[-1] for line in zh.stdout.splitlines()]
+    assert "zh-TW-YunJheNeural" in ids and "cmn-latn-pinyin" in ids
+    assert not any(i.startswith("en-") for i in ids)
+    assert run("--language", "xx").returncode == 2
+    refreshed = run("--refresh")
+    if refreshed.returncode == 0:  # online: the live list replaced the snapshot
+        assert len(load_catalog(path).filter(engine="edge")) > 300
+    else:  # offline (as on the build machine): a clear error and nothing changed
+        assert refreshed.returncode == 1
+        assert "cannot fetch edge's voice list" in refreshed.stderr
+        assert "catalog is unchanged" in refreshed.stderr
+        assert path.read_text(encoding="utf-8") == before

@@ -301,10 +301,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"id": job.id, "result": service.cancel_or_delete(job)}
 
     @app.get("/v1/voices", response_model=list[Voice], responses=ERRORS)
-    def voices(who: Tenant) -> list[Voice]:
+    def voices(who: Tenant, language: str | None = None) -> list[Voice]:
+        if language is not None and not 2 <= len(language) <= 35:
+            raise HTTPException(422, "language: expected a language or locale such as zh, en-GB")
         return [
-            Voice(id=v.id, engine=v.engine, language=v.language, gender=v.gender, default=v.default)
-            for v in pipeline.catalog.voices
+            Voice(
+                id=v.id,
+                engine=v.engine,
+                language=v.language,
+                gender=v.gender,
+                default=v.default,
+                locale=v.locale or v.language,
+                name=v.name,
+            )
+            for v in pipeline.catalog.filter(language)
         ]
 
     @app.get("/healthz", response_model=Health)

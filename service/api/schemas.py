@@ -57,6 +57,8 @@ class Voice(BaseModel):
     language: str
     gender: str
     default: bool
+    locale: str = ""
+    name: str = ""
 
 
 class Problem(BaseModel):
