@@ -7,11 +7,14 @@ import json
 import sys
 import threading
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from service.config import Settings, get_settings
-from service.domain.errors import InputError, NarrateError
+from service.domain.errors import InputError, NarrateError, ScriptError
 from service.domain.script import parse_script
-from service.domain.spec import JobSpec, RenderOptions, json_schema
+from service.domain.spec import JobSpec, RenderOptions, StyleSpec, json_schema
 
 
 def read_script(path: Path) -> JobSpec:
@@ -201,6 +204,37 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
     p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    p.add_argument(
+        "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
+    )
+
+
+MAX_STYLE_FILE = 64 * 1024
+
+
+def style_option(value: str | None) -> StyleSpec | None:
+    """``--style``: a preset name, or a JSON file of style fields (a StyleSpec)."""
+    if not value:
+        return None
+    data: Any = value
+    if value.lower().endswith(".json"):
+        path = Path(value)
+        try:
+            if path.stat().st_size > MAX_STYLE_FILE:
+                raise ScriptError(f"{value} is over {MAX_STYLE_FILE} bytes", "--style")
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ScriptError(f"cannot read {value}: {exc}", "--style") from None
+    if isinstance(data, str):
+        data = {"preset": data}
+    try:
+        return StyleSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = " ".join(str(x) for x in first["loc"])
+        raise ScriptError(
+            str(first["msg"]).removeprefix("Value error, "), f"--style {where}".strip()
+        ) from None
 
 
 def render_options(args: argparse.Namespace) -> RenderOptions:
@@ -211,7 +245,16 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         burn_in=args.burn_in,
         original_audio=args.original_audio,
         extend_video=args.extend_video,
+        style=style_option(getattr(args, "style", None)),
     )
+
+
+def cmd_styles(args: argparse.Namespace) -> int:
+    from service.styles import load_styles
+
+    for name, preset in load_styles(get_settings()).items():
+        print(f"{name:<16} {preset.get('description', '')}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -231,6 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
         func=cmd_schema
+    )
+    sub.add_parser("styles", help="list the subtitle style presets").set_defaults(
+        func=cmd_styles
     )
     vo = sub.add_parser("voices", help="list the voice catalog")
     vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")

@@ -44,6 +44,7 @@ from service.domain.timeline import (
     speech_target_ms,
 )
 from service.ports import Media, MuxRequest, Speech, TtsEngine, TtsRequest, VideoInfo
+from service.styles import job_style
 from service.voices import Casting, Catalog
 
 Progress = Callable[[float, str], None]
@@ -191,6 +192,7 @@ class Pipeline:
         spec = options.apply(spec)
         casting = self.catalog.cast(spec)
         self.catalog.cast_all(spec)  # every segment's and speaker's voice, at the door
+        job_style(self.settings, spec)  # an unknown style preset, at the door
         warnings = check_pace(spec)
         end = check_timeline(spec, self.settings.max_timeline)[-1].end_ms
         info = None
@@ -395,6 +397,7 @@ class Pipeline:
 
         t = time.perf_counter()
         layout = Layout.for_spec(spec, self.segment)
+        style = job_style(self.settings, spec)
         cues: list[Cue] = []
         timed = [
             [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
@@ -410,6 +413,7 @@ class Pipeline:
             plan.video.height if plan.video else 1920,
             self.settings.font_name,
             spec.language,
+            style,
         )
         for ext, writer in WRITERS.items():
             (outdir / f"subtitles.{ext}").write_text(writer(cues, canvas), encoding="utf-8")
@@ -481,6 +485,7 @@ class Pipeline:
                 }
                 for c in cues
             ],
+            "style": style.applied,
             "loudness": {
                 "integrated_lufs": loud.integrated_lufs,
                 "true_peak_dbtp": loud.true_peak_dbtp,

@@ -220,6 +220,71 @@ class Shot(_Model):
 
 
 Qualifier = Annotated[str, Field(min_length=1)]
+_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$")
+# A font name goes into an ASS style line (comma-separated) and a CSS string: no commas,
+# quotes, braces or backslashes.
+_FONT = re.compile(r"^[^,;\"'{}\\<>\x00-\x1f]{1,80}$")
+MAX_STYLE_NAME = 40
+
+
+class LayerStyle(_Model):
+    """How one subtitle layer looks. Sizes are fractions of the frame height, horizontal
+    margins fractions of its width, so a style means the same on any frame; unset fields
+    come from the preset."""
+
+    font: str | None = Field(None, description="font family, e.g. 'Noto Sans CJK SC'")
+    size: float | None = Field(None, ge=0.01, le=0.2, description="text height / frame height")
+    color: str | None = Field(None, description="text colour, #RRGGBB or #RRGGBBAA (AA: opacity)")
+    outline_color: str | None = None
+    outline: float | None = Field(None, ge=0, le=0.02, description="outline / frame height")
+    shadow_color: str | None = None
+    shadow: float | None = Field(None, ge=0, le=0.02, description="shadow offset / frame height")
+    bold: bool | None = None
+    margin: float | None = Field(
+        None,
+        ge=0,
+        le=0.45,
+        description="distance from the frame edge the layer sits at, / frame height: the bottom "
+        "for narration, the top for qualifiers and screen text",
+    )
+    margin_left: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
+    margin_right: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
+
+    @field_validator("color", "outline_color", "shadow_color")
+    @classmethod
+    def _color(cls, v: str | None) -> str | None:
+        if v is not None and not _COLOR.match(v):
+            raise ValueError("must be a colour '#RRGGBB' or '#RRGGBBAA'")
+        return v.upper() if v else v
+
+    @field_validator("font")
+    @classmethod
+    def _font(cls, v: str | None) -> str | None:
+        if v is not None and not _FONT.match(v):
+            raise ValueError("must be a font family name: 1-80 characters, no , ; quotes or {}")
+        return v
+
+    @model_validator(mode="after")
+    def _room(self) -> LayerStyle:
+        if (self.margin_left or 0) + (self.margin_right or 0) > 0.6:
+            raise ValueError("margin_left + margin_right leave under 40 % of the width")
+        return self
+
+
+class StyleSpec(_Model):
+    """A subtitle style: a preset (see `narrate styles`) with per-layer overrides."""
+
+    preset: str | None = Field(None, description="the preset these fields override; 'default'")
+    narration: LayerStyle = LayerStyle()
+    qualifiers: LayerStyle = LayerStyle()
+    screen_text: LayerStyle = LayerStyle()
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", v):
+            raise ValueError("must be a preset name such as 'vertical-safe'")
+        return v
 
 
 class JobSpec(_Model):
@@ -240,6 +305,11 @@ class JobSpec(_Model):
     )
     fit: FitOptions = FitOptions()
     subtitles: SubtitleOptions = SubtitleOptions()
+    style: StyleSpec | None = Field(
+        None,
+        description="subtitle style: a preset name ('vertical-safe') or {preset, narration, "
+        "qualifiers, screen_text} with per-layer overrides",
+    )
     pronunciations: dict[str, str] = Field(
         default_factory=dict,
         max_length=MAX_ENTRIES,
@@ -257,6 +327,11 @@ class JobSpec(_Model):
         except LexiconError as exc:
             raise ValueError(str(exc)) from None
         return {e.word: e.value for e in entries.values()}
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
 
     @field_validator("speakers")
     @classmethod
@@ -359,6 +434,12 @@ class RenderOptions(_Model):
     burn_in: bool = False
     original_audio: Literal["drop", "mix"] = "drop"
     extend_video: bool = False
+    style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
 
     def apply(self, spec: JobSpec) -> JobSpec:
         """The spec with this render's engine, voice and overflow policy in force."""
@@ -367,6 +448,8 @@ class RenderOptions(_Model):
             update["engine"] = self.engine
         if self.voice:
             update["voice"] = self.voice
+        if self.style:
+            update["style"] = self.style
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec

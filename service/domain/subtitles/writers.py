@@ -14,6 +14,7 @@ import pysubs2
 import srt
 
 from service.domain.subtitles.cues import Cue
+from service.domain.subtitles.styles import DEFAULT_STYLE, Look, Style, rgba
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
@@ -37,6 +38,7 @@ class Canvas:
     height: int = 1920
     font: str = "Noto Sans CJK SC"
     language: str = "zh"
+    style: Style = DEFAULT_STYLE
 
 
 def _srt_body(lines: tuple[str, ...]) -> str:
@@ -78,14 +80,52 @@ def _vtt_escape(line: str) -> str:
     )
 
 
+def _pct(x: float) -> str:
+    return f"{x * 100:.4g}%"
+
+
+def _vtt_settings(look: Look, top: bool) -> str:
+    """Where VTT can put a cue: its line (percent of the height: the top edge for top
+    layers, the bottom edge, ``,end``, for narration), and the horizontal box the margins
+    leave (position is its centre)."""
+    width = 1 - look.margin_left - look.margin_right
+    centre = look.margin_left + width / 2
+    line = _pct(look.margin) if top else _pct(1 - look.margin) + ",end"
+    return f" line:{line} position:{_pct(centre)} size:{_pct(width)} align:center"
+
+
+def _css(look: Look) -> str:
+    """What ::cue CSS can say of a look: colour, font, weight, outline (as a text shadow)."""
+    r, g, b, a = rgba(look.color)
+    o = look.outline_color.lstrip("#")[:6]
+    shadow = f"0 0 {max(1, round(look.outline * 1080))}px #{o}" if look.outline else "none"
+    return (
+        f"color: #{r:02X}{g:02X}{b:02X}{a:02X}; font-family: \"{look.font}\", sans-serif; "
+        f"font-weight: {'bold' if look.bold else 'normal'}; text-shadow: {shadow};"
+    )
+
+
+VTT_CLASSES = {False: "narration", True: "qualifiers"}
+
+
 def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
-    out = ["WEBVTT", ""]
+    style = canvas.style
+    out = ["WEBVTT", "", "STYLE"]
+    out += [
+        f"::cue(.{VTT_CLASSES[top]}) {{ {_css(_look(style, top))} }}" for top in (False, True)
+    ]
+    out.append("")
     for c in cues:
-        settings = " line:0 position:50% align:center" if c.top else ""
+        settings = _vtt_settings(_look(style, c.top), c.top)
+        cls = VTT_CLASSES[c.top]
         out.append(f"{_vtt_time(c.start_ms)} --> {_vtt_time(c.end_ms)}{settings}")
-        out += [_vtt_escape(line) for line in c.lines]
+        out += [f"<c.{cls}>{_vtt_escape(line)}</c>" for line in c.lines]
         out.append("")
     return "\n".join(out)
+
+
+def _look(style: Style, top: bool) -> Look:
+    return style.qualifiers if top else style.narration
 
 
 def _ass_text(line: str) -> str:
@@ -94,28 +134,36 @@ def _ass_text(line: str) -> str:
     return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
 
 
-def _style(
-    canvas: Canvas, size: int, color: tuple[int, int, int], outline: float, top: bool
-) -> pysubs2.SSAStyle:
-    unit = min(canvas.width, canvas.height) / 1080  # sizes are for a 1080-wide picture
+def _color(color: str) -> pysubs2.Color:
+    r, g, b, opacity = rgba(color)
+    return pysubs2.Color(r, g, b, 255 - opacity)  # ASS alpha: 0 is opaque
+
+
+def ass_style(canvas: Canvas, look: Look, top: bool) -> pysubs2.SSAStyle:
+    """A layer's look in the frame's pixels (PlayRes is the frame size)."""
+    h, w = canvas.height, canvas.width
     return pysubs2.SSAStyle(
-        fontname=canvas.font,
-        fontsize=round(size * unit),
-        primarycolor=pysubs2.Color(*color),
-        outlinecolor=pysubs2.Color(0, 0, 0),
-        outline=outline * unit,
-        shadow=0,
+        fontname=look.font,
+        fontsize=round(look.size * h),
+        primarycolor=_color(look.color),
+        outlinecolor=_color(look.outline_color),
+        backcolor=_color(look.shadow_color),
+        bold=look.bold,
+        outline=round(look.outline * h, 1),
+        shadow=round(look.shadow * h, 1),
         alignment=pysubs2.Alignment.TOP_CENTER if top else pysubs2.Alignment.BOTTOM_CENTER,
-        marginv=round(canvas.height * (0.08 if top else 0.12)),
+        marginv=round(look.margin * h),
+        marginl=round(look.margin_left * w),
+        marginr=round(look.margin_right * w),
     )
 
 
 def write_ass(cues: list[Cue], canvas: Canvas) -> str:
     subs = pysubs2.SSAFile()
     subs.info.update({"PlayResX": str(canvas.width), "PlayResY": str(canvas.height)})
-    # Overlays: smaller, tinted, at the top, so they never hide the narration.
-    subs.styles["Narration"] = _style(canvas, 64, (255, 255, 255), 3, top=False)
-    subs.styles["Overlay"] = _style(canvas, 44, (255, 230, 120), 2, top=True)
+    # Overlays (qualifiers): smaller, in warning red, at the top: they never hide narration.
+    subs.styles["Narration"] = ass_style(canvas, canvas.style.narration, top=False)
+    subs.styles["Overlay"] = ass_style(canvas, canvas.style.qualifiers, top=True)
     subs.styles.pop("Default", None)
     for c in cues:
         subs.append(
