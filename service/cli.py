@@ -205,6 +205,12 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
     p.add_argument(
+        "--screen-text",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show each shot's 屏幕文字 as its own layer (default: with --burn-in only)",
+    )
+    p.add_argument(
         "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
     )
 
@@ -246,6 +252,7 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         original_audio=args.original_audio,
         extend_video=args.extend_video,
         style=style_option(getattr(args, "style", None)),
+        screen_text=getattr(args, "screen_text", None),
     )
 
 

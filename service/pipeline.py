@@ -27,6 +27,7 @@ from service.domain.subtitles import (
     TimedPhrase,
     narration_cues,
     overlay_cues,
+    screen_cues,
     settle,
     timed_phrases,
 )
@@ -407,6 +408,15 @@ class Pipeline:
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
             cues += narration_cues(seg.text, phrases, layout, following)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in overlays], layout)
+        show_screen = plan.options.shows_screen_text(spec)
+        if show_screen:
+            cues += screen_cues(
+                [
+                    (s.name, s.screen_text, round(s.start * 1000), round(s.end * 1000))
+                    for s in spec.shots
+                ],
+                layout,
+            )
         cues = settle(cues, layout)
         canvas = Canvas(
             plan.video.width if plan.video else 1080,
@@ -486,6 +496,8 @@ class Pipeline:
                 for c in cues
             ],
             "style": style.applied,
+            "screen_text": show_screen,
+            "qualifier_display": spec.qualifier_display,
             "loudness": {
                 "integrated_lufs": loud.integrated_lufs,
                 "true_peak_dbtp": loud.true_peak_dbtp,

@@ -43,6 +43,17 @@ _QUALIFIERS = re.compile(
 _PRONUNCIATIONS = re.compile(
     rf"^\s*(?:[-*•]\s*)?(?:读音|Pronunciations?)\s*{_COLON}\s*(?P<v>.*)$", re.I
 )
+_QUALIFIER_DISPLAY = re.compile(
+    rf"^\s*+(?:[-*•]\s*+)?+(?:限定语显示|Qualifier display)\s*+{_COLON}\s*+(?P<v>\S++)", re.I
+)
+_DISPLAY_WORDS = {
+    "逐条": "one-by-one",
+    "依次": "one-by-one",
+    "one-by-one": "one-by-one",
+    "累积": "accumulate",
+    "叠加": "accumulate",
+    "accumulate": "accumulate",
+}
 _SPEAKERS = re.compile(
     rf"^\s*+(?:[-*•]\s*+)?+(?:说话人|Speakers?)\s*+{_COLON}\s*+(?P<v>.*+)$", re.I
 )
@@ -127,6 +138,7 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
                 _QUALIFIERS.match(line)
                 or _PRONUNCIATIONS.match(line)
                 or _SPEAKERS.match(line)
+                or _QUALIFIER_DISPLAY.match(line)
                 or _SHOT.search(line)
             )
         ):
@@ -198,6 +210,15 @@ def parse_markdown(text: str) -> JobSpec:
             except LexiconError as exc:
                 raise ScriptError(f"{exc} (line {lineno})", "pronunciations") from None
             data.setdefault("pronunciations", {}).update(entries)
+        elif m := _QUALIFIER_DISPLAY.match(line):
+            word = m.group("v").lower()
+            if word not in _DISPLAY_WORDS:
+                raise ScriptError(
+                    f"expected 逐条 (one-by-one) or 累积 (accumulate), got {word!r:.40} "
+                    f"(line {lineno})",
+                    "qualifier_display",
+                )
+            data["qualifier_display"] = _DISPLAY_WORDS[word]
         elif m := _SPEAKERS.match(line):
             data.setdefault("speakers", {}).update(_speakers(m.group("v"), lineno))
         elif m := _SHOT.search(line):
@@ -282,6 +303,8 @@ def to_markdown(spec: JobSpec) -> str:
         out += [f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}", ""]
     if spec.qualifiers:
         out += ["字幕层叠加限定语:" + "；".join(spec.qualifiers) + "。", ""]
+    if spec.qualifier_display != "one-by-one":
+        out += ["限定语显示:累积", ""]
     if spec.pronunciations:
         out += ["读音:" + to_line(spec.pronunciations), ""]
     if spec.shots:

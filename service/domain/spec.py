@@ -298,6 +298,16 @@ class JobSpec(_Model):
     qualifiers: list[Qualifier] = Field(default_factory=list, max_length=50)
     overlays: list[Overlay] = Field(default_factory=list, max_length=200)
     shots: list[Shot] = Field(default_factory=list, max_length=200)
+    qualifier_display: Literal["one-by-one", "accumulate"] = Field(
+        "one-by-one",
+        description="the qualifiers on the risk card: one after another, or each added "
+        "under the ones before until the card ends",
+    )
+    screen_text: bool | None = Field(
+        None,
+        description="show each shot's 屏幕文字 as its own layer (title cards, captions); "
+        "default: with burned-in subtitles only",
+    )
     speakers: dict[str, str] = Field(
         default_factory=dict,
         max_length=MAX_SPEAKERS,
@@ -435,6 +445,15 @@ class RenderOptions(_Model):
     original_audio: Literal["drop", "mix"] = "drop"
     extend_video: bool = False
     style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
+    screen_text: bool | None = Field(None, description="overrides the script's screen_text")
+
+    def shows_screen_text(self, spec: JobSpec) -> bool:
+        """Shot text is on when asked for (option, then script), else with burn-in only:
+        soft subtitle tracks are for the words spoken."""
+        for choice in (self.screen_text, spec.screen_text):
+            if choice is not None:
+                return choice
+        return self.burn_in
 
     @field_validator("style", mode="before")
     @classmethod

@@ -143,14 +143,18 @@ def _qualifier_shot(spec: JobSpec) -> Shot | None:
 
 def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
     """Explicit overlays keep their times; qualifiers share the window of the shot whose
-    elements mention them evenly, or else the last segment's slot."""
+    elements mention them evenly, or else the last segment's slot: one after another, or
+    accumulating (each window shows every qualifier so far, so none overlap in time)."""
     out = [TimedOverlay(o.text, ms(o.start), ms(o.end)) for o in spec.overlays]
     if spec.qualifiers:
         shot = _qualifier_shot(spec)
         a, b = (ms(shot.start), ms(shot.end)) if shot else (slots[-1].start_ms, slots[-1].end_ms)
         n = len(spec.qualifiers)
         for k, text in enumerate(spec.qualifiers):
-            out.append(TimedOverlay(text, a + (b - a) * k // n, a + (b - a) * (k + 1) // n))
+            start, end = a + (b - a) * k // n, a + (b - a) * (k + 1) // n
+            if spec.qualifier_display == "accumulate":  # all so far, one a line, newest last
+                text = "\n".join(spec.qualifiers[: k + 1])
+            out.append(TimedOverlay(text, start, end))
     return sorted(out, key=lambda o: (o.start_ms, o.end_ms))
 
 
