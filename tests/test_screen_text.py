@@ -4,6 +4,7 @@ for soft subtitles and on for burn-in unless asked otherwise."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -66,7 +67,7 @@ def test_risk_card_one_by_one_or_accumulating() -> None:
     assert [len(c.lines) for c in one] == [1, 1, 1, 1, 1]
     assert [len(c.lines) for c in acc] == [1, 2, 3, 4, 5]  # each adds one under the others
     assert acc[0].start_ms == 70000 and acc[-1].end_ms == 85000  # the risk card, 3 s each
-    assert all(a.end_ms < b.start_ms for a, b in zip(acc, acc[1:]))  # never two at once
+    assert all(a.end_ms < b.start_ms for a, b in itertools.pairwise(acc))  # never two at once
     assert acc[-1].lines == tuple(gagar().qualifiers)
 
 
