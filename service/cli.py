@@ -82,7 +82,10 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     plan = pipeline.plan(spec, render_options(args), video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar()).manifest
+    music = Path(args.music) if getattr(args, "music", None) else None
+    if music is not None and not music.is_file():
+        raise InputError(f"--music: no such file {args.music}")
+    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar(), music=music).manifest
     for w in manifest["warnings"][len(plan.warnings) :]:
         print(f"warning: {w}", file=sys.stderr)
     print(
@@ -204,6 +207,8 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
     p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
+    p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
     p.add_argument(
         "--screen-text",
         action=argparse.BooleanOptionalAction,
@@ -244,6 +249,15 @@ def style_option(value: str | None) -> StyleSpec | None:
 
 
 def render_options(args: argparse.Namespace) -> RenderOptions:
+    try:
+        return _render_options(args)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        raise ScriptError(str(first["msg"]), flag) from None
+
+
+def _render_options(args: argparse.Namespace) -> RenderOptions:
     return RenderOptions(
         engine=args.engine,
         voice=args.voice,
@@ -253,6 +267,14 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         extend_video=args.extend_video,
         style=style_option(getattr(args, "style", None)),
         screen_text=getattr(args, "screen_text", None),
+        **{
+            k: v
+            for k, v in (
+                ("music_level", getattr(args, "music_level", None)),
+                ("music_duck", getattr(args, "music_duck", None)),
+            )
+            if v is not None
+        },
     )
 
 
@@ -272,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("script", help="a .md/.txt script or a .json job spec")
     r.add_argument("--out", required=True, help="directory for the artifacts")
     r.add_argument("--video", help="video to mux the narration and subtitles onto")
+    r.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
     add_render_flags(r)
     r.set_defaults(func=cmd_render)
 

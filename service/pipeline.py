@@ -56,6 +56,7 @@ ARTIFACTS = (
     "subtitles.ass",
     "manifest.json",
     "video.mp4",
+    "mix.wav",
 )
 SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills
 MAX_RATE_PASSES = 3  # re-syntheses at a new native rate after the natural-rate pass
@@ -383,9 +384,11 @@ class Pipeline:
         outdir: Path,
         video: Path | None = None,
         progress: Progress = _noop,
+        music: Path | None = None,
     ) -> Rendered:
-        """Lay the fitted segments on the timeline, write subtitles, normalize loudness and
-        mux; every artifact goes into ``outdir``. Returns the manifest."""
+        """Lay the fitted segments on the timeline, write subtitles, normalize loudness,
+        lay the music under the voice when given (mix.wav) and mux; every artifact goes
+        into ``outdir``. Returns the manifest."""
         spec = plan.spec
         timings: dict[str, float] = {
             "synthesize": round(sum(r.timings.get("synthesize", 0) for r in results), 4),
@@ -441,6 +444,10 @@ class Pipeline:
             t = time.perf_counter()
             total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
             loud = self._mix_narration(results, slots, total_ms, workdir, outdir / "narration.wav")
+            if music is not None:
+                music_info = self._mix_music(plan, music, slots, results, total_ms, workdir, outdir)
+                if mux is not None:
+                    mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
             progress(SYNTH_SHARE + 0.1, "loudness")
             if mux is not None:
@@ -504,6 +511,8 @@ class Pipeline:
             },
             "warnings": warnings,
         }
+        if music is not None:
+            manifest["music"] = music_info
         (outdir / "manifest.json").write_text(
             json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
         )
@@ -567,6 +576,53 @@ class Pipeline:
             track, sr, path, self.settings.target_lufs, self.settings.true_peak_db
         )
 
+    def _mix_music(
+        self,
+        plan: Plan,
+        music: Path,
+        slots: list[Slot],
+        results: list[SegmentResult],
+        total_ms: int,
+        workdir: Path,
+        outdir: Path,
+    ) -> dict[str, Any]:
+        """The narration with the music under it, ducked under speech, into mix.wav at the
+        loudness target and true-peak ceiling. Returns what the manifest says of it."""
+        from service import music as bed
+
+        sr = self.settings.sample_rate
+        length_ms = max(total_ms, round(plan.video.duration * 1000) if plan.video else 0)
+        raw = workdir / "music.f32"
+        self.media.decode_audio(music, raw, sr, min(length_ms / 1000, bed.MAX_MUSIC_S))
+        source = bed.RawSource(raw)
+        music_lufs = bed.loudness(source, sr)
+        gain = bed.bed_gain(music_lufs, self.settings.target_lufs, plan.options.music_level)
+        speech = [
+            (dsp.samples(s.start_ms, sr), dsp.samples(s.start_ms + r.speech_ms, sr))
+            for s, r in zip(slots, results, strict=True)
+        ]
+        length = dsp.samples(length_ms, sr)
+        voice = dsp.MixSource([(outdir / "narration.wav", 0)], length, sr)
+        under = bed.DuckedBed(source, length, sr, gain, speech, plan.options.music_duck)
+        loud = dsp.normalize_to_wav(
+            bed.SumSource(voice, under),
+            sr,
+            outdir / "mix.wav",
+            self.settings.target_lufs,
+            self.settings.true_peak_db,
+        )
+        return {
+            "file": music.name,
+            "music_lufs": round(music_lufs, 2),
+            "level_db": plan.options.music_level,
+            "duck_db": plan.options.music_duck,
+            "duration": length_ms / 1000,
+            "loudness": {
+                "integrated_lufs": loud.integrated_lufs,
+                "true_peak_dbtp": loud.true_peak_dbtp,
+            },
+        }
+
     def render(
         self,
         plan: Plan,
@@ -574,6 +630,7 @@ class Pipeline:
         video: Path | None = None,
         progress: Progress = _noop,
         parallel: int = 2,
+        music: Path | None = None,
     ) -> Rendered:
         """The whole job in this process. Artifacts appear in ``outdir`` only on success."""
         outdir.parent.mkdir(parents=True, exist_ok=True)
@@ -601,7 +658,9 @@ class Pipeline:
             progress(0.0, "synthesize")
             with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
                 results = list(pool.map(one, range(n)))
-            rendered = self.finalize(plan, results, work, staged, local_video, progress)
+            rendered = self.finalize(
+                plan, results, work, staged, local_video, progress, music=music
+            )
             outdir.mkdir(parents=True, exist_ok=True)
             for name in ARTIFACTS:
                 if (staged / name).exists():

@@ -104,6 +104,10 @@ class Media(Protocol):
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
 
+    def decode_audio(self, source: Path, dest: Path, rate: int, seconds: float) -> None:
+        """An audio file as raw mono float32 at ``rate``, its first ``seconds`` at most."""
+        ...
+
 
 class Storage(Protocol):
     """Where a job's input, work files and artifacts live (a directory tree shared by the fleet)."""

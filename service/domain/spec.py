@@ -446,6 +446,12 @@ class RenderOptions(_Model):
     extend_video: bool = False
     style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
     screen_text: bool | None = Field(None, description="overrides the script's screen_text")
+    music_level: float = Field(
+        -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
+    )
+    music_duck: float = Field(
+        12.0, ge=10, le=40, description="dB the music goes down under speech"
+    )
 
     def shows_screen_text(self, spec: JobSpec) -> bool:
         """Shot text is on when asked for (option, then script), else with burn-in only:
