@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything narrate needs on a fresh Debian machine: system packages, a .venv at the
-# repo root, and the project with its dev tools. Safe to run again; skips what is there.
+# repo root, and the project with its dev tools at the versions in requirements.lock (see
+# scripts/lock.sh). Safe to run again; skips what is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,5 +22,10 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 | grep -v -e '^WARNING: Location' -e BuildBackendWarning || true
+# pip's chatter (index warnings, setuptools notices) goes to a log; a failed install stops here.
+if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock -e '.[dev]' \
+    >.venv/pip-install.log 2>&1; then
+  cat .venv/pip-install.log >&2
+  exit 1
+fi
 .venv/bin/narrate --help >/dev/null

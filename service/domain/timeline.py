@@ -189,7 +189,7 @@ def speech_target_ms(slot: int, fit: FitOptions) -> int:
     return slot - gap
 
 
-RATE_TOLERANCE = 0.03  # native rate is good enough within 3 % of the target
+RATE_TOLERANCE = 0.03  # native rate is good enough up to 3 % under the target
 
 
 def next_rate(
@@ -200,19 +200,24 @@ def next_rate(
     max_rate: float,
 ) -> float | None:
     """The native rate to try next, from the (rate, speech ms) pairs tried so far; None when
-    the last is within 3 % of the target or no better rate can be had.
+    the last lands in the band up to 3 % under the target, or no better rate can be had.
+
+    The search aims at the middle of that band: speech a little short is padded with
+    silence for free, while speech a little long costs a rubberband R3 pass (slower than
+    another espeak-ng pass, and a stretch however small).
 
     Duration is roughly rate**k with k near -1 (espeak-ng's Mandarin is far from it), so
     with two points the exponent is measured (a secant in log-log space)."""
     rate, speech = tried[-1]
-    if speech <= 0 or abs(speech - target_ms) <= RATE_TOLERANCE * target_ms:
+    if speech <= 0 or (1 - RATE_TOLERANCE) * target_ms <= speech <= target_ms:
         return None
+    aim = target_ms * (1 - RATE_TOLERANCE / 2)
     k = -1.0
     if len(tried) >= 2:
         (r0, d0), (r1, d1) = tried[-2], tried[-1]
         if abs(r1 - r0) > 1e-3 and d0 > 0 and d1 > 0 and d0 != d1:
             k = min(-0.2, max(-2.0, math.log(d1 / d0) / math.log(r1 / r0)))
-    wanted = rate * (target_ms / speech) ** (1 / k)
+    wanted = rate * (aim / speech) ** (1 / k)
     floor = max(min_rate, fit.max_slowdown)  # short text keeps a natural pace and pads
     wanted = min(max(wanted, floor), max_rate)
     return None if abs(wanted - rate) < 0.005 else wanted

@@ -142,7 +142,8 @@ def test_qualifiers_tile_their_window(n: int, a: int, width: int) -> None:
 @given(st.integers(200, 120000), st.integers(500, 120000), st.floats(-1.6, -0.4))
 def test_rate_search_converges_or_stops_at_a_bound(natural: int, slot: int, k: float) -> None:
     """Whatever the engine's rate/duration curve (duration ~ rate**k), the search ends within
-    3 passes inside 3 % of the target, or at the fastest rate, or at max_slowdown."""
+    3 passes in the band up to 3 % under the target (never over it: over needs a stretch),
+    or at the fastest rate, or at max_slowdown."""
     fit = FitOptions()
     target = speech_target_ms(slot, fit)
     tried = [(1.0, natural)]
@@ -154,7 +155,7 @@ def test_rate_search_converges_or_stops_at_a_bound(natural: int, slot: int, k: f
         tried.append((rate, round(natural * rate**k)))
     rate, got = tried[-1]
     assert (
-        abs(got - target) <= 0.03 * target
+        0.97 * target <= got <= target
         or rate in (3.0, fit.max_slowdown)
         or (got < target and rate <= fit.max_slowdown + 0.005)
     ), tried
