@@ -108,7 +108,7 @@ class Catalog:
             field = f"speakers {seg.speaker}" if seg.speaker else f"segment {segment + 1} voice"
         voice_id = voice_id or spec.voice
         chosen = self._voice(spec, voice_id, field) if voice_id else None
-        offline = self.default(OFFLINE, spec.language)
+        offline = self.offline_like(chosen, spec.language)
         if engine == OFFLINE or (engine == "auto" and chosen and chosen.engine == OFFLINE):
             return Casting(
                 OFFLINE, chosen if chosen and chosen.engine == OFFLINE else offline, None
@@ -117,6 +117,15 @@ class Catalog:
             chosen if chosen and chosen.engine == "edge" else self.default("edge", spec.language)
         )
         return Casting("edge", primary, offline if engine == "auto" else None)
+
+    def offline_like(self, voice: Voice | None, language: str) -> Voice:
+        """The offline voice for a language, of the chosen voice's gender where there is
+        one: two speakers stay two voices when edge is out of reach."""
+        if voice is not None and voice.gender:
+            for v in self.voices:
+                if v.engine == OFFLINE and v.language == language and v.gender == voice.gender:
+                    return v if not v.default else self.default(OFFLINE, language)
+        return self.default(OFFLINE, language)
 
     def cast_all(self, spec: JobSpec) -> list[Casting]:
         """Every segment's casting: checks every voice a job names, at the door."""

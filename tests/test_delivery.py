@@ -264,3 +264,14 @@ def test_voices_cli_filters_and_refresh_fails_clearly_offline(tmp_path: Path) ->
         assert "cannot fetch edge's voice list" in refreshed.stderr
         assert "catalog is unchanged" in refreshed.stderr
         assert path.read_text(encoding="utf-8") == before
+
+
+def test_two_edge_speakers_stay_two_voices_offline() -> None:
+    """With edge out of reach (engine espeak, or auto's fallback), each speaker falls back
+    to the offline voice of its gender."""
+    spec = parse_markdown(TWO_SPEAKERS)
+    cat = catalog()
+    for engine in ("espeak", "auto"):
+        cast = [cat.cast(spec, engine=engine, segment=i) for i in range(2)]
+        offline = [c.voice if engine == "espeak" else c.fallback for c in cast]
+        assert [v.id for v in offline if v] == ["cmn-latn-pinyin", "cmn-latn-pinyin+f3"]
