@@ -21,7 +21,7 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.service.conftest import Stack, start_stack, submit  # noqa: E402
+from devtools.stack import Stack, start_stack, submit  # noqa: E402
 
 JOBS = 20
 _counter = iter(range(10**6))

@@ -1,4 +1,4 @@
-"""The edge-tts path on the local protocol server (tests/edge_server.py).
+"""The edge-tts path on the local protocol server (devtools/edge_server.py).
 
 Renders the bundled example with engine `edge` and prints requests per job, per-segment
 latency (synthesis with every rate pass, and fit), and the share of fits that needed a
@@ -16,11 +16,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.cli import read_script  # noqa: E402
+from devtools.edge_server import EdgeServer  # noqa: E402
+from service import wiring  # noqa: E402
 from service.config import Settings  # noqa: E402
+from service.console import read_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
-from service.pipeline import default_pipeline  # noqa: E402
-from tests.edge_server import EdgeServer  # noqa: E402
 
 EXAMPLES = [ROOT / "examples" / "kv-cache-quantization.md", ROOT / "examples" / "en-tests-lie.md"]
 
@@ -30,7 +30,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(data_dir=Path(tmp), edge_wss_url=server.url)
-            pipeline = default_pipeline(settings)
+            pipeline = wiring.pipeline(settings)
             stretched = fits = 0
             for example in EXAMPLES:
                 spec = read_script(example)

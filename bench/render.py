@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import make_video  # noqa: E402
+from devtools.media import make_video  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
 SECONDS = 90

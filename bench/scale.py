@@ -62,12 +62,12 @@ def timeline_script(minutes: float) -> dict[str, Any]:
 
 # -- child: one case, in its own process ---------------------------------------------------
 def run_case(case: str, arg: float, data_dir: Path) -> dict[str, Any]:
+    from service import wiring
     from service.config import Settings
     from service.domain.spec import RenderOptions, spec_from_data
-    from service.pipeline import default_pipeline
 
     settings = Settings(data_dir=data_dir, max_timeline=3600.0)
-    pipeline = default_pipeline(settings)
+    pipeline = wiring.pipeline(settings)
     options = RenderOptions(engine="espeak")
     if case == "plan":
         n = int(arg)

@@ -80,12 +80,12 @@ def _espeak_cues(path: Path) -> list[Cue] | None:
     """Render with the real pipeline and espeak-ng; None when espeak-ng is missing."""
     if shutil.which("espeak-ng") is None:
         return None
+    from service import wiring
     from service.config import Settings
     from service.domain.spec import RenderOptions
-    from service.pipeline import default_pipeline
 
     spec = parse_script(path.read_text(encoding="utf-8"))
-    pipeline = default_pipeline(Settings())
+    pipeline = wiring.pipeline(Settings())
     options = RenderOptions(engine="espeak")  # type: ignore[call-arg]
     plan = pipeline.plan(spec, options)
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check service workers tests bench
+.venv/bin/ruff check service workers tests bench devtools
 .venv/bin/mypy
 # Branch coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
 .venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"

@@ -4,50 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
+from service import client
 from service.config import Settings, get_settings
-from service.domain.errors import InputError, NarrateError, ScriptError
-from service.domain.script import parse_script
-from service.domain.spec import JobSpec, RenderOptions, StyleSpec, json_schema
-
-
-def read_script(path: Path) -> JobSpec:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"no such script file: {str(path)!r}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"the script is not UTF-8 text: {str(path)!r}") from None
-    except IsADirectoryError:
-        raise InputError(f"the script is a directory: {str(path)!r}") from None
-    return parse_script(text, path.name)
-
-
-class ProgressBar:
-    """A bar on stderr, redrawn in place on a terminal; one line per stage otherwise."""
-
-    def __init__(self, width: int = 30) -> None:
-        self.width = width
-        self.lock = threading.Lock()
-        self.tty = sys.stderr.isatty()
-
-    def __call__(self, fraction: float, stage: str) -> None:
-        fraction = max(0.0, min(1.0, fraction))
-        with self.lock:
-            if self.tty:
-                filled = round(self.width * fraction)
-                bar = "█" * filled + "░" * (self.width - filled)
-                end = "\n" if fraction >= 1 else ""
-                sys.stderr.write(f"\r{bar} {fraction * 100:5.1f}% {stage:<24}{end}")
-            else:
-                sys.stderr.write(f"progress {fraction * 100:5.1f}% {stage}\n")
-            sys.stderr.flush()
+from service.console import ProgressBar, add_render_flags, read_script, render_options
+from service.domain.errors import InputError, NarrateError
+from service.domain.spec import JobSpec, json_schema
 
 
 def _warm_up() -> None:
@@ -75,10 +42,10 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
-    from service.pipeline import default_pipeline
+    from service import wiring  # the adapters load only for the commands that use them
 
     video = Path(args.video) if args.video else None
-    pipeline = default_pipeline(settings)
+    pipeline = wiring.pipeline(settings)
     plan = pipeline.plan(spec, render_options(args), video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -137,9 +104,6 @@ def cmd_voices(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import os
-    import signal
-
     import uvicorn
 
     from service.stack import Stack
@@ -166,8 +130,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    import os
-
     from service.stack import worker_argv
 
     argv = worker_argv(args.name, args.concurrency)
@@ -175,107 +137,25 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
-    from service.jobs import build_service
-    from service.reconciler import run_forever
+    from service import wiring
 
-    svc = build_service(get_settings())
+    reconciler = wiring.reconciler(get_settings())
     if args.once:
-        print(json.dumps(svc.reconcile()))
+        print(json.dumps(reconciler.reconcile()))
         return 0
-    run_forever(svc, args.interval)
+    reconciler.run_forever(args.interval)
     return 0
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    from service.keys import KeyStore
+    from service import wiring
 
-    print(KeyStore(get_settings().keys_file).create(args.name))
+    print(wiring.keys(get_settings()).create(args.name))
     return 0
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from service.client import submit
-
-    return submit(args)
-
-
-def add_render_flags(p: argparse.ArgumentParser) -> None:
-    """The per-render choices, the same for `render` and `submit`."""
-    p.add_argument("--engine", choices=["espeak", "edge", "auto"])
-    p.add_argument("--voice")
-    p.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
-    p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
-    p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
-    p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
-    p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
-    p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
-    p.add_argument(
-        "--screen-text",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show each shot's 屏幕文字 as its own layer (default: with --burn-in only)",
-    )
-    p.add_argument(
-        "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
-    )
-
-
-MAX_STYLE_FILE = 64 * 1024
-
-
-def style_option(value: str | None) -> StyleSpec | None:
-    """``--style``: a preset name, or a JSON file of style fields (a StyleSpec)."""
-    if not value:
-        return None
-    data: Any = value
-    if value.lower().endswith(".json"):
-        path = Path(value)
-        try:
-            if path.stat().st_size > MAX_STYLE_FILE:
-                raise ScriptError(f"{value} is over {MAX_STYLE_FILE} bytes", "--style")
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ScriptError(f"cannot read {value}: {exc}", "--style") from None
-    if isinstance(data, str):
-        data = {"preset": data}
-    try:
-        return StyleSpec.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = " ".join(str(x) for x in first["loc"])
-        raise ScriptError(
-            str(first["msg"]).removeprefix("Value error, "), f"--style {where}".strip()
-        ) from None
-
-
-def render_options(args: argparse.Namespace) -> RenderOptions:
-    try:
-        return _render_options(args)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        flag = "--" + str(first["loc"][0]).replace("_", "-")
-        raise ScriptError(str(first["msg"]), flag) from None
-
-
-def _render_options(args: argparse.Namespace) -> RenderOptions:
-    return RenderOptions(
-        engine=args.engine,
-        voice=args.voice,
-        on_overflow=args.on_overflow,
-        burn_in=args.burn_in,
-        original_audio=args.original_audio,
-        extend_video=args.extend_video,
-        style=style_option(getattr(args, "style", None)),
-        screen_text=getattr(args, "screen_text", None),
-        **{
-            k: v
-            for k, v in (
-                ("music_level", getattr(args, "music_level", None)),
-                ("music_duck", getattr(args, "music_duck", None)),
-            )
-            if v is not None
-        },
-    )
+    return client.submit(args)
 
 
 def cmd_styles(args: argparse.Namespace) -> int:

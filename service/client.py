@@ -13,12 +13,11 @@ from typing import IO
 
 import httpx
 
+from service.console import ProgressBar, render_options
 from service.domain.errors import InputError
 
 
 def submit(args: argparse.Namespace) -> int:
-    from service.cli import ProgressBar, render_options
-
     url = (args.url or os.environ.get("NARRATE_URL") or "http://127.0.0.1:8000").rstrip("/")
     key = args.key or os.environ.get("NARRATE_API_KEY")
     headers = {"Authorization": f"Bearer {key}"} if key else {}

@@ -28,11 +28,15 @@ class Settings(BaseSettings):
     # Seconds the job's timeline may span (segments, overlays); finalize's work grows with it.
     max_timeline: float = 3600.0
 
-    # ffmpeg / ffprobe
+    # The programs narrate runs (service/adapters/process.py) and how long each may take.
     ffmpeg: str = "ffmpeg"
     ffprobe: str = "ffprobe"
+    rubberband: str = "rubberband"
+    espeak: str = "espeak-ng"
     ffmpeg_timeout: float = 600.0
     probe_timeout: float = 30.0
+    espeak_timeout: float = 60.0  # one phrase
+    decode_timeout: float = 60.0  # one engine answer (edge's MP3 -> PCM)
     allowed_formats: str = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
     max_width: int = 7680
     max_height: int = 7680
@@ -70,11 +74,6 @@ class Settings(BaseSettings):
     restore_interval: float = 10.0  # seconds between sweeps for tasks a dead worker held
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
-    # Test-only fault injection, comma-separated: segment_sleep=S, finalize_sleep=S,
-    # crash_on=WORD (a segment task whose text holds WORD kills its worker process),
-    # bug_on=WORD (such a segment raises a plain Python error), submit_sleep=S (the API's
-    # submit step, after the body is read).
-    faults: str = ""
 
     @property
     def visibility_timeout(self) -> float:
@@ -93,14 +92,6 @@ class Settings(BaseSettings):
         if self.require_keys is not None:
             return self.require_keys
         return self.host not in ("127.0.0.1", "localhost", "::1")
-
-    def fault(self, name: str) -> str:
-        """A test-only fault setting ("" when unset)."""
-        for item in self.faults.split(","):
-            key, _, value = item.partition("=")
-            if key.strip() == name:
-                return value.strip() or "1"
-        return ""
 
     @property
     def artifacts_dir(self) -> Path:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from service.audio import Audio, LoudnessMeter, Source, _blocks
+from service.audio import LoudnessMeter, Source
+from service.audio.arrays import Audio
+from service.audio.stream import _blocks
 
 ATTACK_S = 0.25  # the bed is fully down by the time speech starts
 RELEASE_S = 0.6  # and comes back up this long after it ends

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
+
+from service.domain.units import samples_to_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,7 @@ class Speech:
 
     @property
     def duration_ms(self) -> int:
-        return round(len(self.audio) * 1000 / self.rate)
+        return samples_to_ms(len(self.audio), self.rate)
 
 
 class TtsEngine(Protocol):
@@ -109,12 +111,30 @@ class Media(Protocol):
         ...
 
 
+class Workspace(Protocol):
+    """A job's intermediate files as the pipeline sees them. Tools (ffmpeg, rubberband, the
+    WAV writer) need local paths: ``local`` is where to write or read a file on this machine,
+    ``keep`` hands a written file to the job's other steps (which may run on another machine),
+    ``fetch`` brings a kept file here. On a shared directory tree the three are one path; an
+    object store uploads on ``keep`` and downloads on ``fetch``."""
+
+    def local(self, name: str) -> Path: ...
+
+    def keep(self, name: str) -> None: ...
+
+    def fetch(self, name: str) -> Path: ...
+
+    def scratch(self) -> Path:
+        """A local directory for temporary files that ``Storage.clear_work`` removes."""
+        ...
+
+
 class Storage(Protocol):
     """Where a job's input, work files and artifacts live (a directory tree shared by the fleet)."""
 
     def job_dir(self, tenant: str, job_id: str) -> Path: ...
 
-    def work_dir(self, tenant: str, job_id: str) -> Path: ...
+    def workspace(self, tenant: str, job_id: str) -> Workspace: ...
 
     def input_video(self, tenant: str, job_id: str) -> Path: ...
 
@@ -126,4 +146,24 @@ class Storage(Protocol):
         self, tenant: str, job_id: str, staged: Path, names: tuple[str, ...]
     ) -> list[str]: ...
 
+    def served(self, tenant: str, job_id: str, name: str) -> Path | None: ...
+
+    def put_work(self, tenant: str, job_id: str, name: str, data: bytes) -> None: ...
+
+    def get_work(self, tenant: str, job_id: str, name: str) -> bytes: ...
+
+    def clear_work(self, tenant: str, job_id: str) -> None: ...
+
     def delete(self, tenant: str, job_id: str) -> None: ...
+
+
+class Queue(Protocol):
+    """Where job steps wait for a worker (the broker)."""
+
+    name: str
+
+    def send(self, name: str, args: list[Any]) -> None: ...
+
+    def encode(self, name: str, args: list[Any]) -> str: ...
+
+    def workers(self, timeout: float = 1.0) -> int: ...

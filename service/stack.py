@@ -47,9 +47,9 @@ def wait_for_redis(url: str, timeout: float = 15.0) -> None:
             time.sleep(0.1)
 
 
-def worker_argv(name: str, concurrency: int = 1) -> list[str]:
+def worker_argv(name: str, concurrency: int = 1, app: str = "workers.celery_app") -> list[str]:
     return [
-        sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
+        sys.executable, "-m", "celery", "-A", app, "worker",
         "--pool", "prefork", "--concurrency", str(concurrency), "-n", f"{name}@%h",
         "-Q", "narrate", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
     ]  # fmt: skip

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from devtools.media import make_video
 
 ROOT = Path(__file__).resolve().parent.parent
 GAGAR_EXAMPLE = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
@@ -21,31 +22,6 @@ SHORT_SCRIPT = """\
   1. 镜头 1 · 标题卡 · 0-4s - 时长:4s - 屏幕文字:测试短片 - 画面元素:黑底 - 运动方式:推入
   2. 镜头 2 · 风险卡 · 4-9.5s - 时长:5.5s - 屏幕文字:限定 - 画面元素:风险卡 = 2 条限定语字幕叠加 - 运动方式:浮现
 """
-
-
-def make_video(
-    path: Path, seconds: float, size: str = "1080x1920", fps: int = 30, audio: bool = True
-) -> Path:
-    """A real H.264 (+AAC) file, cheap to encode: a flat colour with a moving box."""
-    argv = [
-        "ffmpeg",
-        "-v",
-        "error",
-        "-y",
-        "-f",
-        "lavfi",
-        "-i",
-        f"color=c=0x203050:s={size}:r={fps}:d={seconds}",
-    ]
-    if audio:
-        argv += ["-f", "lavfi", "-i", f"sine=f=330:d={seconds}:sample_rate=48000"]
-    argv += ["-vf", "drawbox=x=mod(t*200\\,800):y=200:w=120:h=120:c=white:t=fill"]
-    argv += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", str(fps)]
-    if audio:
-        argv += ["-c:a", "aac", "-shortest"]
-    argv.append(str(path))
-    subprocess.run(argv, check=True)
-    return path
 
 
 @pytest.fixture

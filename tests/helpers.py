@@ -12,6 +12,7 @@ import pysubs2
 import srt
 
 from service import audio as dsp
+from service.domain.units import ms_to_samples, s_to_ms
 
 FRAME_MS = 1000 / 30
 
@@ -75,7 +76,7 @@ def check_render(
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     x, rate = dsp.read_wav(out / "narration.wav")
     assert rate == manifest["sample_rate"]
-    assert len(x) == dsp.samples(round(manifest["duration"] * 1000), rate)
+    assert len(x) == ms_to_samples(s_to_ms(manifest["duration"]), rate)
 
     # Every segment occupies exactly its allotted seconds, and its speech stays inside.
     act = active_frames(x, rate)

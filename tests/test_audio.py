@@ -4,6 +4,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from service import audio as dsp
 
@@ -47,3 +48,21 @@ def test_fit_length_is_sample_exact() -> None:
 def test_resample_keeps_duration() -> None:
     x = np.zeros(22050, dtype=np.float32)
     assert len(dsp.resample(x, 22050, 24000)) == 24000
+
+
+def test_read_wav_names_what_is_wrong_with_bytes_that_are_not_pcm16(tmp_path: Path) -> None:
+    import wave
+
+    from service.domain.errors import AudioFormatError, NarrateError
+
+    with pytest.raises(AudioFormatError, match="not a readable WAV"):
+        dsp.read_wav(b"RIFF but not really a wave file")
+    eight_bit = tmp_path / "u8.wav"
+    with wave.open(str(eight_bit), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(1)
+        w.setframerate(8000)
+        w.writeframes(bytes(800))
+    with pytest.raises(AudioFormatError, match="expected 16-bit PCM WAV, got 8-bit") as err:
+        dsp.read_wav(eight_bit)
+    assert isinstance(err.value, NarrateError)

@@ -1,4 +1,4 @@
-"""The edge-tts engine against a local server that speaks its protocol (tests/edge_server.py)."""
+"""The edge-tts engine against a local server that speaks its protocol (devtools/edge_server.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools.edge_server import EdgeServer
+from service import wiring
 from service.adapters.tts.cache import CachedEngine
 from service.adapters.tts.edge import EdgeConfig, EdgeEngine
 from service.adapters.tts.guard import LocalGuard
@@ -15,9 +17,7 @@ from service.config import Settings
 from service.domain.errors import EngineError
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
-from service.pipeline import default_pipeline
 from service.ports import TtsRequest
-from tests.edge_server import EdgeServer
 from tests.helpers import check_render
 
 pytestmark = pytest.mark.integration
@@ -85,6 +85,23 @@ def test_other_errors_fail_fast(server: EdgeServer) -> None:
     assert time.monotonic() - t < 5
 
 
+def test_each_engine_connects_to_its_own_endpoint_and_the_process_keeps_edges(
+    edge: EdgeEngine, server: EdgeServer
+) -> None:
+    """The endpoint is per engine: one on the local server, one on a dead port, in the same
+    process, each reaches its own; edge-tts's module global stays Microsoft's."""
+    import edge_tts.communicate
+
+    before = edge_tts.communicate.WSS_URL
+    dead = EdgeEngine(
+        EdgeConfig(wss_url="ws://127.0.0.1:9/nothing?x=1", attempts=1), LocalGuard(8, 3, 1.0)
+    )
+    with pytest.raises(EngineError, match="cannot reach"):
+        dead.synthesize(request())
+    assert edge.synthesize(request()).boundaries and server.requests == 1
+    assert before == edge_tts.communicate.WSS_URL and "speech.platform.bing.com" in before
+
+
 def test_breaker_opens_then_half_open_probe_closes_it(edge: EdgeEngine, server: EdgeServer) -> None:
     server.always = "503"
     with pytest.raises(EngineError, match="HTTP 503"):
@@ -120,7 +137,7 @@ def render(
         edge_backoff=0.05,
         **settings,
     )  # type: ignore[arg-type]
-    pipeline = default_pipeline(s)
+    pipeline = wiring.pipeline(s)
     plan = pipeline.plan(parse_script(script), RenderOptions(engine=engine))  # type: ignore[arg-type]
     return pipeline.render(plan, tmp_path / "out").manifest
 
@@ -181,7 +198,9 @@ def test_a_failing_rate_pass_restarts_the_segment_on_the_fallback(
     server.faults.extend([None, "429", "429", "429"])  # the natural pass works, the rate pass never
     manifest = render(server, tmp_path, "[段 1 · 3 秒] 第一遍成功,第二遍失败的一段话。", "auto")
     seg = manifest["segments"][0]  # type: ignore[index]
-    assert seg["engine"] == "espeak" and seg["voice"] == "cmn-latn-pinyin"  # one engine for the whole segment
+    assert (
+        seg["engine"] == "espeak" and seg["voice"] == "cmn-latn-pinyin"
+    )  # one engine for the whole segment
     assert any("fell back to espeak" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
     assert server.requests == 4
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.media import FfmpegMedia, mux_args, parse_probe, probe_args, run
+from service.adapters.media import FfmpegMedia, mux_args, parse_probe, probe_args
+from service.adapters.process import run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError
 from service.ports import MuxRequest, VideoInfo

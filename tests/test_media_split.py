@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 
-from service.adapters.media import FfmpegMedia, Running, encode_video_args, mux_args
+from service import wiring
+from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
+from service.adapters.process import Running
 from service.audio import Loudness
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
-from service.pipeline import Pipeline, default_pipeline
+from service.pipeline import Pipeline
 from service.ports import MuxRequest, VideoInfo
 from tests.conftest import SHORT_SCRIPT, make_video
 from tests.helpers import ffprobe, stream_md5
@@ -84,7 +86,7 @@ class Recording(FfmpegMedia):
 @pytest.mark.parametrize("burn_in", [True, False])
 def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_in: bool) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    base = default_pipeline(settings)
+    base = wiring.pipeline(settings)
     events: list[str] = []
     media = Recording(settings, events)
 
@@ -96,7 +98,9 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
             finally:
                 events.append("mix done")
 
-    pipeline = Watched(settings, base.engines, media, base.catalog, base.segment)
+    pipeline = Watched(
+        settings, base.engines, media, base.catalog, base.segment, base.make_speech, base.lexicons
+    )
     video = make_video(tmp_path / "clip.mp4", 11, size="360x640")
     plan = pipeline.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video

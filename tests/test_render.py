@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from service import audio as dsp
+from service.domain.units import ms_to_samples, s_to_ms
 from tests.conftest import make_video
 from tests.helpers import check_render, ffprobe, stream_md5
 
@@ -187,7 +188,7 @@ def test_overflow_policies(tmp_path: Path) -> None:
     first, second = m["segments"]
     assert first["end"] > 3.0 and second["start"] == first["end"]
     x, rate = dsp.read_wav(extended / "narration.wav")
-    assert len(x) == dsp.samples(round(second["end"] * 1000), rate)
+    assert len(x) == ms_to_samples(s_to_ms(second["end"]), rate)
 
 
 def test_unknown_voice_lists_near_matches(short_script: Path, tmp_path: Path) -> None:

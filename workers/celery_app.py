@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service.adapters.queue import make_celery
+from service import wiring
 from service.config import get_settings
 
-app = make_celery(get_settings())
+app = wiring.celery(get_settings())
 app.conf.include = ["workers.tasks"]

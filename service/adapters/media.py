@@ -1,18 +1,14 @@
-"""ffmpeg, ffprobe and rubberband. Argument lists are built by pure functions (tested as data);
-``run`` is the one place that executes them: own process group, wall-clock timeout, and an
-error that carries argv, exit code and the tail of stderr."""
+"""ffmpeg, ffprobe and rubberband behind the Media port. Argument lists are built by pure
+functions (tested whole, as data); service/adapters/process.py runs them."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-import subprocess
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from service.adapters.process import Running, run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError
 from service.ports import MuxRequest, VideoInfo
@@ -20,47 +16,6 @@ from service.ports import MuxRequest, VideoInfo
 SUBTITLE_LANGUAGE = {"zh": "chi", "en": "eng"}
 DUCK_GAIN = 0.2  # -14 dB under narration
 DUCK_RAMP = 0.15  # seconds
-
-
-class Running:
-    """A media tool started in its own process group: ``wait`` for it (killing the group on
-    timeout) or ``cancel`` it; either way no process is left behind."""
-
-    def __init__(self, argv: list[str]) -> None:
-        self.argv = argv
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-
-    def wait(self, timeout: float) -> subprocess.CompletedProcess[bytes]:
-        proc = self.proc
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-            raise MediaError(self.argv, None, err.decode(errors="replace")[-2000:]) from None
-        except BaseException:
-            self.cancel()
-            raise
-        if proc.returncode != 0:
-            raise MediaError(self.argv, proc.returncode, err.decode(errors="replace")[-2000:])
-        return subprocess.CompletedProcess(self.argv, proc.returncode, out, err)
-
-    def cancel(self) -> None:
-        if self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.communicate()
-
-
-def run(argv: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
-    """Run a media tool in its own process group; kill the whole group on timeout."""
-    return Running(argv).wait(timeout)
 
 
 def probe_args(path: Path, settings: Settings) -> list[str]:
@@ -229,9 +184,9 @@ def decode_audio_args(
     ]  # fmt: skip
 
 
-def stretch_args(source: Path, dest: Path, ratio: float) -> list[str]:
+def stretch_args(source: Path, dest: Path, ratio: float, settings: Settings) -> list[str]:
     # R3 ("finer") engine: pitch-preserving, best quality, sample-exact output length.
-    return ["rubberband", "-3", "-q", "-t", f"{ratio:.6f}", str(source), str(dest)]
+    return [settings.rubberband, "-3", "-q", "-t", f"{ratio:.6f}", str(source), str(dest)]
 
 
 class FfmpegMedia:
@@ -260,7 +215,7 @@ class FfmpegMedia:
         run(mux_args(request, self.settings), self.settings.ffmpeg_timeout)
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None:
-        run(stretch_args(source, dest, ratio), self.settings.ffmpeg_timeout)
+        run(stretch_args(source, dest, ratio, self.settings), self.settings.ffmpeg_timeout)
 
     def decode_audio(self, source: Path, dest: Path, rate: int, seconds: float) -> None:
         if not source.is_file():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from service.adapters.segmenter import cjk_words
 from service.domain.speech import Lexicon, Tools
 from service.domain.speech.lexicon import parse_tsv
 from service.domain.speech.pinyin import to_tone3
@@ -62,8 +63,6 @@ def homophone(syllable: str) -> str | None:
 
 
 def speech_tools() -> Tools:
-    from service.adapters.segmenter import cjk_words
-
     return Tools(cjk_words, word_pinyin, homophone)
 
 

@@ -78,3 +78,25 @@ def task_message(app: Celery, name: str, args: list[Any]) -> str:
             },
         }
     )
+
+
+class CeleryQueue:
+    """The Queue port on Celery: send a task by name, encode one as the bytes the broker
+    holds (for the job store's atomic create), and count the workers that answer a ping."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+        self.name = QUEUE
+
+    def send(self, name: str, args: list[Any]) -> None:
+        self.app.send_task(name, args=args)
+
+    def encode(self, name: str, args: list[Any]) -> str:
+        return task_message(self.app, name, args)
+
+    def workers(self, timeout: float = 1.0) -> int:
+        """Workers that answer a broadcast ping within ``timeout`` (0 when none can)."""
+        try:
+            return len(self.app.control.ping(timeout=timeout) or [])
+        except Exception:  # the broker is down: no worker can be reached either
+            return 0

@@ -37,6 +37,77 @@ class _Part:
         self.file: BinaryIO | None = None
 
 
+class _Reader:
+    """multipart's callbacks: each part's headers, then its bytes to memory or to the file."""
+
+    def __init__(self, video_dest: Path, script_limit: int, video_limit: int) -> None:
+        self.video_dest = video_dest
+        self.script_limit, self.video_limit = script_limit, video_limit
+        self.upload = Upload()
+        self.part = _Part()
+        self.seen: set[str] = set()
+        self.header_field = bytearray()
+        self.header_value = bytearray()
+
+    def callbacks(self) -> dict[str, Any]:
+        return {
+            "on_header_field": lambda d, a, b: self.header_field.extend(d[a:b]),
+            "on_header_value": lambda d, a, b: self.header_value.extend(d[a:b]),
+            "on_header_end": self.on_header_end,
+            "on_headers_finished": self.on_headers_finished,
+            "on_part_data": self.on_part_data,
+            "on_part_end": self.on_part_end,
+        }
+
+    def on_header_end(self) -> None:
+        self.part.headers[bytes(self.header_field).lower()] = bytes(self.header_value)
+        self.header_field.clear()
+        self.header_value.clear()
+
+    def on_headers_finished(self) -> None:
+        part = self.part
+        _, disp = parse_options_header(part.headers.get(b"content-disposition", b""))
+        part.name = disp.get(b"name", b"").decode(errors="replace")
+        part.filename = disp.get(b"filename", b"").decode(errors="replace")
+        if part.name not in FIELDS or part.name in self.seen:
+            raise HTTPException(
+                413, f"multipart form refused: unexpected or repeated field {part.name!r}"
+            )
+        self.seen.add(part.name)
+        if part.name == "video":
+            self.video_dest.parent.mkdir(parents=True, exist_ok=True)
+            part.file = self.video_dest.open("wb")
+            self.upload.video = self.video_dest
+
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        part, chunk = self.part, data[start:end]
+        part.size += len(chunk)
+        self.upload.digest.update(chunk)
+        if part.file is not None:
+            if part.size > self.video_limit:
+                raise HTTPException(413, f"video is over the limit of {self.video_limit} bytes")
+            part.file.write(chunk)
+            return
+        limit = self.script_limit if part.name == "script" else 65536
+        if part.size > limit:
+            raise HTTPException(413, f"{part.name} is over the limit of {limit} bytes")
+        part.data.extend(chunk)
+
+    def on_part_end(self) -> None:
+        part = self.part
+        if part.file is not None:
+            part.file.close()
+        elif part.name == "script":
+            self.upload.script, self.upload.script_name = bytes(part.data), part.filename
+        elif part.name == "options":
+            self.upload.options = part.data.decode("utf-8", errors="replace") or "{}"
+        self.part = _Part()
+
+    def close(self) -> None:
+        if self.part.file is not None and not self.part.file.closed:
+            self.part.file.close()
+
+
 async def read_multipart(
     request: Request, video_dest: Path, script_limit: int, video_limit: int
 ) -> Upload:
@@ -45,72 +116,8 @@ async def read_multipart(
     boundary = params.get(b"boundary")
     if not boundary or len(boundary) > 70:  # RFC 2046: 1 to 70 characters
         raise InputError("multipart body without a valid boundary (1 to 70 characters)")
-    upload = Upload()
-    part = _Part()
-    seen: set[str] = set()
-    header_field = bytearray()
-    header_value = bytearray()
-
-    def on_header_field(data: bytes, start: int, end: int) -> None:
-        header_field.extend(data[start:end])
-
-    def on_header_value(data: bytes, start: int, end: int) -> None:
-        header_value.extend(data[start:end])
-
-    def on_header_end() -> None:
-        part.headers[bytes(header_field).lower()] = bytes(header_value)
-        header_field.clear()
-        header_value.clear()
-
-    def on_headers_finished() -> None:
-        _, disp = parse_options_header(part.headers.get(b"content-disposition", b""))
-        part.name = disp.get(b"name", b"").decode(errors="replace")
-        part.filename = disp.get(b"filename", b"").decode(errors="replace")
-        if part.name not in FIELDS or part.name in seen:
-            raise HTTPException(
-                413, f"multipart form refused: unexpected or repeated field {part.name!r}"
-            )
-        seen.add(part.name)
-        if part.name == "video":
-            video_dest.parent.mkdir(parents=True, exist_ok=True)
-            part.file = video_dest.open("wb")
-            upload.video = video_dest
-
-    def on_part_data(data: bytes, start: int, end: int) -> None:
-        chunk = data[start:end]
-        part.size += len(chunk)
-        upload.digest.update(chunk)
-        if part.file is not None:
-            if part.size > video_limit:
-                raise HTTPException(413, f"video is over the limit of {video_limit} bytes")
-            part.file.write(chunk)
-            return
-        limit = script_limit if part.name == "script" else 65536
-        if part.size > limit:
-            raise HTTPException(413, f"{part.name} is over the limit of {limit} bytes")
-        part.data.extend(chunk)
-
-    def on_part_end() -> None:
-        nonlocal part
-        if part.file is not None:
-            part.file.close()
-        elif part.name == "script":
-            upload.script, upload.script_name = bytes(part.data), part.filename
-        elif part.name == "options":
-            upload.options = part.data.decode("utf-8", errors="replace") or "{}"
-        part = _Part()
-
-    parser = MultipartParser(
-        boundary,
-        {
-            "on_header_field": on_header_field,
-            "on_header_value": on_header_value,
-            "on_header_end": on_header_end,
-            "on_headers_finished": on_headers_finished,
-            "on_part_data": on_part_data,
-            "on_part_end": on_part_end,
-        },
-    )
+    reader = _Reader(video_dest, script_limit, video_limit)
+    parser = MultipartParser(boundary, reader.callbacks())  # type: ignore[arg-type]
     try:
         async for chunk in request.stream():
             parser.write(chunk)
@@ -118,8 +125,7 @@ async def read_multipart(
     except FormParserError as exc:
         raise InputError(f"the multipart body is malformed: {exc}") from None
     finally:
-        if part.file is not None and not part.file.closed:
-            part.file.close()
-    if "script" not in seen:
+        reader.close()
+    if "script" not in reader.seen:
         raise InputError("multipart field 'script' is required")
-    return upload
+    return reader.upload

@@ -48,7 +48,7 @@ class ScriptError(InputError):
         self.field = field
 
 
-class OverflowError_(InputError):
+class PaceOverflowError(InputError):
     """A segment whose text needs a faster pace than ``fit.max_pace`` allows."""
 
     def __init__(
@@ -90,7 +90,8 @@ class MediaInputError(InputError):
 
 
 class MediaError(NarrateError):
-    """ffmpeg/ffprobe failed; carries argv, exit code and the tail of stderr."""
+    """An external program (ffmpeg, ffprobe, rubberband, espeak-ng) failed, timed out
+    (``returncode`` None) or could not be started (127); carries argv and stderr's tail."""
 
     def __init__(self, argv: list[str], returncode: int | None, stderr_tail: str) -> None:
         what = "timed out" if returncode is None else f"exited {returncode}"
@@ -110,3 +111,28 @@ class EngineError(NarrateError):
 
 class CanceledError(NarrateError):
     """The job was canceled while this step ran."""
+
+
+class AudioFormatError(NarrateError):
+    """Audio bytes that are not the 16-bit PCM WAV narrate reads (a damaged cache entry, a
+    tool that wrote something else)."""
+
+
+class QueueUnavailable(NarrateError):
+    """The broker or job store could not take the job; nothing of it was kept (HTTP 503)."""
+
+
+class IdempotencyConflict(NarrateError):
+    """An Idempotency-Key reused with a different body (HTTP 409)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"Idempotency-Key {key!r} was already used with a different body", key)
+        self.key = key
+
+
+class BodyTooLarge(NarrateError):
+    """A request body over the limit (HTTP 413), raised as the bytes arrive."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"request body is over the limit of {limit} bytes", limit)
+        self.limit = limit

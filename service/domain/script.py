@@ -183,6 +183,53 @@ def _check_size(text: str) -> None:
         )
 
 
+def _shot(m: re.Match[str]) -> dict[str, Any]:
+    """A shot-list line: index, name, start-end, then its fields."""
+    shot: dict[str, Any] = {
+        "index": int(m.group("n")),
+        "name": m.group("name").strip(),
+        "start": float(m.group("a")),
+        "end": float(m.group("b")),
+    }
+    parts = _FIELD_SPLIT.split(m.group("rest"))
+    for key, value in zip(parts[1::2], parts[2::2], strict=False):
+        canon = next(k for k in _SHOT_FIELDS if k.lower() == key.lower())
+        field = _SHOT_FIELDS[canon]
+        if field:
+            value = value.strip()
+            shot[field] = _strip_annotation(value) if field == "screen_text" else value
+    return shot
+
+
+def _segment(
+    n: int, lineno: int, m: re.Match[str], body: list[str], speakers: dict[str, str]
+) -> dict[str, Any]:
+    """Segment ``n`` from its header match (seconds, label, trailing settings) and its
+    text lines; ``声音:`` naming one of ``speakers`` means that speaker."""
+    raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
+    try:
+        seconds = float(raw)
+    except ValueError:
+        shown = repr(raw) if raw else "nothing"
+        raise ScriptError(
+            f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
+        ) from None
+    seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
+    try:
+        label, settings = _header_settings(m.group("label"))
+    except ValueError as exc:
+        raise ScriptError(f"{exc} (line {lineno})", f"segment {n}") from None
+    if label:
+        seg["label"] = label
+    voice = settings.get("voice")
+    if voice is not None and voice in speakers:
+        settings["speaker"] = settings.pop("voice")  # 声音: 旁白B names a speaker
+    seg.update(settings)
+    if not seg["text"].strip():
+        raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
+    return seg
+
+
 def parse_markdown(text: str) -> JobSpec:
     _check_size(text)
     if not text.strip():
@@ -222,44 +269,11 @@ def parse_markdown(text: str) -> JobSpec:
         elif m := _SPEAKERS.match(line):
             data.setdefault("speakers", {}).update(_speakers(m.group("v"), lineno))
         elif m := _SHOT.search(line):
-            shot: dict[str, Any] = {
-                "index": int(m.group("n")),
-                "name": m.group("name").strip(),
-                "start": float(m.group("a")),
-                "end": float(m.group("b")),
-            }
-            parts = _FIELD_SPLIT.split(m.group("rest"))
-            for key, value in zip(parts[1::2], parts[2::2], strict=False):
-                canon = next(k for k in _SHOT_FIELDS if k.lower() == key.lower())
-                field = _SHOT_FIELDS[canon]
-                if field:
-                    value = value.strip()
-                    shot[field] = _strip_annotation(value) if field == "screen_text" else value
-            data["shots"].append(shot)
+            data["shots"].append(_shot(m))
     for lineno, m, body in _segment_blocks(lines):
-        n = len(data["segments"]) + 1
-        raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
-        try:
-            seconds = float(raw)
-        except ValueError:
-            shown = repr(raw) if raw else "nothing"
-            raise ScriptError(
-                f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
-            ) from None
-        seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
-        try:
-            label, settings = _header_settings(m.group("label"))
-        except ValueError as exc:
-            raise ScriptError(f"{exc} (line {lineno})", f"segment {n}") from None
-        if label:
-            seg["label"] = label
-        voice = settings.get("voice")
-        if voice is not None and voice in data.get("speakers", {}):
-            settings["speaker"] = settings.pop("voice")  # 声音: 旁白B names a speaker
-        seg.update(settings)
-        if not seg["text"].strip():
-            raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
-        data["segments"].append(seg)
+        data["segments"].append(
+            _segment(len(data["segments"]) + 1, lineno, m, body, data.get("speakers", {}))
+        )
     if not data["segments"]:
         raise ScriptError(
             "no narration segments found; expected lines like '[段 1 · 20 秒 冲突] 文本'"

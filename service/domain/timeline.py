@@ -6,15 +6,12 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from service.domain.errors import OverflowError_, ScriptError
+from service.domain.errors import PaceOverflowError, ScriptError
 from service.domain.spec import FitOptions, JobSpec, Shot
 from service.domain.text import syllables
+from service.domain.units import s_to_ms
 
 QUALIFIER_MARKERS = ("限定语", "qualifier")
-
-
-def ms(seconds: float) -> int:
-    return round(seconds * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +29,7 @@ class PaceCheck:
     @property
     def extended_ms(self) -> int:
         """The slot length at which this text is spoken at the pace limit."""
-        return max(self.allotted_ms, ms(self.syllables / self.limit) + 1)
+        return max(self.allotted_ms, s_to_ms(self.syllables / self.limit) + 1)
 
 
 # Every segment task of a job plans the job again (in the same worker process): counting
@@ -46,7 +43,7 @@ def pace_check(spec: JobSpec, index: int) -> PaceCheck:
     """Segment ``index`` (0-based) against the pace limit; depends on that segment alone."""
     seg = spec.segments[index]
     syl = _syllables(seg.text, spec.language)
-    return PaceCheck(index + 1, syl, ms(seg.seconds), syl / seg.seconds, spec.max_pace)
+    return PaceCheck(index + 1, syl, s_to_ms(seg.seconds), syl / seg.seconds, spec.max_pace)
 
 
 def pace_checks(spec: JobSpec) -> list[PaceCheck]:
@@ -60,7 +57,7 @@ def check_pace(spec: JobSpec) -> list[str]:
         if not chk.overflows:
             continue
         if spec.fit.on_overflow == "fail":
-            raise OverflowError_(
+            raise PaceOverflowError(
                 chk.index, chk.syllables, chk.allotted_ms / 1000, chk.pace, chk.limit
             )
         if spec.fit.on_overflow == "squeeze":
@@ -107,7 +104,7 @@ def place_segments(spec: JobSpec, lengths_ms: list[int]) -> list[Slot]:
     for i, (seg, length) in enumerate(zip(spec.segments, lengths_ms, strict=True)):
         start = cursor
         if seg.start is not None:
-            wanted = ms(seg.start)
+            wanted = s_to_ms(seg.start)
             if wanted < cursor and not pushed:
                 raise ScriptError(
                     f"start {seg.start:g} s overlaps the previous segment, which ends at "
@@ -117,7 +114,7 @@ def place_segments(spec: JobSpec, lengths_ms: list[int]) -> list[Slot]:
             start = max(wanted, cursor)
         slots.append(Slot(start, start + length))
         cursor = start + length
-        pushed = pushed or length > ms(seg.seconds)
+        pushed = pushed or length > s_to_ms(seg.seconds)
     return slots
 
 
@@ -145,10 +142,14 @@ def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
     """Explicit overlays keep their times; qualifiers share the window of the shot whose
     elements mention them evenly, or else the last segment's slot: one after another, or
     accumulating (each window shows every qualifier so far, so none overlap in time)."""
-    out = [TimedOverlay(o.text, ms(o.start), ms(o.end)) for o in spec.overlays]
+    out = [TimedOverlay(o.text, s_to_ms(o.start), s_to_ms(o.end)) for o in spec.overlays]
     if spec.qualifiers:
         shot = _qualifier_shot(spec)
-        a, b = (ms(shot.start), ms(shot.end)) if shot else (slots[-1].start_ms, slots[-1].end_ms)
+        a, b = (
+            (s_to_ms(shot.start), s_to_ms(shot.end))
+            if shot
+            else (slots[-1].start_ms, slots[-1].end_ms)
+        )
         n = len(spec.qualifiers)
         for k, text in enumerate(spec.qualifiers):
             start, end = a + (b - a) * k // n, a + (b - a) * (k + 1) // n
@@ -162,7 +163,7 @@ def check_timeline(spec: JobSpec, limit_s: float) -> list[Slot]:
     """The segments' slots, once the whole timeline (segments after the overflow policy,
     overlays, the qualifiers' shot) is known to end by ``limit_s``; else an error naming the
     first field that runs past it. Finalize's time grows with the timeline: bound it here."""
-    limit = ms(limit_s)
+    limit = s_to_ms(limit_s)
 
     def past(end_ms: int, field: str) -> ScriptError:
         return ScriptError(
@@ -176,16 +177,18 @@ def check_timeline(spec: JobSpec, limit_s: float) -> list[Slot]:
         if slot.end_ms > limit:
             raise past(slot.end_ms, f"segment {i} {'seconds' if seg.start is None else 'start'}")
     for i, o in enumerate(spec.overlays, 1):
-        if ms(o.end) > limit:
-            raise past(ms(o.end), f"overlay {i} end")
+        if s_to_ms(o.end) > limit:
+            raise past(s_to_ms(o.end), f"overlay {i} end")
     shot = _qualifier_shot(spec) if spec.qualifiers else None
-    if shot is not None and ms(shot.end) > limit:
-        raise past(ms(shot.end), f"shot {spec.shots.index(shot) + 1} end (the qualifiers' window)")
+    if shot is not None and s_to_ms(shot.end) > limit:
+        raise past(
+            s_to_ms(shot.end), f"shot {spec.shots.index(shot) + 1} end (the qualifiers' window)"
+        )
     return slots
 
 
 def speech_target_ms(slot: int, fit: FitOptions) -> int:
-    gap = min(ms(fit.gap), slot // 10)
+    gap = min(s_to_ms(fit.gap), slot // 10)
     return slot - gap
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.domain.errors import OverflowError_, ScriptError
+from service.domain.errors import PaceOverflowError, ScriptError
 from service.domain.script import parse_script
 from service.domain.spec import FitOptions, JobSpec, Segment, Shot
 from service.domain.timeline import (
@@ -73,7 +73,7 @@ def _fast(policy: str) -> JobSpec:
 
 
 def test_overflow_fail_names_segment_length_pace_and_limit() -> None:
-    with pytest.raises(OverflowError_) as err:
+    with pytest.raises(PaceOverflowError) as err:
         check_pace(_fast("fail"))
     msg = str(err.value)
     assert (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.edge_server import EdgeServer
+from devtools.edge_server import EdgeServer
 from tests.helpers import check_render
 from tests.service.conftest import Stack, start_stack, submit, wait_for
 

@@ -76,7 +76,7 @@ def test_a_bug_in_a_step_fails_the_job_at_once_with_the_real_error(stack: Stack)
 def test_task_that_always_crashes_its_worker_fails_the_job(stack: Stack) -> None:
     with stack.client() as c:
         job_id = submit(c, "[段 1 · 3 秒] 这一段会让 CRASH 工人崩溃。").json()["id"]
-        job = wait_for(c, job_id, timeout=150)
+        job = wait_for(c, job_id, timeout=300)  # 3 visibility timeouts and restarts
     assert job["status"] == "failed"
     assert "segment 1 was started 3 times and never finished" in job["error"]
     deliveries = json.loads(json.dumps(stack.redis().hgetall(f"narrate:job:{job_id}:deliveries")))

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from service import wiring
 from service.config import Settings
-from service.jobs import build_service
 from tests.service.conftest import Stack, start_stack, submit, wait_for
 
 pytestmark = pytest.mark.integration
@@ -68,7 +68,7 @@ def test_reconciler_requeues_lost_work_and_times_out_old_jobs(idle_stack: Stack)
         r.delete("narrate")  # the broker lost the tasks (a crash between record and enqueue)
         old = submit(c, SCRIPT.replace("排序", "超时")).json()["id"]
     settings = Settings(redis_url=s.env["NARRATE_REDIS_URL"], data_dir=s.data_dir, job_timeout=3600)
-    svc = build_service(settings)
+    svc = wiring.reconciler(settings)
     created = float(r.hget(f"narrate:job:{old}", "created"))
     r.hset(f"narrate:job:{old}", "created", created - 3601)  # this one has waited too long
     assert svc.reconcile(now=time.time()) == {"timed_out": 1, "requeued": 0}  # not stale yet

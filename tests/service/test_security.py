@@ -14,10 +14,11 @@ import httpx
 import pytest
 from celery import Celery
 
+from service import wiring
+from service.adapters.queue import CeleryQueue
 from service.config import Settings
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
-from service.jobs import build_service
 from service.keys import KeyStore
 from tests.service.conftest import Stack, start_stack, submit, wait_for
 
@@ -69,15 +70,15 @@ def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
 
 def test_same_task_delivered_twice_at_once(stack: Stack) -> None:
     script = "[段 1 · 3 秒] 重复投递的第一段。\n\n[段 2 · 3 秒] 重复投递的第二段。"
-    sender = Celery(broker=stack.env["NARRATE_REDIS_URL"])
 
-    def twice(name: str, args: list[Any]) -> None:
-        # Both copies are queued together, before any worker can have finished the first.
-        for _ in range(2):
-            sender.send_task(name, args=args, queue="narrate")
+    class Twice(CeleryQueue):
+        def send(self, name: str, args: list[Any]) -> None:
+            # Both copies are queued together, before any worker can have finished the first.
+            for _ in range(2):
+                self.app.send_task(name, args=args, queue="narrate")
 
     settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
-    service = build_service(settings, twice)
+    service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
     create = service.store.create
 
     def create_twice(job: Any, idem: Any, messages: list[str], *rest: Any) -> Any:

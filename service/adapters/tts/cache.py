@@ -16,6 +16,7 @@ from pathlib import Path
 
 from service.adapters.storage import atomic_write
 from service.audio import quantize, read_wav, write_wav
+from service.domain.errors import AudioFormatError
 from service.ports import Boundary, Speech, TtsEngine, TtsRequest
 
 
@@ -64,7 +65,7 @@ class CachedEngine:
                 bounds = [Boundary(**b) for b in json.loads(meta.read_text(encoding="utf-8"))]
                 self.hits += 1
                 return Speech(audio, rate, bounds, cached=True)
-            except (OSError, ValueError, TypeError, EOFError):
+            except (OSError, AudioFormatError, ValueError, TypeError):
                 pass  # a damaged entry is simply made again
         self.misses += 1
         speech = self.engine.synthesize(request)

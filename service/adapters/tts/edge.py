@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
 import time
+import types
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 import aiohttp
 import edge_tts
-import edge_tts.communicate
 import numpy as np
 from edge_tts.exceptions import NoAudioReceived, WebSocketError
 
+from service.adapters.process import run
 from service.adapters.tts.guard import Guard
 from service.audio import speech_bounds
-from service.domain.errors import EngineError
+from service.domain.errors import EngineError, MediaError
+from service.domain.units import samples_to_ms, ticks_to_ms
 from service.ports import Boundary, Speech, TtsRequest
 
-TICKS_PER_MS = 10_000
 RETRY_STATUS = {403, 429, 503}
 SAMPLE_RATE = 24000
 
@@ -36,41 +38,53 @@ class EdgeConfig:
     attempts: int = 3
     backoff: float = 0.5  # first retry waits about this long, then doubles (with jitter)
     slot_wait: float = 60.0
+    ffmpeg: str = "ffmpeg"
+    decode_timeout: float = 60.0
 
 
 def rate_string(rate: float) -> str:
     return f"{round((rate - 1) * 100):+d}%"
 
 
-def decode_mp3(data: bytes) -> np.ndarray:
+def decode_args(ffmpeg: str) -> list[str]:
+    """MP3 on stdin -> mono 16-bit PCM at 24 kHz on stdout."""
+    return [
+        ffmpeg, "-v", "error", "-f", "mp3", "-i", "-",
+        "-f", "s16le", "-ac", "1", "-ar", str(SAMPLE_RATE), "-",
+    ]  # fmt: skip
+
+
+def decode_mp3(data: bytes, ffmpeg: str = "ffmpeg", timeout: float = 60.0) -> np.ndarray:
     """MP3 -> mono float32 at 24 kHz (ffmpeg honours the encoder delay, so times line up)."""
-    proc = subprocess.run(
-        [
-            "ffmpeg",
-            "-v",
-            "error",
-            "-f",
-            "mp3",
-            "-i",
-            "-",
-            "-f",
-            "s16le",
-            "-ac",
-            "1",
-            "-ar",
-            str(SAMPLE_RATE),
-            "-",
-        ],
-        input=data,
-        capture_output=True,
-        timeout=60,
-        check=False,
+    try:
+        out = run(decode_args(ffmpeg), timeout, stdin=data).stdout
+    except MediaError as exc:
+        raise EngineError("edge", f"undecodable audio: {exc.stderr_tail[-200:]}", True) from None
+    return np.frombuffer(out, "<i2").astype(np.float32) / 32768.0
+
+
+@lru_cache(maxsize=8)
+def communicate_for(wss_url: str | None) -> type[edge_tts.Communicate]:
+    """A Communicate that connects to ``wss_url`` (None: edge-tts's own endpoint).
+
+    edge-tts 7.3 takes no endpoint: its private ``__stream`` reads the module global
+    ``WSS_URL`` as it connects. Assigning that global would redirect every user of edge-tts in
+    the process; instead the subclass runs upstream's own ``__stream`` (its code object,
+    unchanged) with globals in which ``WSS_URL`` is this endpoint. Checked at construction,
+    so an edge-tts that no longer works this way fails loudly rather than calling Microsoft."""
+    if wss_url is None:
+        return edge_tts.Communicate
+    upstream: Any = getattr(edge_tts.Communicate, "_Communicate__stream", None)
+    if not isinstance(upstream, types.FunctionType) or "WSS_URL" not in upstream.__code__.co_names:
+        raise EngineError("edge", f"edge-tts {edge_tts.__version__} cannot take an endpoint")
+    scoped = types.FunctionType(
+        upstream.__code__,
+        {**upstream.__globals__, "WSS_URL": wss_url},
+        upstream.__name__,
+        upstream.__defaults__,
+        upstream.__closure__,
     )
-    if proc.returncode != 0:
-        raise EngineError(
-            "edge", f"undecodable audio: {proc.stderr.decode(errors='replace')[-200:]}", True
-        )
-    return np.frombuffer(proc.stdout, "<i2").astype(np.float32) / 32768.0
+    return type("EndpointCommunicate", (edge_tts.Communicate,), {"_Communicate__stream": scoped})
 
 
 def map_words(text: str, words: list[tuple[str, int, int]]) -> list[Boundary]:
@@ -96,12 +110,10 @@ class EdgeEngine:
     def __init__(self, config: EdgeConfig, guard: Guard) -> None:
         self.config = config
         self.guard = guard
-        if config.wss_url:
-            # edge-tts reads the module global at connect time; constants.WSS_URL is a copy.
-            edge_tts.communicate.WSS_URL = config.wss_url
+        self.communicate = communicate_for(config.wss_url)
 
     async def _once(self, request: TtsRequest) -> tuple[bytes, list[tuple[str, int, int]]]:
-        comm = edge_tts.Communicate(
+        comm = self.communicate(
             request.text,
             request.voice,
             rate=rate_string(request.rate),
@@ -124,8 +136,8 @@ class EdgeEngine:
             if chunk["type"] == "audio":
                 audio += chunk["data"]
             elif chunk["type"] == "WordBoundary":
-                start = int(chunk["offset"]) // TICKS_PER_MS
-                words.append((chunk["text"], start, start + int(chunk["duration"]) // TICKS_PER_MS))
+                start = ticks_to_ms(int(chunk["offset"]))
+                words.append((chunk["text"], start, start + ticks_to_ms(int(chunk["duration"]))))
         return bytes(audio), words
 
     def _attempt(self, request: TtsRequest) -> Speech:
@@ -166,12 +178,12 @@ class EdgeEngine:
         return speech
 
     def _decode(self, text: str, mp3: bytes, words: list[tuple[str, int, int]]) -> Speech:
-        audio = decode_mp3(mp3)
+        audio = decode_mp3(mp3, self.config.ffmpeg, self.config.decode_timeout)
         a, b = speech_bounds(audio)
         if b <= a:
             raise EngineError(self.name, "the audio is silent", retryable=True)
-        lead_ms = a * 1000 // SAMPLE_RATE
-        length_ms = (len(audio) * 1000) // SAMPLE_RATE
+        lead_ms = samples_to_ms(a, SAMPLE_RATE)
+        length_ms = samples_to_ms(len(audio), SAMPLE_RATE)
         if words and words[-1][2] > length_ms + 50:
             raise EngineError(
                 self.name,
@@ -180,7 +192,7 @@ class EdgeEngine:
             )
         # Trim edge's leading and ~1.2 s trailing silence; boundaries move with the trim.
         trimmed = audio[a:b]
-        end_ms = len(trimmed) * 1000 // SAMPLE_RATE
+        end_ms = samples_to_ms(len(trimmed), SAMPLE_RATE)
         bounds = [
             Boundary(x.start, x.end, max(0, x.start_ms - lead_ms), min(end_ms, x.end_ms - lead_ms))
             for x in map_words(text, words)

@@ -11,15 +11,16 @@ way round, espeak-ng 1.51 returns to ``cmn``, not ``cmn-latn-pinyin``, after an 
 from __future__ import annotations
 
 import re
-import subprocess
 from functools import cached_property
 from html import escape
 
 import numpy as np
 
+from service.adapters.process import NOT_FOUND, run
 from service.audio import read_wav, silence, speech_bounds
-from service.domain.errors import EngineError
+from service.domain.errors import EngineError, MediaError
 from service.domain.text import Segmenter, pause_after, split_phrases
+from service.domain.units import ms_to_samples, samples_to_ms
 from service.ports import Boundary, Speech, TtsRequest
 
 BASE_WPM = 175
@@ -72,6 +73,20 @@ def utterance(phrase: str, voice: str) -> tuple[str, str, bool]:
     return f"<speak>{body}</speak>", english, True
 
 
+def version_args(binary: str) -> list[str]:
+    return [binary, "--version"]
+
+
+def speak_args(binary: str, voice: str, wpm: int, ssml: bool) -> list[str]:
+    """One phrase (on stdin) -> a WAV on stdout."""
+    return [binary, "-v", voice, "-s", str(wpm), "--stdout", *(["-m"] if ssml else [])]
+
+
+def phoneme_args(binary: str, voice: str, ssml: bool) -> list[str]:
+    """One phrase (on stdin) -> its phoneme mnemonics on stdout, no audio."""
+    return [binary, "-v", voice, "-q", "-x", *(["-m"] if ssml else [])]
+
+
 class EspeakEngine:
     name = "espeak"
     reader = "pinyin"  # what the speech front-end gives it for Chinese
@@ -88,44 +103,38 @@ class EspeakEngine:
     @cached_property
     def version(self) -> str:
         try:
-            out = subprocess.run(
-                [self.binary, "--version"], capture_output=True, text=True, timeout=10, check=False
-            ).stdout
-        except OSError as exc:
-            raise EngineError(self.name, f"{self.binary} is not installed ({exc})") from None
+            out = run(version_args(self.binary), min(self.timeout, 10.0)).stdout.decode()
+        except MediaError as exc:
+            raise EngineError(self.name, f"{self.binary} is not usable: {exc}") from None
         return f"{out.split('Data at')[0].strip() or 'unknown'}; {DRIVER}"
 
-    def _speak(self, text: str, voice: str, wpm: int, ssml: bool = False) -> tuple[np.ndarray, int]:
-        argv = [self.binary, "-v", voice, "-s", str(wpm), "--stdout", *(["-m"] if ssml else [])]
+    def _run(self, argv: list[str], text: str) -> bytes:
+        """Text goes on stdin so that no phrase can be read as an option."""
         try:
-            # Text goes on stdin so that no phrase can be read as an option.
-            proc = subprocess.run(
-                argv, input=text.encode(), capture_output=True, timeout=self.timeout, check=False
-            )
-        except subprocess.TimeoutExpired:
+            return run(argv, self.timeout, stdin=text.encode()).stdout
+        except MediaError as exc:
+            if exc.returncode is None:
+                raise EngineError(
+                    self.name, f"timed out after {self.timeout:g} s", retryable=True
+                ) from None
+            if exc.returncode == NOT_FOUND:
+                raise EngineError(self.name, exc.stderr_tail) from None
             raise EngineError(
-                self.name, f"timed out after {self.timeout:g} s", retryable=True
+                self.name, f"exit {exc.returncode}: {exc.stderr_tail[-300:]}"
             ) from None
-        except OSError as exc:
-            raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
-        if proc.returncode != 0 or not proc.stdout:
-            raise EngineError(
-                self.name, f"exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-300:]}"
-            )
-        return read_wav(proc.stdout)
+
+    def _speak(self, text: str, voice: str, wpm: int, ssml: bool = False) -> tuple[np.ndarray, int]:
+        out = self._run(speak_args(self.binary, voice, wpm, ssml), text)
+        if not out:
+            raise EngineError(self.name, "exit 0 but no audio")
+        return read_wav(out)
 
     def phonemes(self, text: str, voice: str) -> list[tuple[str, str]]:
         """What espeak-ng makes of ``text`` spoken as one phrase, as ``synthesize`` calls it:
         (voice, phoneme mnemonics from ``-x``). For listening checks and tests."""
         said, said_voice, ssml = utterance(text, voice)
-        argv = [self.binary, "-v", said_voice, "-q", "-x", *(["-m"] if ssml else [])]
-        try:
-            proc = subprocess.run(
-                argv, input=said.encode(), capture_output=True, timeout=self.timeout, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise EngineError(self.name, f"cannot run {self.binary}: {exc}") from None
-        return [(said_voice, proc.stdout.decode(errors="replace").strip())]
+        out = self._run(phoneme_args(self.binary, said_voice, ssml), said)
+        return [(said_voice, out.decode(errors="replace").strip())]
 
     def synthesize(self, request: TtsRequest) -> Speech:
         rate = min(max(request.rate, self.min_rate), self.max_rate)
@@ -146,12 +155,12 @@ class EspeakEngine:
                 pieces.append(audio[a:b])
                 boundaries.append(
                     Boundary(
-                        start, end, round(cursor * 1000 / sr), round((cursor + b - a) * 1000 / sr)
+                        start, end, samples_to_ms(cursor, sr), samples_to_ms(cursor + b - a, sr)
                     )
                 )
                 cursor += b - a
                 speech_end = cursor
-            pause = silence(round(pause_after(phrase) / rate * sr / 1000))
+            pause = silence(ms_to_samples(pause_after(phrase) / rate, sr))
             pieces.append(pause)
             cursor += len(pause)
         # The last phrase's pause is not speech: drop it so the audio ends where speech ends.

@@ -22,10 +22,6 @@ return 0
 """
 
 
-class BreakerOpen(Exception):
-    """The breaker is open (or another worker holds the half-open probe)."""
-
-
 class Guard(Protocol):
     def slot(self, wait: float) -> Any: ...
 

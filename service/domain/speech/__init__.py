@@ -3,6 +3,8 @@ map from every spoken span back to its source span (subtitles always show the sc
 
 from __future__ import annotations
 
+import re
+
 from service.domain.speech.lexicon import Entry, Lexicon, LexiconError, parse_entries
 from service.domain.speech.spoken import Builder, Piece, SpokenText
 from service.domain.speech.zh import Tools, speak_zh
@@ -14,8 +16,6 @@ READERS = ("pinyin", "text")
 
 def speak_en(text: str, lexicon: Lexicon) -> SpokenText:
     """English: engines read English text well; apply the lexicon to whole words only."""
-    import re
-
     out = Builder(text)
     pos = 0
     for m in re.finditer(r"[A-Za-z][A-Za-z'’\-]*", text):

@@ -10,6 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from service.domain.errors import InputError
 from service.domain.speech.pinyin import PinyinError, looks_like_pinyin, parse_pinyin
 
 MAX_ENTRIES = 500  # per job
@@ -19,8 +20,8 @@ _CJK = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
 _BAD = re.compile(r"[\x00-\x1f\x7f<>&=;；＝\t\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-class LexiconError(ValueError):
-    pass
+class LexiconError(InputError):
+    """A pronunciation entry that cannot be used; the caller adds where it is."""
 
 
 @dataclass(frozen=True, slots=True)

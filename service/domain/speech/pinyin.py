@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from service.domain.errors import InputError
+
 _INVENTORY = (
     "a ai an ang ao ba bai ban bang bao bei ben beng bi bian biang biao bie bin bing bo bong "
     "bu ca cai can cang cao ce cei cen ceng cha chai chan chang chao che chen cheng chi chong "
@@ -36,8 +38,8 @@ _MARKS = {"\u0304": "1", "\u0301": "2", "\u030c": "3", "\u0300": "4"}
 _SYLLABLE = re.compile(r"^([a-zv]+)([1-5]?)$")
 
 
-class PinyinError(ValueError):
-    pass
+class PinyinError(InputError):
+    """Text that is not Mandarin pinyin (in a lexicon entry)."""
 
 
 def to_tone3(syllable: str) -> str:

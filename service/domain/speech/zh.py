@@ -19,6 +19,18 @@ from dataclasses import dataclass
 from service.domain.speech import numbers
 from service.domain.speech.lexicon import Entry, Lexicon
 from service.domain.speech.spoken import Builder, SpokenText
+from service.domain.speech.zh_tables import (
+    AFTER_NUMBER,
+    CLAUSE,
+    FULLWIDTH,
+    MAG,
+    MEASURE,
+    STOPS,
+    SYMBOLS,
+    TOKENS,
+    is_cjk,
+    spell,
+)
 
 Segmenter = Callable[[str], list[str]]
 
@@ -30,78 +42,6 @@ class Tools:
     segment: Segmenter  # a CJK run -> its words
     pinyin: Callable[[str], list[str]]  # a CJK word -> one tone-number syllable per character
     homophone: Callable[[str], str | None]  # 'hang2' -> a character read only that way ('航')
-
-
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_MAG = "KkMBT"
-_TOKENS = re.compile(
-    rf"(?P<space>\s+)"
-    rf"|(?P<date>(?<![\d.])\d{{4}}(?P<sep>[-/.])\d{{1,2}}(?P=sep)\d{{1,2}}(?![\d.]))"
-    rf"|(?P<clock>(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:]))"
-    rf"|(?P<fraction>(?<![\d./])\d+/\d+(?![\d./]))"
-    rf"|(?P<times>{_NUM}[x×](?![A-Za-z]))"
-    rf"|(?P<version>(?<![A-Za-z0-9])[vV]\d+(?:\.\d+)*(?![\d]))"
-    rf"|(?P<prange>{_NUM}%?\s*[-~～–]\s*{_NUM}%)"
-    rf"|(?P<range>{_NUM}[{_MAG}]?\s*[~～–-]\s*{_NUM}[{_MAG}]?(?![A-Za-z\d]))"
-    rf"|(?P<percent>{_NUM}%)"
-    rf"|(?P<mag>{_NUM}[{_MAG}](?![A-Za-z]))"
-    rf"|(?P<num>{_NUM})"
-    rf"|(?P<latin>[A-Za-z]+(?:['’][A-Za-z]+)*(?:-[A-Za-z]+)*)"
-    rf"|(?P<joiner>(?<=[A-Za-z])-(?=\d))"
-    rf"|(?P<minus>(?<![\w.])-(?=\d))"
-    rf"|(?P<cjk>[{_CJK}]+)"
-    rf"|(?P<dash>——|—|--|–)"
-    rf"|(?P<ellipsis>……|…|\.\.\.)"
-    rf"|(?P<other>.)",
-    re.S,
-)
-# Symbols with a meaning of their own, and how they are said.
-SYMBOLS = {
-    "≠": "不等于",
-    ">": "大于",
-    "<": "小于",
-    "≥": "大于等于",
-    "≤": "小于等于",
-    "≈": "约等于",
-    "=": "等于",
-    "+": "加",
-    "×": "乘",
-    "÷": "除以",
-    "±": "正负",
-    "~": "约",
-    "～": "约",
-    "/": "或",
-    "→": "到",
-    "%": "百分号",
-    "‰": "千分号",
-    "°": "度",
-    "&": "和",
-    "@": "at",
-    "#": "号",
-    "§": "节",
-    "✓": "对",
-    "✗": "错",
-}
-# Punctuation and the pause it stands for in pinyin text.
-_CLAUSE = set("，、；：,;:·・•")
-_STOPS = {"。": ".", "！": "!", "？": "?", ".": ".", "!": "!", "?": "?"}
-_FULLWIDTH = dict(zip(",;:?!.()", "，；：？！。（）", strict=True))
-# Measure words after a number: 2 is 两 before them, and 行 is háng after a number.
-_MEASURE = (*"个张条种位项次件天周台块只层倍轮组头步行页份名篇部类款", "比特", "字节")
-_AFTER_NUMBER = {"行": "hang2"}
-
-
-def _is_cjk(ch: str) -> bool:
-    return bool(ch) and bool(re.match(f"[{_CJK}]", ch))
-
-
-def _spell(word: str) -> bool:
-    """Acronyms are spelled as letters: GRPO, SFT, KV; not words like MiMo or rollout."""
-    letters = word.replace("-", "")
-    return (letters.isupper() and 2 <= len(letters) <= 5) or (
-        len(letters) > 1 and not re.search(r"[aeiouyAEIOUY]", letters)
-    )
 
 
 class _ZhWriter:
@@ -142,7 +82,7 @@ class _ZhWriter:
         return self.text[end:].lstrip()
 
     def write(self) -> SpokenText:
-        for m in _TOKENS.finditer(self.text):
+        for m in TOKENS.finditer(self.text):
             kind = m.lastgroup or "other"
             a, b, tok = m.start(), m.end(), m.group()
             was_number = self.after_number
@@ -163,8 +103,8 @@ class _ZhWriter:
     # -- the text reader: lexicon and punctuation only --------------------------------------
     def text_other(self, a: int, b: int, kind: str) -> None:
         tok = self.text[a:b]
-        if kind == "other" and tok in _FULLWIDTH and self._beside_hanzi(a, b):
-            self.out.add(a, b, _FULLWIDTH[tok], "pause", True)
+        if kind == "other" and tok in FULLWIDTH and self._beside_hanzi(a, b):
+            self.out.add(a, b, FULLWIDTH[tok], "pause", True)
         else:
             self.same(a, b)
 
@@ -172,7 +112,7 @@ class _ZhWriter:
         """ASCII punctuation in Chinese text ("sampling,只保留"): the Chinese pause it means."""
         before = self.text[:a].rstrip()[-1:]
         after = self.text[b:].lstrip()[:1]
-        return (_is_cjk(before) or _is_cjk(after)) and bool(before) and bool(after)
+        return (is_cjk(before) or is_cjk(after)) and bool(before) and bool(after)
 
     # -- the pinyin reader: everything explicit ---------------------------------------------
     def pinyin_other(self, a: int, b: int, kind: str, m: re.Match[str]) -> None:
@@ -226,7 +166,7 @@ class _ZhWriter:
         parts: list[tuple[str, str]] = []  # (hanzi, trailing english)
         for side in (lo, hi) if joiner else (lo,):
             side = side.strip()
-            suffix = side[-1] if side and side[-1] in _MAG else ""
+            suffix = side[-1] if side and side[-1] in MAG else ""
             digits = side[:-1] if suffix else side
             said = numbers.magnitude(digits, suffix) if suffix and suffix in "MBT" else None
             parts.append((said or self.number(digits), "" if said or not suffix else suffix))
@@ -246,7 +186,7 @@ class _ZhWriter:
         rest = self.rest(b)
         if rest.startswith("年") and re.fullmatch(r"\d{4}", tok):
             said = numbers.digit_by_digit(tok)
-        elif tok == "2" and rest.startswith(_MEASURE):
+        elif tok == "2" and rest.startswith(MEASURE):
             said = "两"
         else:
             said = self.number(tok)
@@ -254,9 +194,9 @@ class _ZhWriter:
 
     def symbol(self, a: int, b: int, tok: str) -> None:
         cat = unicodedata.category(tok)
-        if tok in _STOPS:
-            self.pause(a, b, _STOPS[tok])
-        elif tok in _CLAUSE:
+        if tok in STOPS:
+            self.pause(a, b, STOPS[tok])
+        elif tok in CLAUSE:
             self.pause(a, b, ",")
         elif tok in SYMBOLS:
             said = SYMBOLS[tok]
@@ -282,7 +222,7 @@ class _ZhWriter:
             self.entry(a, b, entry, None)
         elif self.reader == "text":
             self.same(a, b)
-        elif _spell(word):
+        elif spell(word):
             self.say_en(a, b, " ".join(word.replace("-", "")), True)
         else:
             self.say_en(a, b, word, False)
@@ -303,8 +243,8 @@ class _ZhWriter:
                     break
             else:
                 word = words[i]
-                if i == 0 and after_number and word in _AFTER_NUMBER:
-                    self.syllables(pos, pos + len(word), word, [_AFTER_NUMBER[word]])
+                if i == 0 and after_number and word in AFTER_NUMBER:
+                    self.syllables(pos, pos + len(word), word, [AFTER_NUMBER[word]])
                 elif self.reader == "text":
                     self.same(pos, pos + len(word))
                 else:
@@ -322,7 +262,7 @@ class _ZhWriter:
         if self.reader != "text":
             self.out.add(a, b, "".join(s + " " for s in sylls), "zh", True)
             return
-        default = self.tools.pinyin(word) if _is_cjk(word[:1]) else []
+        default = self.tools.pinyin(word) if is_cjk(word[:1]) else []
         out = []
         for k, syl in enumerate(sylls):
             ch = word[k] if k < len(word) and len(sylls) == len(word) else ""

@@ -25,6 +25,7 @@ from service.domain.text import (
     split_phrases,
     wrap,
 )
+from service.domain.units import frame_at, frames_to_ms, s_to_ms
 
 NARRATION, OVERLAY, SCREEN, TITLE = 0, 1, 2, 3  # ASS layers; higher draws on top
 
@@ -84,9 +85,9 @@ class Layout:
             language=spec.language,
             line_chars=spec.line_chars,
             max_lines=o.max_lines,
-            min_ms=round(o.min_duration * 1000),
-            max_ms=round(o.max_duration * 1000),
-            gap_ms=round(o.min_gap_frames * 1000 / o.fps),
+            min_ms=s_to_ms(o.min_duration),
+            max_ms=s_to_ms(o.max_duration),
+            gap_ms=frames_to_ms(o.min_gap_frames, o.fps),
             segment=segment,
             fps=o.fps,
         )
@@ -162,12 +163,7 @@ def narration_cues(
         last = phrases[j - 1]
         nxt = phrases[j] if j < n else None
         next_start = nxt.start_ms if nxt is not None else next_ms
-        boundary = 0.0
-        if nxt is not None:
-            gap = max(0, nxt.start_ms - last.end_ms)
-            boundary = BOUNDARY_WEIGHT * cost_at(an, nxt.start) - PAUSE_BONUS * min(gap, 500) / 500
-            if an.base[: nxt.start].rstrip().endswith("、"):
-                boundary += LIST_BOUNDARY  # a list reads as one unit: not across two cues
+        boundary = _boundary_cost(an, last, nxt)
         for i in range(j - 1, -1, -1):
             first = phrases[i]
             if i < j - 1 and last.end_ms - first.start_ms > layout.max_ms:
@@ -182,31 +178,62 @@ def narration_cues(
                     an, first.start, last.end, limit, layout.max_lines, continues_after[j - 1]
                 )
             line_cost, lines = got
-            shown = "".join(lines)
             cost = best[i] + CUE_COST + line_cost + boundary
-            cps = _chars_per_second(reading_chars(shown), first.start_ms, last.end_ms, next_start)
-            if (
-                i < j - 1
-                and next_start is not None
-                and next_start - last.end_ms <= layout.chain_ms
-                and next_start - layout.gap_ms - first.start_ms > layout.max_ms
-            ):
-                cost += CHAIN_COST
-            cost += SPEED_COST * max(0.0, cps - layout.max_cps)
-            if last.end_ms - first.start_ms < layout.min_ms:
-                room = next_start - layout.gap_ms - first.start_ms if next_start else layout.min_ms
-                # Held to the minimum where the next cue leaves room; a cue that cannot be is
-                # flashed at the viewer.
-                cost += SHORT_COST if room >= layout.min_ms else 5 * SHORT_COST
-            if not _ends_sentence(an, last.end) and any(
-                _ends_sentence(an, p.end) for p in phrases[i : j - 1]
-            ):
-                cost += NEW_SENTENCE_COST
+            cost += _timing_cost(an, phrases, i, j, "".join(lines), next_start, layout)
             if cost < best[j]:
                 best[j] = cost
                 choice[j] = (i, lines)
+    return _backtrack(phrases, choice)
+
+
+def _boundary_cost(an: Analysis, last: TimedPhrase, nxt: TimedPhrase | None) -> float:
+    """A cue boundary between ``last`` and ``nxt``: the break's cost, less for a pause."""
+    if nxt is None:
+        return 0.0
+    gap = max(0, nxt.start_ms - last.end_ms)
+    boundary = BOUNDARY_WEIGHT * cost_at(an, nxt.start) - PAUSE_BONUS * min(gap, 500) / 500
+    if an.base[: nxt.start].rstrip().endswith("、"):
+        boundary += LIST_BOUNDARY  # a list reads as one unit: not across two cues
+    return boundary
+
+
+def _timing_cost(
+    an: Analysis,
+    phrases: list[TimedPhrase],
+    i: int,
+    j: int,
+    shown: str,
+    next_start: int | None,
+    layout: Layout,
+) -> float:
+    """What the cue of phrases i..j-1 costs in time: chaining past 7 s, reading speed, a
+    flash shorter than the minimum, a sentence that starts inside it."""
+    first, last = phrases[i], phrases[j - 1]
+    cost = 0.0
+    cps = _chars_per_second(reading_chars(shown), first.start_ms, last.end_ms, next_start)
+    if (
+        i < j - 1
+        and next_start is not None
+        and next_start - last.end_ms <= layout.chain_ms
+        and next_start - layout.gap_ms - first.start_ms > layout.max_ms
+    ):
+        cost += CHAIN_COST
+    cost += SPEED_COST * max(0.0, cps - layout.max_cps)
+    if last.end_ms - first.start_ms < layout.min_ms:
+        room = next_start - layout.gap_ms - first.start_ms if next_start else layout.min_ms
+        # Held to the minimum where the next cue leaves room; a cue that cannot be is
+        # flashed at the viewer.
+        cost += SHORT_COST if room >= layout.min_ms else 5 * SHORT_COST
+    if not _ends_sentence(an, last.end) and any(
+        _ends_sentence(an, p.end) for p in phrases[i : j - 1]
+    ):
+        cost += NEW_SENTENCE_COST
+    return cost
+
+
+def _backtrack(phrases: list[TimedPhrase], choice: list[tuple[int, list[str]]]) -> list[Cue]:
     cues: list[Cue] = []
-    j = n
+    j = len(phrases)
     while j > 0:
         i, lines = choice[j]
         if any(line.strip() for line in lines):
@@ -269,21 +296,13 @@ def screen_cues(shots: list[tuple[str, str, int, int]], layout: Layout) -> list[
     return out
 
 
-def _frame(ms: float, fps: float) -> int:
-    return math.floor(ms * fps / 1000 + 1e-6)
-
-
-def _ms(frame: int, fps: float) -> int:
-    return round(frame * 1000 / fps)
-
-
 def _settle_narration(cues: list[Cue], layout: Layout) -> list[Cue]:
     """In-time on the first frame of speech; out-time at the end of speech, extended up to
     0.5 s for the reading speed and to the minimum duration where there is room; a pause of
     0.5 s or less to the next cue chained to exactly ``min_gap_frames``; at most 7 s."""
     fps = layout.fps
     gap = max(1, round(layout.gap_ms * fps / 1000))
-    starts = [_frame(c.start_ms, fps) for c in cues]
+    starts = [frame_at(c.start_ms, fps) for c in cues]
     # Two cues may not share a frame: a later start moves to the frame after.
     for i in range(1, len(starts)):
         starts[i] = max(starts[i], starts[i - 1] + gap + 1)
@@ -294,16 +313,16 @@ def _settle_narration(cues: list[Cue], layout: Layout) -> list[Cue]:
         end = speech_end
         need = start + math.ceil(reading_chars(cue.text) / layout.max_cps * fps - 1e-6)
         if need > end:
-            end = min(need, speech_end + _frame(500, fps))
+            end = min(need, speech_end + frame_at(500, fps))
         end = max(end, start + math.ceil(layout.min_ms * fps / 1000 - 1e-6))
         if i + 1 < len(cues):
             limit = starts[i + 1] - gap
-            if _ms(starts[i + 1], fps) - _ms(end, fps) <= layout.chain_ms:
+            if frames_to_ms(starts[i + 1], fps) - frames_to_ms(end, fps) <= layout.chain_ms:
                 end = limit
             end = min(end, limit)
         end = min(end, start + math.floor(layout.max_ms * fps / 1000 + 1e-6))
         end = max(end, start + 1)
-        out.append(replace(cue, start_ms=_ms(start, fps), end_ms=_ms(end, fps)))
+        out.append(replace(cue, start_ms=frames_to_ms(start, fps), end_ms=frames_to_ms(end, fps)))
     return out
 
 

@@ -5,9 +5,9 @@ It accepts ``speech.config`` and the SSML message, and answers ``turn.start``, o
 real espeak-ng speech at the SSML's rate (24 kHz, 48 kbit/s CBR, like edge), and ``turn.end``.
 Like the real service, the audio has leading silence and ~1.2 s of trailing silence.
 
-Point edge-tts at it by patching ``edge_tts.communicate.WSS_URL`` (or, for narrate, set
-``NARRATE_EDGE_WSS_URL`` to ``server.url``). For a local demo:
-    .venv/bin/python -m tests.edge_server --port 8765
+Point narrate at it with ``NARRATE_EDGE_WSS_URL`` (or ``EdgeConfig.wss_url``) set to
+``server.url``. For a local demo:
+    .venv/bin/python -m devtools.edge_server --port 8765
 """
 
 from __future__ import annotations

@@ -1,0 +1,181 @@
+"""A real stack on this machine for tests and benchmarks: redis-server on its own port (AOF),
+Celery worker processes and uvicorn, each a subprocess that ``start_stack`` starts and
+``Stack.stop`` stops. Development support: not installed with the service."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from service.keys import KeyStore
+from service.stack import redis_argv, wait_for_redis, worker_argv
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Stack:
+    data_dir: Path
+    env: dict[str, str]
+    redis_port: int
+    api_port: int = 0
+    worker_app: str = "workers.celery_app"  # what `celery -A` loads
+    api_app: str = "service.api.main:app"  # what uvicorn serves
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}"
+
+    def start_redis(self) -> None:
+        d = self.data_dir / "redis"
+        d.mkdir(parents=True, exist_ok=True)
+        self.procs["redis"] = subprocess.Popen(
+            redis_argv(self.redis_port, d), stdout=subprocess.DEVNULL
+        )
+        wait_for_redis(self.env["NARRATE_REDIS_URL"])
+
+    def start_worker(self, name: str) -> None:
+        log = (self.data_dir / f"{name}.log").open("wb")
+        self.procs[name] = subprocess.Popen(
+            worker_argv(name, app=self.worker_app),
+            env=self.env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+    def start_api(self) -> None:
+        self.api_port = free_port()
+        log = (self.data_dir / "api.log").open("wb")
+        self.procs["api"] = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", self.api_app, "--port", str(self.api_port),
+             "--log-level", "warning"],
+            env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def wait_ready(self, workers: int, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if workers == 0:
+                    if httpx.get(f"{self.url}/healthz", timeout=5).status_code == 200:
+                        return
+                    continue
+                r = httpx.get(f"{self.url}/readyz", timeout=5)
+                if r.status_code == 200 and r.json()["checks"]["workers"] >= workers:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        raise TimeoutError(f"stack not ready; see logs in {self.data_dir}")
+
+    def client(self, tenant: str = "alpha") -> httpx.Client:
+        return httpx.Client(
+            base_url=self.url, headers={"Authorization": f"Bearer {self.keys[tenant]}"}, timeout=60
+        )
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a process of the stack (for a worker: its whole process group)."""
+        proc = self.procs.pop(name)
+        proc.kill()
+        proc.wait()
+
+    def redis(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.env["NARRATE_REDIS_URL"], decode_responses=True)
+
+    def worker_pids(self) -> dict[str, int]:
+        return {n: p.pid for n, p in self.procs.items() if n.startswith("worker")}
+
+    def stop(self) -> None:
+        for name, proc in reversed(list(self.procs.items())):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM if name != "redis" else signal.SIGKILL)
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def start_stack(
+    tmp: Path,
+    workers: int = 2,
+    worker_app: str = "workers.celery_app",
+    api_app: str = "service.api.main:app",
+    env: dict[str, str] | None = None,
+    **settings: Any,
+) -> Stack:
+    """Start Redis, ``workers`` worker processes and the API; ``settings`` become
+    ``NARRATE_<NAME>`` variables, ``env`` is added as it is."""
+    port = free_port()
+    extra, env = env or {}, dict(os.environ)
+    env.update(
+        NARRATE_REDIS_URL=f"redis://127.0.0.1:{port}/0",
+        NARRATE_DATA_DIR=str(tmp),
+        NARRATE_REQUIRE_KEYS="true",
+        PYTHONPATH=str(ROOT),
+    )
+    env.update({f"NARRATE_{k.upper()}": str(v) for k, v in settings.items()})
+    env.update(extra)
+    stack = Stack(tmp, env, port, worker_app=worker_app, api_app=api_app)
+    keys = KeyStore(tmp / "keys.json")
+    stack.keys = {t: keys.create(t) for t in ("alpha", "beta")}
+    try:
+        stack.start_redis()
+        for i in range(workers):
+            stack.start_worker(f"worker{i + 1}")
+        stack.start_api()
+        stack.wait_ready(workers)
+    except BaseException:
+        stack.stop()
+        raise
+    return stack
+
+
+def wait_for(
+    client: httpx.Client,
+    job_id: str,
+    timeout: float = 120,
+    until: tuple[str, ...] = ("succeeded", "failed", "canceled"),
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = client.get(f"/v1/jobs/{job_id}").json()
+        if job["status"] in until:
+            return job
+        time.sleep(0.2)
+    raise TimeoutError(f"job {job_id} still {job['status']}")
+
+
+def submit(
+    client: httpx.Client,
+    script: str,
+    video: Path | None = None,
+    options: dict[str, Any] | None = None,
+    **headers: str,
+) -> httpx.Response:
+    files: dict[str, Any] = {"script": ("script.md", script.encode(), "text/markdown")}
+    if video is not None:
+        files["video"] = ("clip.mp4", video.read_bytes(), "video/mp4")
+    data = {"options": json.dumps({"engine": "espeak"} if options is None else options)}
+    return client.post("/v1/jobs", files=files, data=data, headers=headers)

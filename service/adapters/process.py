@@ -1,0 +1,70 @@
+"""The one place narrate starts a program (ffmpeg, ffprobe, rubberband, espeak-ng): in its
+own process group, with a wall-clock timeout that kills the whole group, and an error that
+carries argv, exit code and the tail of stderr. Argument lists are built by pure functions
+next to each adapter (tested whole, as data); this module only runs them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+
+from service.domain.errors import MediaError
+
+NOT_FOUND = 127  # the shell's exit code for a program that cannot be run
+
+
+class Running:
+    """A program started in its own process group: ``wait`` for it (killing the group on
+    timeout) or ``cancel`` it; either way no process is left behind. ``stdin`` is written to
+    its standard input (otherwise it reads nothing).
+
+    Raises MediaError on a non-zero exit (``returncode``), a timeout (``returncode`` None) or
+    a program that cannot be started (``returncode`` 127)."""
+
+    def __init__(self, argv: list[str], stdin: bytes | None = None) -> None:
+        self.argv = argv
+        self.stdin = stdin
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise MediaError(argv, NOT_FOUND, f"cannot run {argv[0]}: {exc}") from None
+
+    def wait(self, timeout: float) -> subprocess.CompletedProcess[bytes]:
+        proc = self.proc
+        try:
+            out, err = proc.communicate(self.stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            out, err = proc.communicate()
+            raise MediaError(self.argv, None, err.decode(errors="replace")[-2000:]) from None
+        except BaseException:
+            self.cancel()
+            raise
+        if proc.returncode != 0:
+            raise MediaError(self.argv, proc.returncode, err.decode(errors="replace")[-2000:])
+        return subprocess.CompletedProcess(self.argv, proc.returncode, out, err)
+
+    def cancel(self) -> None:
+        if self.proc.returncode is None:
+            _kill_group(self.proc.pid)
+            self.proc.communicate()
+
+
+def run(
+    argv: list[str], timeout: float, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` to its end (see Running) and return its output."""
+    return Running(argv, stdin).wait(timeout)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)

@@ -1,0 +1,65 @@
+"""The Lua scripts the job store runs in Redis: each one atomic step."""
+
+# Status only moves forward, and never out of a terminal state.
+ADVANCE = """
+local order = {queued=0, running=1, succeeded=2, failed=2, canceled=2}
+local cur = redis.call('HGET', KEYS[1], 'status')
+if not cur then return 0 end
+if order[cur] >= 2 or order[ARGV[1]] < order[cur] then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 2, #ARGV - 1))
+if order[ARGV[1]] >= 2 then redis.call('SREM', KEYS[2], ARGV[#ARGV]) end
+return 1
+"""
+
+# The Idempotency-Key part of CREATE: a key already used with another body is a conflict;
+# with the same body, the job it made is the answer (unless that job is gone).
+_IDEMPOTENCY = """
+if KEYS[7] ~= '' then
+  local cur = redis.call('GET', KEYS[7])
+  if cur then
+    local sep = string.find(cur, ' ', 1, true)
+    local hash, id = string.sub(cur, 1, sep - 1), string.sub(cur, sep + 1)
+    if hash ~= string.sub(ARGV[2], 1, string.find(ARGV[2], ' ', 1, true) - 1) then
+      return {'conflict'}
+    end
+    if redis.call('HEXISTS', ARGV[3] .. id, 'id') == 1 then return {'exists', id} end
+  end
+  redis.call('SET', KEYS[7], ARGV[2], 'EX', tonumber(ARGV[4]))
+end
+"""
+
+# KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list, idem key or "".
+# ARGV: deadline (ms, Redis clock), idem value "<body hash> <id>", job key prefix, ttl,
+#       n record fields, fields..., n segments, n messages, messages...
+CREATE = (
+    """
+local t = redis.call('TIME')
+if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > tonumber(ARGV[1]) then
+  return {'late'}
+end
+"""
+    + _IDEMPOTENCY
+    + """
+local n = tonumber(ARGV[5])
+local i = 6
+local fields = {}
+for j = 1, 2 * n do fields[j] = ARGV[i + j - 1] end
+i = i + 2 * n
+redis.call('HSET', KEYS[1], unpack(fields))
+local segs = tonumber(ARGV[i])
+i = i + 1
+redis.call('SET', KEYS[2], segs)
+for j = 0, segs - 1 do redis.call('HSET', KEYS[3], tostring(j), '{"state": "queued"}') end
+local id = redis.call('HGET', KEYS[1], 'id')
+redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'created_ms'), id)
+redis.call('SADD', KEYS[5], id)
+local m = tonumber(ARGV[i])
+for j = 1, m do redis.call('LPUSH', KEYS[6], ARGV[i + j]) end
+return {'created'}
+"""
+)
+
+# Mark progress, but never recreate the record of a job deleted meanwhile.
+TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'updated', ARGV[1]) end
+"""

@@ -1,0 +1,50 @@
+"""How errors become HTTP answers: every narrate error by its kind, an unreachable job store
+as 503 with Retry-After."""
+
+from __future__ import annotations
+
+import redis
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from service.domain.errors import (
+    BodyTooLarge,
+    IdempotencyConflict,
+    InputError,
+    QueueUnavailable,
+)
+
+RETRY = {"Retry-After": "5"}
+
+
+async def too_large(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, BodyTooLarge)
+    detail = f"request body is over the limit of {exc.limit} bytes"
+    return JSONResponse({"detail": detail}, 413, headers={"Connection": "close"})
+
+
+async def store_down(request: Request, exc: Exception) -> JSONResponse:
+    detail = "the job store is unavailable, try again shortly"
+    return JSONResponse({"detail": detail}, 503, headers=RETRY)
+
+
+async def queue_down(request: Request, exc: Exception) -> JSONResponse:
+    detail = "the queue is unavailable, try again shortly"
+    return JSONResponse({"detail": detail}, 503, headers=RETRY)
+
+
+async def conflict(request: Request, exc: Exception) -> JSONResponse:
+    detail = "Idempotency-Key was already used with a different body"
+    return JSONResponse({"detail": detail}, 409)
+
+
+async def bad_input(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"detail": request.app.state.jobs.public(str(exc))}, 422)
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(BodyTooLarge, too_large)
+    app.add_exception_handler(redis.RedisError, store_down)
+    app.add_exception_handler(QueueUnavailable, queue_down)
+    app.add_exception_handler(IdempotencyConflict, conflict)
+    app.add_exception_handler(InputError, bad_input)

@@ -1,0 +1,95 @@
+"""A job request's body -> (spec, options, video, body hash): JSON job spec or multipart
+fields, read within the limits, parsed with errors that name the problem."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import HTTPException, Request
+from pydantic import ValidationError
+
+from service.api.uploads import Upload, read_multipart
+from service.config import Settings
+from service.domain.errors import InputError
+from service.domain.script import parse_script
+from service.domain.spec import JobSpec, RenderOptions, spec_from_data
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    """A parsed job request."""
+
+    spec: JobSpec
+    options: RenderOptions
+    video: Path | None
+    digest: str  # of the whole body, for Idempotency-Key
+
+
+async def read_body(request: Request, settings: Settings, video_path: Path) -> bytes | Upload:
+    """The raw body, never more than the limits: multipart parts stream to their place (the
+    video to ``video_path``), a JSON spec is read up to max_script_bytes."""
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        return await read_multipart(
+            request, video_path, settings.max_script_bytes, settings.max_video_bytes
+        )
+    raw = bytearray()
+    async for chunk in request.stream():  # never buffer more than the limit
+        raw += chunk
+        if len(raw) > settings.max_script_bytes:
+            raise HTTPException(
+                413, f"job spec is over the limit of {settings.max_script_bytes} bytes"
+            )
+    return bytes(raw)
+
+
+def parse_body(body: bytes | Upload) -> JobRequest:
+    """Parse what ``read_body`` read (blocking: run it in a worker thread)."""
+    try:
+        if isinstance(body, Upload):
+            try:
+                text = body.script.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError("the script is not UTF-8 text") from None
+            spec = parse_script(text, body.script_name)
+            parsed = JobRequest(spec, options(body.options), body.video, body.digest.hexdigest())
+        else:
+            data = json_object(body)
+            opts = options(json.dumps(data.pop("options", {})))
+            parsed = JobRequest(spec_from_data(data), opts, None, hashlib.sha256(body).hexdigest())
+        check_unicode(parsed.spec)
+    except RecursionError:
+        raise InputError("the job spec is nested too deeply") from None
+    return parsed
+
+
+def json_object(body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"the body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError("the body must be a JSON object (a job spec)")
+    return data
+
+
+def check_unicode(spec: JobSpec) -> None:
+    """JSON may carry lone surrogates (\\ud800) that no UTF-8 store can hold."""
+    try:
+        spec.model_dump_json().encode("utf-8")
+    except (UnicodeEncodeError, ValueError) as exc:
+        raise InputError(
+            "the job spec holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
+        ) from exc
+
+
+def options(raw: str) -> RenderOptions:
+    try:
+        return RenderOptions.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise InputError(f"options{' ' + where if where else ''}: {first['msg']}") from None

@@ -1,0 +1,1 @@
+"""One router per resource: jobs, artifacts, voices, health (and metrics)."""

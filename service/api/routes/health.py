@@ -1,0 +1,82 @@
+"""/healthz (the process answers), /readyz (Redis and a worker answer), /metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, PlainTextResponse
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+
+from service.adapters.metrics import BUCKETS
+from service.api.deps import Jobs
+from service.api.schemas import Health
+from service.jobs import JobService
+
+router = APIRouter()
+
+
+@router.get("/healthz", response_model=Health)
+async def healthz() -> Health:
+    # On the event loop itself, not the thread pool: it answers even when every pool
+    # thread waits on a hung Redis.
+    return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Health, responses={503: {"model": Health}})
+def readyz(service: Jobs) -> JSONResponse:
+    checks: dict[str, Any] = service.readiness()
+    ok = bool(checks["redis"]) and checks["workers"] > 0
+    return JSONResponse(
+        Health(status="ok" if ok else "unavailable", checks=checks).model_dump(),
+        200 if ok else 503,
+    )
+
+
+@router.get("/metrics", response_class=PlainTextResponse)
+def metrics(service: Jobs) -> PlainTextResponse:
+    registry = CollectorRegistry()
+    registry.register(Collector(service))
+    return PlainTextResponse(
+        generate_latest(registry).decode(), media_type="text/plain; version=0.0.4"
+    )
+
+
+class Collector:
+    """Reads the figures from Redis at scrape time: every worker process contributes."""
+
+    def __init__(self, service: JobService) -> None:
+        self.service = service
+
+    def collect(self) -> Iterator[Metric]:
+        figures = self.service.figures()
+        jobs = GaugeMetricFamily("narrate_jobs", "Jobs by state", labels=["state"])
+        for state, n in figures.jobs_by_state.items():
+            jobs.add_metric([state], n)
+        yield jobs
+        depth = GaugeMetricFamily("narrate_queue_depth", "Tasks waiting in the queue")
+        depth.add_metric([], figures.queue_depth)
+        yield depth
+        hist = HistogramMetricFamily(
+            "narrate_stage_seconds", "Wall time per pipeline stage", labels=["stage"]
+        )
+        for stage, data in figures.stage_histograms.items():
+            buckets = [(str(b), data.get(str(b), 0.0)) for b in BUCKETS]
+            buckets.append(("+Inf", data.get("count", 0.0)))
+            hist.add_metric([stage], buckets, data.get("sum", 0.0))
+        yield hist
+        tts = CounterMetricFamily(
+            "narrate_tts_calls",
+            "Requests that reached each TTS engine (cache hits excluded)",
+            labels=["engine"],
+        )
+        for engine, n in figures.tts_calls.items():
+            tts.add_metric([engine], n)
+        yield tts

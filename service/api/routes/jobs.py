@@ -1,0 +1,99 @@
+"""/v1/jobs: submit, follow, list, cancel or delete."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+
+from service.api.deps import CurrentSettings, Jobs, OwnedJob, Tenant
+from service.api.intake import parse_body, read_body
+from service.api.schemas import Created, JobList, JobOut
+from service.api.views import ERRORS, job_out, links
+from service.domain.job import Job
+from service.jobs import JobService
+
+router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
+
+REQUEST_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {"schema": {"$ref": "#/components/schemas/JobSpec"}},
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["script"],
+                "properties": {
+                    "script": {"type": "string", "format": "binary"},
+                    "video": {"type": "string", "format": "binary"},
+                    "options": {"type": "string", "description": "RenderOptions as JSON"},
+                },
+            }
+        },
+    },
+}
+
+
+@router.post(
+    "",
+    status_code=202,
+    response_model=Created,
+    openapi_extra={"requestBody": REQUEST_BODY},
+)
+async def create_job(
+    request: Request,
+    response: Response,
+    who: Tenant,
+    service: Jobs,
+    settings: CurrentSettings,
+    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+) -> Created:
+    """Create a job from a JSON job spec, or from multipart fields `script` (Markdown or
+    JSON file), optional `video` (file) and optional `options` (JSON)."""
+    job_id = service.new_id()
+    try:
+        body = await read_body(request, settings, service.upload_path(who, job_id))
+        # Parsing, planning (ffprobe) and Redis all block: never on the event loop.
+        job, created = await run_in_threadpool(accept, service, who, job_id, body, idempotency_key)
+    except BaseException:
+        await run_in_threadpool(service.drop_upload, who, job_id)
+        raise
+    if not created:  # an Idempotency-Key replay: the first request's job is the answer
+        await run_in_threadpool(service.drop_upload, who, job_id)
+    response.headers["Location"] = str(request.url_for("get_job", job_id=job.id))
+    return Created(id=job.id, status=job.status, links=links(request, job))
+
+
+def accept(
+    service: JobService, who: str, job_id: str, body: Any, idempotency_key: str | None
+) -> tuple[Job, bool]:
+    """Turn a read body into a stored, queued job (in a worker thread)."""
+    parsed = parse_body(body)
+    idem = (idempotency_key, parsed.digest) if idempotency_key else None
+    return service.submit(who, job_id, parsed.spec, parsed.options, parsed.video, idem)
+
+
+@router.get("/{job_id}", response_model=JobOut)
+def get_job(request: Request, job: OwnedJob) -> JobOut:
+    return job_out(request, job)
+
+
+@router.get("", response_model=JobList)
+def list_jobs(
+    request: Request,
+    who: Tenant,
+    service: Jobs,
+    status: Annotated[
+        str | None, Query(pattern="^(queued|running|succeeded|failed|canceled)$")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[int | None, Query(ge=0)] = None,
+) -> JobList:
+    jobs, nxt = service.page(who, status, limit, cursor)
+    return JobList(jobs=[job_out(request, j) for j in jobs], next_cursor=nxt)
+
+
+@router.delete("/{job_id}")
+def delete_job(job: OwnedJob, service: Jobs) -> dict[str, str]:
+    return {"id": job.id, "result": service.cancel_or_delete(job)}

@@ -1,0 +1,148 @@
+"""Loudness normalisation with a true-peak limiter, whole or streamed to a WAV file."""
+
+from __future__ import annotations
+
+import os
+import wave
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from service.audio.arrays import SILENCE_THRESHOLD, Audio
+from service.audio.loudness import Loudness, limit
+from service.audio.stream import (
+    _TP_CONTEXT,
+    ArraySource,
+    LoudnessMeter,
+    Source,
+    TruePeakMeter,
+    _blocks,
+)
+from service.audio.wav import quantize, to_pcm16
+
+
+def _limit_block(src: Source, a: int, b: int, gain: float, rate: int, ceiling_db: float) -> Audio:
+    """Samples [a, b) of ``limit(src * gain)``: the limiter's filters reach ``margin``
+    samples either side, so it runs on the block with that much of the track around it."""
+    margin = 2 * max(3, int(rate * 0.008)) + 4 * _TP_CONTEXT
+    lo, hi = max(0, a - margin), min(src.length, b + margin)
+    chunk = src.read(lo, hi)
+    if not np.any(chunk):
+        return np.zeros(b - a, dtype=np.float32)
+    return limit(chunk * gain, rate, ceiling_db)[a - lo : b - lo]
+
+
+class _WavOut:
+    """Mono 16-bit PCM written block by block under a temporary name; ``commit`` renames it
+    into place (never half a file), ``discard`` removes it."""
+
+    def __init__(self, path: Path, rate: int, frames: int) -> None:
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self.w = wave.open(str(self.tmp), "wb")  # noqa: SIM115 (closed by commit/discard)
+        self.w.setnchannels(1)
+        self.w.setsampwidth(2)
+        self.w.setframerate(rate)
+        self.w.setnframes(frames)
+
+    def write(self, x: Audio) -> None:
+        self.w.writeframesraw(to_pcm16(x).tobytes())
+
+    def commit(self) -> None:
+        self.w.close()
+        os.replace(self.tmp, self.path)
+
+    def discard(self) -> None:
+        self.w.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+class _ArrayOut:
+    def __init__(self) -> None:
+        self.parts: list[Audio] = []
+
+    def write(self, x: Audio) -> None:
+        self.parts.append(quantize(x))
+
+    def commit(self) -> None:
+        pass
+
+    def discard(self) -> None:
+        self.parts = []
+
+
+Out = _WavOut | _ArrayOut
+
+
+def _normalize(
+    src: Source, rate: int, target: float, peak_db: float, new_out: Callable[[], Out]
+) -> Loudness:
+    """Gain to ``target`` LUFS, true-peak limit below ``peak_db``, then measure again.
+
+    Limiting lowers loudness a little, so gain and limit repeat until the measurement on the
+    16-bit result lands within 0.2 LU of the target with the peak under the ceiling. Each
+    pass streams the track in blocks and writes its result as it goes; the last is kept.
+    """
+    meter, loudest = LoudnessMeter(rate), 0.0
+    for a, b in _blocks(src.length):
+        x = src.read(a, b)
+        meter.feed(x)
+        loudest = max(loudest, float(np.max(np.abs(x))) if len(x) else 0.0)
+    if loudest <= SILENCE_THRESHOLD:
+        out = new_out()
+        for a, b in _blocks(src.length):
+            out.write(src.read(a, b))
+        out.commit()
+        return Loudness(float("-inf"), float("-inf"), 0.0)
+    tried = [(0.0, meter.integrated())]  # (gain dB, LUFS) pairs measured so far
+    gain_db = target - tried[0][1]
+    lufs = tp = 0.0
+    for attempt in range(6):
+        gain = 10 ** (gain_db / 20)
+        out, meter, peak = new_out(), LoudnessMeter(rate), TruePeakMeter()
+        try:
+            for a, b in _blocks(src.length):
+                y = quantize(_limit_block(src, a, b, gain, rate, peak_db - 0.3))
+                out.write(y)
+                meter.feed(y)
+                peak.feed(y)
+        except BaseException:
+            out.discard()
+            raise
+        lufs, tp = meter.integrated(), peak.finish()
+        if (abs(lufs - target) <= 0.2 and tp <= peak_db) or attempt == 5:
+            out.commit()
+            break
+        out.discard()
+        # The limiter takes back part of any gain: step along the secant of the last two
+        # measurements (slope 1 with no limiting), so the next pass usually lands.
+        g0, l0 = tried[-1]
+        tried.append((gain_db, lufs))
+        slope = (lufs - l0) / (gain_db - g0) if abs(gain_db - g0) > 1e-6 else 1.0
+        gain_db += (target - lufs) / min(1.0, max(0.25, slope))
+    return Loudness(round(lufs, 2), round(tp, 2), round(gain_db, 2))
+
+
+def normalize_to_wav(
+    src: Source, rate: int, path: Path, target: float = -16.0, peak_db: float = -1.0
+) -> Loudness:
+    """Normalize ``src`` (see ``_normalize``) into a mono 16-bit WAV at ``path``, in blocks:
+    memory stays the same for a one-minute and a one-hour track."""
+    return _normalize(src, rate, target, peak_db, lambda: _WavOut(path, rate, src.length))
+
+
+def normalize(
+    x: Audio, rate: int, target: float = -16.0, peak_db: float = -1.0
+) -> tuple[Audio, Loudness]:
+    """``normalize_to_wav`` for audio in memory: the 16-bit result as float32."""
+    outs: list[_ArrayOut] = []
+
+    def new_out() -> _ArrayOut:
+        outs.append(_ArrayOut())
+        return outs[-1]
+
+    loud = _normalize(ArraySource(x), rate, target, peak_db, new_out)
+    parts = outs[-1].parts
+    y = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return y, loud

@@ -1,0 +1,43 @@
+"""A job as the service keeps it: its record, its states, and how far along it is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+TERMINAL = ("succeeded", "failed", "canceled")
+STATES = ("queued", "running", *TERMINAL)
+SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills; finalize the rest
+
+
+@dataclass
+class Job:
+    id: str
+    tenant: str
+    status: str
+    created: float
+    updated: float
+    spec: dict[str, Any]
+    options: dict[str, Any]
+    has_video: bool
+    segments_total: int
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    artifacts: list[str] = field(default_factory=list)
+    stage: str = ""
+    stage_progress: float = 0.0
+    segments: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    @property
+    def progress(self) -> float:
+        """Finished segments fill SYNTH_SHARE of the bar; finalize reports the rest itself."""
+        if self.status == "succeeded":
+            return 1.0
+        done = sum(1 for s in self.segments.values() if s.get("state") == "done")
+        frac = SYNTH_SHARE * done / max(1, self.segments_total)
+        return round(max(frac, self.stage_progress), 4)

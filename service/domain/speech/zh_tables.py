@@ -1,0 +1,77 @@
+"""The Mandarin front-end's tables: the tokens of a display text, the symbols said as words,
+the punctuation that pauses, and the measure words numbers read differently before."""
+
+from __future__ import annotations
+
+import re
+
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+MAG = "KkMBT"
+TOKENS = re.compile(
+    rf"(?P<space>\s+)"
+    rf"|(?P<date>(?<![\d.])\d{{4}}(?P<sep>[-/.])\d{{1,2}}(?P=sep)\d{{1,2}}(?![\d.]))"
+    rf"|(?P<clock>(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:]))"
+    rf"|(?P<fraction>(?<![\d./])\d+/\d+(?![\d./]))"
+    rf"|(?P<times>{NUM}[x×](?![A-Za-z]))"
+    rf"|(?P<version>(?<![A-Za-z0-9])[vV]\d+(?:\.\d+)*(?![\d]))"
+    rf"|(?P<prange>{NUM}%?\s*[-~～–]\s*{NUM}%)"
+    rf"|(?P<range>{NUM}[{MAG}]?\s*[~～–-]\s*{NUM}[{MAG}]?(?![A-Za-z\d]))"
+    rf"|(?P<percent>{NUM}%)"
+    rf"|(?P<mag>{NUM}[{MAG}](?![A-Za-z]))"
+    rf"|(?P<num>{NUM})"
+    rf"|(?P<latin>[A-Za-z]+(?:['’][A-Za-z]+)*(?:-[A-Za-z]+)*)"
+    rf"|(?P<joiner>(?<=[A-Za-z])-(?=\d))"
+    rf"|(?P<minus>(?<![\w.])-(?=\d))"
+    rf"|(?P<cjk>[{CJK}]+)"
+    rf"|(?P<dash>——|—|--|–)"
+    rf"|(?P<ellipsis>……|…|\.\.\.)"
+    rf"|(?P<other>.)",
+    re.S,
+)
+# Symbols with a meaning of their own, and how they are said.
+SYMBOLS = {
+    "≠": "不等于",
+    ">": "大于",
+    "<": "小于",
+    "≥": "大于等于",
+    "≤": "小于等于",
+    "≈": "约等于",
+    "=": "等于",
+    "+": "加",
+    "×": "乘",
+    "÷": "除以",
+    "±": "正负",
+    "~": "约",
+    "～": "约",
+    "/": "或",
+    "→": "到",
+    "%": "百分号",
+    "‰": "千分号",
+    "°": "度",
+    "&": "和",
+    "@": "at",
+    "#": "号",
+    "§": "节",
+    "✓": "对",
+    "✗": "错",
+}
+# Punctuation and the pause it stands for in pinyin text.
+CLAUSE = set("，、；：,;:·・•")
+STOPS = {"。": ".", "！": "!", "？": "?", ".": ".", "!": "!", "?": "?"}
+FULLWIDTH = dict(zip(",;:?!.()", "，；：？！。（）", strict=True))
+# Measure words after a number: 2 is 两 before them, and 行 is háng after a number.
+MEASURE = (*"个张条种位项次件天周台块只层倍轮组头步行页份名篇部类款", "比特", "字节")
+AFTER_NUMBER = {"行": "hang2"}
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(ch) and bool(re.match(f"[{CJK}]", ch))
+
+
+def spell(word: str) -> bool:
+    """Acronyms are spelled as letters: GRPO, SFT, KV; not words like MiMo or rollout."""
+    letters = word.replace("-", "")
+    return (letters.isupper() and 2 <= len(letters) <= 5) or (
+        len(letters) > 1 and not re.search(r"[aeiouyAEIOUY]", letters)
+    )

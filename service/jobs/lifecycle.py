@@ -1,0 +1,52 @@
+"""What every side does to a job that ends badly: fail it with a message fit for the
+client, and remove the files it no longer needs."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from service.adapters.jobstore import JobStore
+from service.config import Settings
+from service.domain.errors import CanceledError
+from service.domain.job import Job
+from service.ports import Storage
+
+log = logging.getLogger("narrate.jobs")
+
+
+class Lifecycle:
+    def __init__(self, settings: Settings, store: JobStore, storage: Storage) -> None:
+        self.settings = settings
+        self.store = store
+        self.storage = storage
+
+    def public(self, message: str) -> str:
+        """A message fit for the client: no absolute server path (ffprobe and ffmpeg name the
+        files they read), only what the client itself sent or can see."""
+        roots = {str(self.settings.data_dir), str(self.settings.data_dir.resolve())}
+        for root in sorted(roots, key=len, reverse=True):
+            message = re.sub(re.escape(root) + r"[^\s:'\"]*", "the upload", message)
+        return message
+
+    def fail(self, job: Job, reason: str) -> None:
+        reason = self.public(reason)
+        # Intermediate files go first: a client that sees "failed" finds none of them.
+        self.storage.clear_work(job.tenant, job.id)
+        if self.store.advance(job.id, "failed", error=reason):
+            log.warning("job %s failed: %s", job.id, reason)
+        self.discard_work(job)
+
+    def discard_work(self, job: Job) -> None:
+        """Remove a job's intermediate files (segment audio, the staging directories of
+        finalize runs that were killed); artifacts stay. A failed or canceled job keeps
+        nothing at all: no artifacts, no upload, no empty folders."""
+        if self.store.status(job.id) in ("failed", "canceled"):
+            self.storage.delete(job.tenant, job.id)
+        else:
+            self.storage.clear_work(job.tenant, job.id)
+
+    def check_canceled(self, job_id: str) -> None:
+        """Stop work on a job that was canceled, or failed by another step, meanwhile."""
+        if self.store.status(job_id) in ("canceled", "failed"):
+            raise CanceledError("the job was canceled")

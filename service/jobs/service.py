@@ -1,0 +1,154 @@
+"""The application service the API talks to: submit a job, read jobs, cancel or delete one,
+serve its artifacts, and report readiness and metrics. It never renders anything."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+
+from service.adapters.jobstore import JobStore
+from service.adapters.metrics import Metrics
+from service.adapters.queue import SEGMENT_TASK
+from service.config import Settings
+from service.domain.errors import QueueUnavailable
+from service.domain.job import Job
+from service.domain.spec import JobSpec, RenderOptions
+from service.jobs.lifecycle import Lifecycle
+from service.pipeline import ARTIFACTS, Pipeline
+from service.ports import Queue, Storage
+from service.voices import Voice
+
+log = logging.getLogger("narrate.jobs")
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What /metrics reports, read from Redis at scrape time."""
+
+    jobs_by_state: dict[str, int]
+    queue_depth: int
+    stage_histograms: dict[str, dict[str, float]]
+    tts_calls: dict[str, int]
+
+
+class JobService:
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        storage: Storage,
+        pipeline: Pipeline,
+        queue: Queue,
+        metrics: Metrics,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.storage = storage
+        self.pipeline = pipeline
+        self.queue = queue
+        self.metrics = metrics
+        self.lifecycle = Lifecycle(settings, store, storage)
+
+    def new_id(self) -> str:
+        return uuid.uuid4().hex
+
+    def public(self, message: str) -> str:
+        return self.lifecycle.public(message)
+
+    # -- submit ----------------------------------------------------------------------------
+    def upload_path(self, tenant: str, job_id: str) -> Path:
+        """Where an uploaded video is written while the request streams in."""
+        return self.storage.input_video(tenant, job_id)
+
+    def drop_upload(self, tenant: str, job_id: str) -> None:
+        """Remove what a request that made no new job left behind."""
+        self.storage.delete(tenant, job_id)
+
+    def submit(
+        self,
+        tenant: str,
+        job_id: str,
+        spec: JobSpec,
+        options: RenderOptions,
+        video: Path | None,
+        idem: tuple[str, str] | None = None,
+    ) -> tuple[Job, bool]:
+        """Validate at the door, then store the record and one task per segment in one
+        atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
+
+        QueueUnavailable means nothing was kept and nothing will run: the store's script
+        refuses to run later than half the socket timeout after it was sent (by Redis's
+        clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
+        plan = self.pipeline.plan(spec, options, video)
+        now = time.time()
+        job = Job(
+            id=job_id,
+            tenant=tenant,
+            status="queued",
+            created=now,
+            updated=now,
+            spec=plan.spec.model_dump(mode="json"),
+            options=options.model_dump(mode="json"),
+            has_video=video is not None,
+            segments_total=len(plan.spec.segments),
+            warnings=plan.warnings,
+        )
+        messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
+        try:
+            return self.store.create(
+                job, idem, messages, self.queue.name, self.settings.redis_timeout / 2
+            )
+        except redis.RedisError as exc:
+            log.warning("job %s not stored: %s", job.id, exc)
+            raise QueueUnavailable(f"the job was not stored: {exc}") from exc
+
+    # -- read ------------------------------------------------------------------------------
+    def owned(self, job_id: str, tenant: str) -> Job | None:
+        """The job, if it exists and belongs to ``tenant`` (another's does not exist for you)."""
+        job = self.store.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
+        return job if job is not None and job.tenant == tenant else None
+
+    def page(
+        self, tenant: str, status: str | None, limit: int, cursor: int | None
+    ) -> tuple[list[Job], int | None]:
+        return self.store.page(tenant, status, limit, cursor)
+
+    def artifact(self, job: Job, name: str) -> Path | None:
+        """A published artifact's file, or None."""
+        if name not in ARTIFACTS or name not in job.artifacts:
+            return None
+        return self.storage.served(job.tenant, job.id, name)
+
+    def voices(self) -> list[Voice]:
+        return list(self.pipeline.catalog.voices)
+
+    # -- change ----------------------------------------------------------------------------
+    def cancel_or_delete(self, job: Job) -> str:
+        """Cancel a queued or running job; delete a finished one with its artifacts."""
+        if not job.terminal and self.store.advance(
+            job.id, "canceled", error="canceled by the user"
+        ):
+            self.lifecycle.discard_work(job)  # a step still running stops at its next check
+            return "canceled"
+        self.storage.delete(job.tenant, job.id)
+        self.store.discard(job)
+        return "deleted"
+
+    # -- operations ------------------------------------------------------------------------
+    def readiness(self) -> dict[str, bool | int]:
+        """Redis answers, and how many workers do (none are asked while Redis is down)."""
+        up = self.store.ping()
+        return {"redis": up, "workers": self.queue.workers() if up else 0}
+
+    def figures(self) -> Figures:
+        return Figures(
+            self.metrics.count_by_state(),
+            self.metrics.queue_depth(self.queue.name),
+            self.metrics.stage_histograms(),
+            self.metrics.tts_calls(),
+        )

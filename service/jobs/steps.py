@@ -1,0 +1,197 @@
+"""The two worker steps, segment and finalize, as the Celery tasks run them. Each is
+idempotent: outputs go to deterministic names by atomic rename, counters count once, so a
+redelivery after a lost worker changes nothing."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+
+from service.adapters.jobstore import JobStore
+from service.adapters.metrics import Metrics
+from service.adapters.queue import FINALIZE_TASK
+from service.config import Settings
+from service.domain.errors import CanceledError, NarrateError
+from service.domain.job import Job
+from service.domain.spec import JobSpec, RenderOptions
+from service.jobs.lifecycle import Lifecycle
+from service.pipeline import ARTIFACTS, Pipeline, Plan, Rendered, SegmentResult
+from service.ports import Queue, Storage
+
+log = logging.getLogger("narrate.jobs")
+FINALIZE_STAGES = ("subtitles", "loudness", "mux")  # observed here; segment stages per segment
+
+
+def result_name(index: int) -> str:
+    return f"segment-{index:03d}.json"
+
+
+class WorkerSteps:
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        storage: Storage,
+        pipeline: Pipeline,
+        queue: Queue,
+        metrics: Metrics,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.storage = storage
+        self.pipeline = pipeline
+        self.queue = queue
+        self.metrics = metrics
+        self.lifecycle = Lifecycle(settings, store, storage)
+
+    def _plan(self, job: Job, with_video: bool = False) -> Plan:
+        spec = JobSpec.model_validate(job.spec)
+        options = RenderOptions.model_validate(job.options)
+        video = (
+            self.storage.input_video(job.tenant, job.id) if with_video and job.has_video else None
+        )
+        return self.pipeline.plan(spec, options, video)
+
+    def _admit(self, job_id: str, task: str, what: str) -> Job | None:
+        """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
+        a task that keeps killing its worker fails the job instead of looping for ever."""
+        job = self.store.get(job_id)
+        if job is None:
+            return None
+        if job.terminal:
+            if job.status in ("canceled", "failed"):
+                self.lifecycle.discard_work(job)
+            return None
+        n = self.store.deliveries(job_id, task)
+        if n > self.settings.max_deliveries:
+            self.lifecycle.fail(
+                job, f"{what} was started {n - 1} times and never finished (worker lost each time)"
+            )
+            return None
+        return job
+
+    # -- when a step ends badly --------------------------------------------------------------
+    def crashed(self, job_id: str, what: str, exc: BaseException) -> None:
+        """A step raised something that is not a narrate error (a bug, or a value no check
+        caught): retrying cannot help, so the job fails now, with the real error."""
+        job = self.store.get(job_id)
+        if job is None or job.terminal:  # canceled or deleted under it: files went missing
+            log.info("job %s ended while %s ran (%s)", job_id, what, type(exc).__name__)
+            if job is not None:
+                self.lifecycle.discard_work(job)
+            return
+        log.error("job %s: %s raised", job_id, what, exc_info=exc)
+        self.lifecycle.fail(job, f"{what} failed: internal error: {type(exc).__name__}: {exc}")
+
+    def timed_out(self, job_id: str, what: str) -> None:
+        """The step ran past the soft time limit."""
+        job = self.store.get(job_id)
+        if job is not None:
+            limit = self.settings.task_soft_time_limit
+            self.lifecycle.fail(job, f"{what} timed out after {limit:g} s")
+
+    # -- segment -----------------------------------------------------------------------------
+    def run_segment(self, job_id: str, index: int, worker: str) -> None:
+        job = self._admit(job_id, f"segment:{index}", f"segment {index + 1}")
+        if job is None:
+            return
+        self.store.advance(job_id, "running", stage="synthesize")
+        self.store.set_segment(
+            job_id,
+            index,
+            state="running",
+            worker=worker,
+            pid=os.getpid(),
+            started=time.time(),
+            deliveries=self.store.delivered(job_id, f"segment:{index}"),
+        )
+        work = self.storage.workspace(job.tenant, job_id)
+        try:
+            result = self.pipeline.render_segment(self._plan(job), index, work)
+            self.lifecycle.check_canceled(job_id)
+        except CanceledError:
+            self.lifecycle.discard_work(job)
+            return
+        except NarrateError as exc:
+            self.lifecycle.fail(job, f"segment {index + 1}: {exc}")
+            return
+        self.storage.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
+        self._record_segment(job_id, result)
+        if self.store.segment_done(job_id, index):
+            self.queue.send(FINALIZE_TASK, [job_id])
+
+    def _record_segment(self, job_id: str, result: SegmentResult) -> None:
+        self.store.set_segment(
+            job_id,
+            result.index,
+            state="done",
+            engine=result.engine,
+            voice=result.voice,
+            native_rate=result.native_rate,
+            stretch_ratio=result.stretch_ratio,
+            finished=time.time(),
+            warnings=result.warnings,
+        )
+        for stage, secs in result.timings.items():
+            self.metrics.observe_stage(stage, secs)
+        for engine, n in result.tts_calls.items():
+            self.metrics.count_tts(engine, n)
+
+    # -- finalize ----------------------------------------------------------------------------
+    def run_finalize(self, job_id: str, worker: str) -> None:
+        job = self._admit(job_id, "finalize", "finalize")
+        if job is None:
+            return
+        staged = self.storage.staging(job.tenant, job_id)
+        self.store.update(
+            job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
+        )
+        try:
+            rendered = self._finalize(job, staged)
+            published = self.storage.publish(job.tenant, job_id, staged, ARTIFACTS)
+            self._succeeded(job, rendered, published)
+        except CanceledError:
+            self.lifecycle.discard_work(job)
+        except NarrateError as exc:
+            self.lifecycle.fail(job, str(exc))
+        except FileNotFoundError as exc:
+            self.lifecycle.fail(job, f"a segment's output is missing: {exc.filename}")
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)
+
+    def _finalize(self, job: Job, staged: Path) -> Rendered:
+        def progress(fraction: float, stage: str) -> None:
+            self.lifecycle.check_canceled(job.id)
+            self.store.update(job.id, stage=stage, stage_progress=round(min(fraction, 0.99), 4))
+
+        results = [
+            SegmentResult.from_json(
+                self.storage.get_work(job.tenant, job.id, result_name(i)).decode("utf-8")
+            )
+            for i in range(job.segments_total)
+        ]
+        plan = self._plan(job, with_video=True)
+        video = self.storage.input_video(job.tenant, job.id) if job.has_video else None
+        work = self.storage.workspace(job.tenant, job.id)
+        rendered = self.pipeline.finalize(plan, results, work, staged, video, progress)
+        self.lifecycle.check_canceled(job.id)
+        return rendered
+
+    def _succeeded(self, job: Job, rendered: Rendered, published: list[str]) -> None:
+        timings = {**rendered.timings}
+        for stage in FINALIZE_STAGES:
+            if stage in timings:
+                self.metrics.observe_stage(stage, timings[stage])
+        self.store.advance(
+            job.id,
+            "succeeded",
+            artifacts=published,
+            warnings=rendered.manifest["warnings"],
+            timings=timings,
+            stage="done",
+            stage_progress=1.0,
+        )
+        self.lifecycle.discard_work(job)

@@ -1,0 +1,8 @@
+"""One job end to end through the ports: validate -> synthesize + fit each segment ->
+timeline -> subtitles -> loudness -> mux. The CLI runs it in one process; the workers run
+``render_segment`` per segment and ``finalize`` once, with the same code."""
+
+from service.pipeline.core import Pipeline
+from service.pipeline.results import ARTIFACTS, Plan, Progress, Rendered, SegmentResult
+
+__all__ = ["ARTIFACTS", "Pipeline", "Plan", "Progress", "Rendered", "SegmentResult"]

@@ -1,0 +1,115 @@
+"""The Pipeline: checks a job at the door (``plan``), renders one segment
+(``render_segment``, segment.py) and finishes the job (``finalize``, finalize.py), all
+through the ports. service/wiring.py gives it its adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+
+from service.config import Settings
+from service.domain.errors import MediaInputError
+from service.domain.spec import JobSpec, RenderOptions
+from service.domain.speech import Lexicon, Tools, parse_entries
+from service.domain.text import Segmenter, split_phrases
+from service.domain.timeline import check_pace, check_timeline
+from service.domain.units import ms_to_s
+from service.pipeline.finalize import FinalizeStep
+from service.pipeline.local import render_locally
+from service.pipeline.results import Plan, Progress, Rendered, no_progress
+from service.pipeline.segment import SegmentStep
+from service.pipeline.voicing import Speaker, Voicing
+from service.ports import Media, TtsEngine
+from service.styles import job_style
+from service.voices import Catalog
+
+
+def _no_lexicon(language: str) -> Lexicon:
+    return {}
+
+
+class Pipeline(SegmentStep, FinalizeStep):
+    def __init__(
+        self,
+        settings: Settings,
+        engines: dict[str, TtsEngine],
+        media: Media,
+        catalog: Catalog,
+        segment: Segmenter | None = None,
+        speech: Callable[[], Tools] | None = None,
+        lexicons: Callable[[str], Lexicon] = _no_lexicon,
+    ) -> None:
+        """``speech`` makes the front-end's word segmenter and pinyin (called on first use:
+        pypinyin loads slowly); ``lexicons`` gives the shipped lexicon of a language."""
+        self.settings = settings
+        self.engines = engines
+        self.media = media
+        self.catalog = catalog
+        self.segment = segment
+        self.make_speech = speech
+        self.lexicons = lexicons
+        self.voicing = Voicing(engines, catalog)
+
+    @cached_property
+    def speech(self) -> Tools:
+        if self.make_speech is None:
+            raise RuntimeError("this pipeline was built without the speech front-end's tools")
+        return self.make_speech()
+
+    def warm(self) -> Tools:
+        """Load the speech front-end's tools now (pypinyin's dictionaries, about a second),
+        not inside a timed task."""
+        return self.speech
+
+    def lexicon(self, spec: JobSpec) -> Lexicon:
+        """The shipped lexicon of the job's language with the job's own entries over it."""
+        return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
+
+    def speaker(self, plan: Plan, index: int) -> Speaker:
+        spec = plan.spec
+        text = spec.segments[index].text
+        return Speaker(
+            text,
+            spec.language,
+            self.lexicon(spec),
+            self.speech,
+            split_phrases(text, spec.line_chars, self.segment),
+            spec.line_chars,
+            spec.segments[index].pitch or "+0Hz",
+            spec.segments[index].volume or "+0%",
+        )
+
+    # -- at the door -----------------------------------------------------------------------
+    def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
+        """Everything that can be checked before any audio is made: voices, pace, video."""
+        spec = options.apply(spec)
+        casting = self.catalog.cast(spec)
+        self.catalog.cast_all(spec)  # every segment's and speaker's voice, at the door
+        job_style(self.settings, spec)  # an unknown style preset, at the door
+        warnings = check_pace(spec)
+        end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
+        info = None
+        if video is not None:
+            info = self.media.probe(video)
+            if end > info.duration + 0.05 and not options.extend_video:
+                raise MediaInputError(
+                    f"the narration runs {end:g} s but the video lasts {info.duration:g} s "
+                    "(use --extend-video to freeze the last frame)",
+                    video.name,
+                )
+        return Plan(spec, options, casting, warnings, info)
+
+    # -- in one process ----------------------------------------------------------------------
+    def render(
+        self,
+        plan: Plan,
+        outdir: Path,
+        video: Path | None = None,
+        progress: Progress = no_progress,
+        parallel: int = 2,
+        music: Path | None = None,
+    ) -> Rendered:
+        """The whole job in this process (the CLI). Artifacts appear in ``outdir`` only on
+        success."""
+        return render_locally(self, plan, outdir, video, progress, parallel, music)

@@ -1,0 +1,248 @@
+"""The whole job once every segment is fitted, as named stages that each do one thing:
+place the segments, write the subtitles, mix and normalize the narration, mux the video,
+write the manifest. The picture's re-encode (burn-in, frozen last frame) needs only the
+subtitles, so it runs in ffmpeg while the narration is mixed; the mux then copies it."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from service import audio as dsp
+from service.config import Settings
+from service.domain.job import SYNTH_SHARE
+from service.domain.subtitles import (
+    WRITERS,
+    Canvas,
+    Cue,
+    Layout,
+    TimedPhrase,
+    narration_cues,
+    overlay_cues,
+    screen_cues,
+    settle,
+)
+from service.domain.text import Segmenter
+from service.domain.timeline import place_overlays, place_segments
+from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
+from service.pipeline.manifest import Placed, build_manifest
+from service.pipeline.results import Plan, Progress, Rendered, SegmentResult, no_progress
+from service.ports import Media, MuxRequest, Workspace
+from service.styles import job_style
+
+PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
+
+
+class FinalizeStep:
+    """``finalize`` as the Pipeline runs it (the Pipeline gives the attributes)."""
+
+    settings: Settings
+    media: Media
+    segment: Segmenter | None
+
+    def finalize(
+        self,
+        plan: Plan,
+        results: list[SegmentResult],
+        work: Workspace,
+        outdir: Path,
+        video: Path | None = None,
+        progress: Progress = no_progress,
+        music: Path | None = None,
+    ) -> Rendered:
+        """Lay the fitted segments on the timeline, write subtitles, normalize loudness,
+        lay the music under the voice when given (mix.wav) and mux; every artifact goes
+        into ``outdir``. Returns the manifest."""
+        timings = {
+            stage: round(sum(r.timings.get(stage, 0) for r in results), 4)
+            for stage in ("synthesize", "fit")
+        }
+        placed = self._place(plan, results)
+        t = time.perf_counter()
+        cues = self._write_subtitles(plan, placed, outdir)
+        timings["subtitles"] = round(time.perf_counter() - t, 4)
+        progress(SYNTH_SHARE + 0.05, "subtitles")
+        warnings = list(plan.warnings) + [w for r in placed.results for w in r.warnings]
+        mux = self._mux_request(plan, video, outdir, placed, warnings)
+        music_info: dict[str, Any] = {}
+        loud = self._sound_and_picture(
+            placed, mux, work, outdir, timings, progress, plan, music, music_info
+        )
+        progress(1.0, "done")
+        manifest = build_manifest(
+            plan.spec, placed, cues, loud, self.settings.sample_rate, warnings
+        )
+        manifest["style"] = job_style(self.settings, plan.spec).applied
+        manifest["screen_text"] = plan.options.shows_screen_text(plan.spec)
+        manifest["qualifier_display"] = plan.spec.qualifier_display
+        if music is not None:
+            manifest["music"] = music_info
+        (outdir / "manifest.json").write_text(
+            json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
+        )
+        return Rendered(manifest, timings)
+
+    def _place(self, plan: Plan, results: list[SegmentResult]) -> Placed:
+        results = sorted(results, key=lambda r: r.index)
+        slots = place_segments(plan.spec, [r.slot_ms for r in results])
+        overlays = place_overlays(plan.spec, slots)
+        total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
+        return Placed(results, slots, overlays, total_ms)
+
+    def _write_subtitles(self, plan: Plan, placed: Placed, outdir: Path) -> list[Cue]:
+        """Narration cues from each phrase's measured speech, overlays on top; SRT/VTT/ASS."""
+        spec = plan.spec
+        layout = Layout.for_spec(spec, self.segment)
+        timed = [
+            [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
+            for res, slot in zip(placed.results, placed.slots, strict=True)
+        ]
+        cues: list[Cue] = []
+        for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
+            following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
+            cues += narration_cues(seg.text, phrases, layout, following)
+        cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in placed.overlays], layout)
+        if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
+            shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]
+            cues += screen_cues(shots, layout)
+        cues = settle(cues, layout)
+        canvas = Canvas(
+            plan.video.width if plan.video else 1080,
+            plan.video.height if plan.video else 1920,
+            self.settings.font_name,
+            spec.language,
+            job_style(self.settings, spec),
+        )
+        for ext, writer in WRITERS.items():
+            (outdir / f"subtitles.{ext}").write_text(writer(cues, canvas), encoding="utf-8")
+        return cues
+
+    def _sound_and_picture(
+        self,
+        placed: Placed,
+        mux: MuxRequest | None,
+        work: Workspace,
+        outdir: Path,
+        timings: dict[str, float],
+        progress: Progress,
+        plan: Plan,
+        music: Path | None,
+        music_info: dict[str, Any],
+    ) -> dsp.Loudness:
+        """Mix the narration (and the music under it) while the picture re-encodes (if it
+        must), then mux."""
+        picture = work.local(PICTURE)
+        encoding = self.media.encode_video(mux, picture) if mux is not None else None
+        try:
+            t = time.perf_counter()
+            loud = self._mix_narration(placed, work, outdir / "narration.wav")
+            if music is not None:
+                music_info.update(self._mix_music(plan, music, placed, work, outdir))
+                if mux is not None:
+                    mux = replace(mux, narration=outdir / "mix.wav")
+            timings["loudness"] = round(time.perf_counter() - t, 4)
+            progress(SYNTH_SHARE + 0.1, "loudness")
+            if mux is not None:
+                t = time.perf_counter()
+                if encoding is not None:
+                    encoding.wait(self.settings.ffmpeg_timeout)
+                    mux = replace(mux, encoded_video=picture)
+                self.media.mux(mux)
+                timings["mux"] = round(time.perf_counter() - t, 4)
+        finally:
+            if encoding is not None:
+                encoding.cancel()  # on failure: no encoder left running
+        return loud
+
+    def _mux_request(
+        self,
+        plan: Plan,
+        video: Path | None,
+        outdir: Path,
+        placed: Placed,
+        warnings: list[str],
+    ) -> MuxRequest | None:
+        """What the video file is made of; None without a video. Warns of overlays that
+        start after the video (and the narration) end."""
+        if video is None or plan.video is None:
+            return None
+        narration_end = ms_to_s(placed.slots[-1].end_ms)
+        shown_until = max(plan.video.duration, narration_end)
+        late = [o for o in placed.overlays if ms_to_s(o.start_ms) >= shown_until]
+        if late:
+            warnings.append(f"{len(late)} overlay(s) start after the video ends and are not shown")
+        return MuxRequest(
+            video=video,
+            narration=outdir / "narration.wav",
+            subtitles_srt=outdir / "subtitles.srt",
+            subtitles_ass=outdir / "subtitles.ass",
+            output=outdir / "video.mp4",
+            info=plan.video,
+            language=plan.spec.language,
+            burn_in=plan.options.burn_in,
+            original_audio=plan.options.original_audio,
+            extend_to=narration_end if narration_end > plan.video.duration else None,
+            duck_intervals=tuple(
+                (ms_to_s(s.start_ms), ms_to_s(s.start_ms + r.speech_ms))
+                for s, r in zip(placed.slots, placed.results, strict=True)
+            ),
+        )
+
+    def _mix_music(
+        self, plan: Plan, music: Path, placed: Placed, work: Workspace, outdir: Path
+    ) -> dict[str, Any]:
+        """The narration with the music under it, ducked under speech, into mix.wav at the
+        loudness target and true-peak ceiling. Returns what the manifest says of it."""
+        from service import music as bed
+
+        sr = self.settings.sample_rate
+        length_ms = max(placed.total_ms, round(plan.video.duration * 1000) if plan.video else 0)
+        raw = work.local("music.f32")
+        self.media.decode_audio(music, raw, sr, min(length_ms / 1000, bed.MAX_MUSIC_S))
+        source = bed.RawSource(raw)
+        music_lufs = bed.loudness(source, sr)
+        gain = bed.bed_gain(music_lufs, self.settings.target_lufs, plan.options.music_level)
+        speech = [
+            (ms_to_samples(s.start_ms, sr), ms_to_samples(s.start_ms + r.speech_ms, sr))
+            for s, r in zip(placed.slots, placed.results, strict=True)
+        ]
+        length = ms_to_samples(length_ms, sr)
+        voice = dsp.MixSource([(outdir / "narration.wav", 0)], length, sr)
+        under = bed.DuckedBed(source, length, sr, gain, speech, plan.options.music_duck)
+        loud = dsp.normalize_to_wav(
+            bed.SumSource(voice, under),
+            sr,
+            outdir / "mix.wav",
+            self.settings.target_lufs,
+            self.settings.true_peak_db,
+        )
+        return {
+            "file": music.name,
+            "music_lufs": round(music_lufs, 2),
+            "level_db": plan.options.music_level,
+            "duck_db": plan.options.music_duck,
+            "duration": length_ms / 1000,
+            "loudness": {
+                "integrated_lufs": loud.integrated_lufs,
+                "true_peak_dbtp": loud.true_peak_dbtp,
+            },
+        }
+
+    def _mix_narration(self, placed: Placed, work: Workspace, path: Path) -> dsp.Loudness:
+        """Lay the fitted segments on a silent track and normalize it into ``path``, block by
+        block: memory does not grow with the timeline."""
+        sr = self.settings.sample_rate
+        track = dsp.MixSource(
+            [
+                (work.fetch(r.audio), ms_to_samples(s.start_ms, sr))
+                for r, s in zip(placed.results, placed.slots, strict=True)
+            ],
+            ms_to_samples(placed.total_ms, sr),
+            sr,
+        )
+        return dsp.normalize_to_wav(
+            track, sr, path, self.settings.target_lufs, self.settings.true_peak_db
+        )

@@ -1,0 +1,76 @@
+"""The whole job in one process (`narrate render`): every segment on a thread pool, then
+finalize, in a workspace on the local disk beside the output directory."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Protocol
+
+from service.adapters.storage import LocalWorkspace
+from service.domain.job import SYNTH_SHARE
+from service.pipeline.results import ARTIFACTS, Plan, Progress, Rendered, SegmentResult
+from service.ports import Workspace
+
+
+class Steps(Protocol):
+    """The two steps of a job (the Pipeline)."""
+
+    def render_segment(self, plan: Plan, index: int, work: Workspace) -> SegmentResult: ...
+
+    def finalize(
+        self,
+        plan: Plan,
+        results: list[SegmentResult],
+        work: Workspace,
+        outdir: Path,
+        video: Path | None = None,
+        progress: Progress = ...,
+        music: Path | None = None,
+    ) -> Rendered: ...
+
+
+def render_locally(
+    pipeline: Steps,
+    plan: Plan,
+    outdir: Path,
+    video: Path | None,
+    progress: Progress,
+    parallel: int,
+    music: Path | None = None,
+) -> Rendered:
+    """Artifacts appear in ``outdir`` only on success, each by a rename."""
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{outdir.name}.", dir=outdir.parent) as tmp:
+        work, staged = LocalWorkspace(Path(tmp, "work")), Path(tmp, "out")
+        staged.mkdir()
+        local_video = None
+        if video is not None:
+            local_video = work.local("source.video")  # ffmpeg sees only a name we generated
+            try:
+                local_video.hardlink_to(video.resolve())
+            except OSError:
+                shutil.copyfile(video, local_video)
+        n = len(plan.spec.segments)
+        done = 0
+
+        def one(i: int) -> SegmentResult:
+            nonlocal done
+            res = pipeline.render_segment(plan, i, work)
+            done += 1
+            progress(SYNTH_SHARE * done / n, f"segment {done}/{n}")
+            return res
+
+        progress(0.0, "synthesize")
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            results = list(pool.map(one, range(n)))
+        rendered = pipeline.finalize(
+            plan, results, work, staged, local_video, progress, music=music
+        )
+        outdir.mkdir(parents=True, exist_ok=True)
+        for name in ARTIFACTS:
+            if (staged / name).exists():
+                (staged / name).replace(outdir / name)
+    return rendered

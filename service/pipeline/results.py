@@ -1,0 +1,80 @@
+"""What the pipeline's steps hand each other: a validated plan, one fitted segment (plain
+data, stored as JSON between workers), and a finished job."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from service.domain.spec import JobSpec, RenderOptions
+from service.ports import VideoInfo
+from service.voices import Casting
+
+Progress = Callable[[float, str], None]
+ARTIFACTS = (
+    "narration.wav",
+    "subtitles.srt",
+    "subtitles.vtt",
+    "subtitles.ass",
+    "manifest.json",
+    "video.mp4",
+    "mix.wav",
+)
+
+
+def no_progress(fraction: float, stage: str) -> None:
+    pass
+
+
+@dataclass
+class Plan:
+    """A validated job: the spec with options applied, who speaks it, and the video facts."""
+
+    spec: JobSpec
+    options: RenderOptions
+    casting: Casting
+    warnings: list[str]
+    video: VideoInfo | None = None
+
+
+@dataclass
+class SegmentResult:
+    """One fitted segment: its audio file (kept in the job's workspace) and everything the
+    manifest and the subtitles need. Plain data, so a worker can store it as JSON."""
+
+    index: int
+    slot_ms: int
+    natural_ms: int
+    speech_ms: int
+    native_rate: float
+    stretch_ratio: float
+    engine: str
+    voice: str
+    sample_rate: int
+    audio: str
+    phrases: list[tuple[int, int, int, int]]
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    tts_calls: dict[str, int] = field(default_factory=dict)  # engine -> requests (cache misses)
+    spoken_text: str = ""  # what the engine was given (the speech front-end's output)
+    rewrites: int = 0  # spans of the text the front-end changed for that engine
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> SegmentResult:
+        data = json.loads(text)
+        data["phrases"] = [tuple(p) for p in data["phrases"]]
+        return cls(**data)
+
+
+@dataclass
+class Rendered:
+    """A finished job: the manifest (deterministic, written as manifest.json) and the
+    wall-clock time each stage took (not in the manifest, so re-runs are byte-identical)."""
+
+    manifest: dict[str, Any]
+    timings: dict[str, float]

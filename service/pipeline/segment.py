@@ -1,0 +1,156 @@
+"""One segment: synthesize, fit to its slot to the sample, and time its phrases. The audio is
+written into the job's workspace (a port: local files for the tools, kept by the storage)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from service import audio as dsp
+from service.config import Settings
+from service.domain.spec import FitOptions, rate_multiplier
+from service.domain.speech import SpokenText
+from service.domain.subtitles import timed_phrases
+from service.domain.text import Segmenter
+from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
+from service.domain.units import ms_to_samples, samples_to_ms
+from service.pipeline.results import Plan, SegmentResult
+from service.pipeline.voicing import Speaker, Voicing
+from service.ports import Media, Speech, Workspace
+from service.voices import Catalog
+
+
+@dataclass
+class Fitted:
+    """A segment's audio fitted to its slot: ``scale`` maps the engine's times onto it."""
+
+    audio: dsp.Audio
+    scale: float
+    speech_ms: int
+    ratio: float
+    warnings: list[str]
+
+
+def segment_audio_name(index: int) -> str:
+    return f"segment-{index:03d}.wav"
+
+
+class SegmentStep:
+    """``render_segment`` as the Pipeline runs it (the Pipeline gives the attributes)."""
+
+    settings: Settings
+    media: Media
+    voicing: Voicing
+    catalog: Catalog
+    segment: Segmenter | None
+
+    def speaker(self, plan: Plan, index: int) -> Speaker:
+        raise NotImplementedError
+
+    def render_segment(self, plan: Plan, index: int, work: Workspace) -> SegmentResult:
+        """Synthesize segment ``index`` and fit it to its slot, to the sample.
+
+        Native rate first (a second synthesis at the rate that lands on the target), then a
+        rubberband R3 stretch for what remains, then pad/trim to the exact slot length.
+        """
+        spec, fit = plan.spec, plan.spec.fit
+        slot = slot_ms(spec, index)
+        warnings: list[str] = []
+        calls: dict[str, int] = {}
+        t0 = time.perf_counter()
+        speaker = self.speaker(plan, index)
+        target_ms = speech_target_ms(slot, fit)
+        seg = spec.segments[index]
+        voiced = self.voicing.native_fit(
+            self.catalog.cast(spec, segment=index),  # the segment's voice or its speaker's
+            speaker,
+            target_ms,
+            fit,
+            warnings,
+            calls,
+            rate_multiplier(seg.rate),
+        )
+        if voiced.engine != "edge" and (seg.pitch or seg.volume):
+            warnings.append(
+                f"segment {index + 1}: {voiced.engine} does not apply pitch/volume; spoken without"
+            )
+        spoken = speaker.spoken(getattr(self.voicing.engines[voiced.engine], "reader", "text"))
+        warnings += [f"segment {index + 1}: {w}" for w in spoken.warnings]
+        t1 = time.perf_counter()
+        fitted = self._fit(voiced.speech, index, slot, target_ms, fit, work)
+        name = segment_audio_name(index)
+        dsp.write_wav(work.local(name), fitted.audio, self.settings.sample_rate)
+        work.keep(name)
+        phrases = self._phrases(plan, index, voiced.speech, spoken, fitted)
+        t2 = time.perf_counter()
+        return SegmentResult(
+            index=index,
+            slot_ms=slot,
+            natural_ms=voiced.natural_ms,
+            speech_ms=fitted.speech_ms,
+            native_rate=round(voiced.rate, 4),
+            stretch_ratio=round(fitted.ratio, 4),
+            engine=voiced.engine,
+            voice=voiced.voice,
+            sample_rate=self.settings.sample_rate,
+            audio=name,
+            phrases=phrases,
+            warnings=warnings + fitted.warnings,
+            timings={"synthesize": round(t1 - t0, 4), "fit": round(t2 - t1, 4)},
+            tts_calls=calls,
+            spoken_text=spoken.text,
+            rewrites=spoken.rewrites,
+        )
+
+    def _fit(
+        self,
+        speech: Speech,
+        index: int,
+        slot: int,
+        target_ms: int,
+        fit: FitOptions,
+        work: Workspace,
+    ) -> Fitted:
+        """Resample, stretch what the native rate left over, then pad/trim to the slot."""
+        sr = self.settings.sample_rate
+        audio = dsp.resample(speech.audio, speech.rate, sr)
+        residual = plan_residual(
+            index, samples_to_ms(len(audio), sr), target_ms, fit, fit.on_overflow == "squeeze"
+        )
+        scale = 1.0
+        if residual.ratio != 1.0:
+            target_n = ms_to_samples(target_ms, sr)
+            with tempfile.TemporaryDirectory(dir=work.scratch()) as tmp:
+                src, dst = Path(tmp, "in.wav"), Path(tmp, "out.wav")
+                dsp.write_wav(src, audio, sr)
+                self.media.stretch(src, dst, target_n / len(audio))
+                stretched, _ = dsp.read_wav(dst)
+            scale = len(stretched) / len(audio)
+            audio = dsp.fit_length(stretched, target_n)
+        speech_ms = samples_to_ms(len(audio), sr)
+        audio = dsp.fit_length(audio, ms_to_samples(slot, sr))
+        return Fitted(audio, scale, speech_ms, residual.ratio, residual.warnings)
+
+    def _phrases(
+        self, plan: Plan, index: int, speech: Speech, spoken: SpokenText, fitted: Fitted
+    ) -> list[tuple[int, int, int, int]]:
+        """Engines report offsets into the spoken text; subtitles need the script's offsets,
+        and the times the fit moved them to."""
+        text, spec = plan.spec.segments[index].text, plan.spec
+        words = [
+            (
+                a,
+                b,
+                round(w.start_ms * fitted.scale),
+                min(round(w.end_ms * fitted.scale), fitted.speech_ms),
+            )
+            for w in speech.boundaries
+            for a, b in [spoken.span_to_source(w.start, w.end)]
+            if b > a
+        ]
+        return [
+            (p.start, p.end, p.start_ms, p.end_ms)
+            for p in timed_phrases(text, spec.line_chars, words, self.segment)
+        ]

@@ -1,0 +1,139 @@
+"""Who says a segment, and at what native rate: the cast engine, falling back to the offline
+voice where allowed, re-synthesized at the rates that home in on the target length."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from service.domain.errors import EngineError
+from service.domain.spec import FitOptions
+from service.domain.speech import Lexicon, SpokenText, Tools, front_end
+from service.domain.timeline import next_rate
+from service.ports import Speech, TtsEngine, TtsRequest
+from service.voices import Casting, Catalog
+
+MAX_RATE_PASSES = 3  # re-syntheses at a new native rate after the natural-rate pass
+
+
+@dataclass
+class Speaker:
+    """One segment's text as each kind of engine is given it (made once per kind), and the
+    display phrases mapped into that text: the phrase split espeak speaks by."""
+
+    text: str
+    language: str
+    lexicon: Lexicon
+    tools: Tools
+    phrases: list[tuple[int, int]]  # display spans
+    phrase_chars: int
+    pitch: str = "+0Hz"
+    volume: str = "+0%"
+    made: dict[str, SpokenText] = field(default_factory=dict)
+
+    def spoken(self, reader: str) -> SpokenText:
+        if reader not in self.made:
+            self.made[reader] = front_end(
+                self.text, self.language, reader, self.lexicon, self.tools
+            )
+        return self.made[reader]
+
+    def request(self, engine: TtsEngine | None, voice: str, rate: float) -> TtsRequest:
+        spoken = self.spoken(getattr(engine, "reader", "text"))
+        return TtsRequest(
+            spoken.text,
+            voice,
+            self.language,
+            rate,
+            pitch=self.pitch,
+            volume=self.volume,
+            phrase_chars=self.phrase_chars,
+            phrases=tuple(spoken.spans_to_spoken(self.phrases)),
+        )
+
+
+@dataclass
+class Voiced:
+    """A segment's synthesis: which engine and voice made it, at which native rate."""
+
+    engine: str
+    voice: str
+    natural_ms: int
+    speech: Speech
+    rate: float
+
+
+class Voicing:
+    def __init__(self, engines: dict[str, TtsEngine], catalog: Catalog) -> None:
+        self.engines = engines
+        self.catalog = catalog
+
+    def speak(
+        self,
+        casting: Casting,
+        speaker: Speaker,
+        rate: float,
+        warnings: list[str],
+        calls: dict[str, int],
+    ) -> tuple[str, str, Speech]:
+        """Synthesize with the cast engine (given the text its kind reads); fall back to the
+        offline voice where allowed. ``calls`` counts the requests that reached each engine
+        (cache hits do not)."""
+        engine = self.engines.get(casting.engine)
+        if engine is not None:
+            try:
+                request = speaker.request(engine, casting.voice.id, rate)
+                speech = engine.synthesize(request)
+                calls[casting.engine] = calls.get(casting.engine, 0) + (not speech.cached)
+                return casting.engine, casting.voice.id, speech
+            except EngineError as exc:
+                calls[casting.engine] = calls.get(casting.engine, 0) + 1
+                if casting.fallback is None:
+                    raise
+                reason = str(exc)
+        else:
+            if casting.fallback is None:
+                raise EngineError(casting.engine, "engine is not available on this machine")
+            reason = f"{casting.engine} is not available"
+        fb = casting.fallback
+        warnings.append(f"{reason}; fell back to {fb.engine} voice {fb.id}")
+        fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
+        return self.speak(fallback, speaker, rate, warnings, calls)
+
+    def native_fit(
+        self,
+        casting: Casting,
+        speaker: Speaker,
+        target_ms: int,
+        fit: FitOptions,
+        warnings: list[str],
+        calls: dict[str, int],
+        start: float = 1.0,
+    ) -> Voiced:
+        """Synthesize at the starting rate (the segment's own, else natural), then at the
+        native rates that home in on ``target_ms``; the slowest is ``fit.max_slowdown`` of
+        the start. Every pass uses the engine that answered the first; if a later pass
+        fails there, the whole fit starts again on the fallback voice, so one segment's
+        audio never mixes engines."""
+        engine_name, voice, first = self.speak(casting, speaker, start, warnings, calls)
+        pinned = Casting(engine_name, self.catalog.get(voice), None)
+        engine = self.engines[engine_name]
+        speech, rate = first, start
+        tried = [(start, first.duration_ms)]
+        if start != 1.0:
+            fit = fit.model_copy(update={"max_slowdown": fit.max_slowdown * start})
+        try:
+            for _ in range(MAX_RATE_PASSES):
+                wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
+                if wanted is None:
+                    break
+                rate = wanted
+                _, _, speech = self.speak(pinned, speaker, rate, warnings, calls)
+                tried.append((rate, speech.duration_ms))
+        except EngineError as exc:
+            fb = casting.fallback
+            if fb is None or fb.engine == engine_name:
+                raise
+            warnings.append(f"{exc}; fell back to {fb.engine} voice {fb.id}")
+            offline = Casting(fb.engine, fb, None)
+            return self.native_fit(offline, speaker, target_ms, fit, warnings, calls, start)
+        return Voiced(engine_name, voice, first.duration_ms, speech, rate)

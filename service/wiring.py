@@ -1,0 +1,140 @@
+"""The composition root: the one place that chooses adapters and wires them into the
+pipeline and the job services. The API, the workers, the reconciler and the CLI each ask
+here for what they run; nothing else constructs an adapter."""
+
+from __future__ import annotations
+
+import redis
+from celery import Celery
+
+from service.adapters.jobstore import JobStore
+from service.adapters.media import FfmpegMedia
+from service.adapters.metrics import Metrics
+from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.queue import CeleryQueue, make_celery
+from service.adapters.segmenter import tagged_words
+from service.adapters.storage import LocalStorage
+from service.adapters.tts.cache import CachedEngine
+from service.adapters.tts.edge import EdgeConfig, EdgeEngine
+from service.adapters.tts.espeak import EspeakEngine
+from service.adapters.tts.guard import Guard, LocalGuard, RedisGuard
+from service.config import Settings
+from service.jobs import JobService, Lifecycle, Reconciler, WorkerSteps
+from service.keys import KeyStore
+from service.pipeline import Pipeline
+from service.ports import TtsEngine
+from service.voices import load_catalog
+
+
+def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
+    """edge-tts's connection cap and breaker: fleet-wide in Redis when a Redis is configured
+    (the service), in-process otherwise (the one-process CLI)."""
+    if settings.redis_url if use_redis is None else use_redis:
+        client = redis.Redis.from_url(settings.broker_url, decode_responses=True, socket_timeout=5)
+        return RedisGuard(
+            client,
+            "edge",
+            settings.edge_max_connections,
+            settings.edge_breaker_failures,
+            settings.edge_breaker_cooldown,
+        )
+    return LocalGuard(
+        settings.edge_max_connections,
+        settings.edge_breaker_failures,
+        settings.edge_breaker_cooldown,
+    )
+
+
+def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
+    """espeak-ng always, edge-tts too; each behind the shared TTS cache unless it is off."""
+    edge = EdgeEngine(
+        EdgeConfig(
+            wss_url=settings.edge_wss_url,
+            connect_timeout=settings.edge_connect_timeout,
+            receive_timeout=settings.edge_receive_timeout,
+            attempts=settings.edge_attempts,
+            backoff=settings.edge_backoff,
+            ffmpeg=settings.ffmpeg,
+            decode_timeout=settings.decode_timeout,
+        ),
+        guard(settings, use_redis),
+    )
+    found: list[TtsEngine] = [
+        EspeakEngine(settings.espeak, settings.espeak_timeout, tagged_words),
+        edge,
+    ]
+    if settings.tts_cache:
+        return {e.name: CachedEngine(e, settings.cache_dir) for e in found}
+    return {e.name: e for e in found}
+
+
+def pipeline(settings: Settings) -> Pipeline:
+    """The pipeline on this machine's adapters (the speech front-end's tools load on first
+    use)."""
+    lexicons = settings.voices_file.parent / "lexicon"
+    return Pipeline(
+        settings,
+        engines(settings),
+        FfmpegMedia(settings),
+        load_catalog(settings.voices_file),
+        tagged_words,
+        speech=speech_tools,
+        lexicons=lambda language: load_lexicon(lexicons / f"{language}.tsv"),
+    )
+
+
+def job_store(settings: Settings) -> JobStore:
+    """Every call gives up after ``redis_timeout``: a hung Redis costs a request that long."""
+    return JobStore.from_url(settings.broker_url, settings.redis_timeout, settings.redis_timeout)
+
+
+def storage(settings: Settings) -> LocalStorage:
+    return LocalStorage(settings.artifacts_dir)
+
+
+def celery(settings: Settings) -> Celery:
+    return make_celery(settings)
+
+
+def queue(settings: Settings, app: Celery | None = None) -> CeleryQueue:
+    return CeleryQueue(app or celery(settings))
+
+
+def keys(settings: Settings) -> KeyStore:
+    return KeyStore(settings.keys_file)
+
+
+def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
+    """What the API runs on."""
+    store = job_store(settings)
+    return JobService(
+        settings,
+        store,
+        storage(settings),
+        pipeline(settings),
+        jobs_queue or queue(settings),
+        Metrics(store.r),
+    )
+
+
+def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
+    """What a worker process runs; ``app`` is the worker's own Celery app."""
+    store = job_store(settings)
+    return WorkerSteps(
+        settings,
+        store,
+        storage(settings),
+        pipeline(settings),
+        queue(settings, app),
+        Metrics(store.r),
+    )
+
+
+def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Reconciler:
+    store = job_store(settings)
+    return Reconciler(
+        settings,
+        store,
+        jobs_queue or queue(settings),
+        Lifecycle(settings, store, storage(settings)),
+    )

@@ -1,0 +1,94 @@
+"""Fault injection for the service tests: the worker and API entry points the fault stacks
+run (``celery -A tests.service.faults:worker_app``, ``uvicorn tests.service.faults:api_app``).
+
+NARRATE_TEST_FAULTS, comma-separated: segment_sleep=S and finalize_sleep=S (a step that
+takes that much longer), crash_on=WORD (a segment whose text holds WORD kills its worker
+process), bug_on=WORD (such a segment raises a plain Python error), submit_sleep=S (the API's
+submit step, after the body is read). The faults wrap the pipeline the composition root
+builds, so each lands where the step calls it."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from service import wiring
+from service.config import Settings
+from service.pipeline import Pipeline, Plan, SegmentResult
+
+
+def fault(name: str) -> str:
+    """A fault's value ("" when unset; "1" when set without a value)."""
+    for item in os.environ.get("NARRATE_TEST_FAULTS", "").split(","):
+        key, _, value = item.partition("=")
+        if key.strip() == name:
+            return value.strip() or "1"
+    return ""
+
+
+def _sleep(name: str) -> None:
+    if delay := fault(name):
+        time.sleep(float(delay))
+
+
+class FaultyPipeline(Pipeline):
+    """The real pipeline, with the faults injected where a step calls it."""
+
+    def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
+        _sleep("segment_sleep")
+        text = plan.spec.segments[index].text
+        if (word := fault("crash_on")) and word in text:
+            os._exit(77)  # a task that kills its worker every time
+        if (word := fault("bug_on")) and word in text:
+            raise OverflowError("math range error (injected)")  # a plain bug
+        return super().render_segment(plan, index, workdir)
+
+    def finalize(self, *args: Any, **kwargs: Any) -> Any:
+        _sleep("finalize_sleep")
+        return super().finalize(*args, **kwargs)
+
+
+class SlowSubmitPipeline(Pipeline):
+    def plan(self, *args: Any, **kwargs: Any) -> Plan:
+        _sleep("submit_sleep")
+        return super().plan(*args, **kwargs)
+
+
+def _pipeline_with(cls: type[Pipeline]) -> Callable[[Settings], Pipeline]:
+    real = wiring.pipeline
+
+    def build(settings: Settings) -> Pipeline:
+        pipeline = real(settings)
+        pipeline.__class__ = cls
+        return pipeline
+
+    return build
+
+
+@cache
+def _worker() -> Any:
+    wiring.pipeline = _pipeline_with(FaultyPipeline)  # type: ignore[assignment]
+    from workers.celery_app import app
+
+    return app
+
+
+@cache
+def _api() -> Any:
+    wiring.pipeline = _pipeline_with(SlowSubmitPipeline)  # type: ignore[assignment]
+    from service.api.app import create_app
+
+    return create_app()
+
+
+def __getattr__(name: str) -> Any:
+    """Build an entry point only when its process asks for it."""
+    if name == "worker_app":
+        return _worker()
+    if name == "api_app":
+        return _api()
+    raise AttributeError(name)
