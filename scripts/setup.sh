@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=0
-for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl; do
+for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl chromium chromedriver; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 # (no grep -q: with pipefail, fc-list would die of SIGPIPE and look like a failure)
@@ -15,7 +15,8 @@ if [ "$need_apt" = 1 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl >/dev/null
+    ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl \
+    chromium chromium-driver >/dev/null  # chromium: the studio page's browser tests
 fi
 
 if [ ! -x .venv/bin/python ]; then

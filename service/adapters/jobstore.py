@@ -52,6 +52,7 @@ def _record(job: Job, idem_key: str) -> dict[str, Any]:
         "segments_total": job.segments_total,
         "warnings": json.dumps(job.warnings, ensure_ascii=False),
         "idem": idem_key,
+        "parent": job.parent or "",
     }
 
 
@@ -169,6 +170,7 @@ class JobStore:
             stage=data.get("stage", ""),
             stage_progress=float(data.get("stage_progress") or 0),
             segments={int(k): json.loads(v) for k, v in segs.items()},
+            parent=data.get("parent") or None,
         )
 
     def status(self, job_id: str) -> str | None:

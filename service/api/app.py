@@ -12,7 +12,7 @@ from fastapi.openapi.utils import get_openapi
 from service import wiring
 from service.api import errors
 from service.api.limits import BodyLimit
-from service.api.routes import artifacts, health, jobs, voices
+from service.api.routes import artifacts, health, jobs, studio, voices
 from service.config import Settings, get_settings
 from service.domain.spec import JobSpec
 from service.jobs import JobService
@@ -37,7 +37,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
         BodyLimit, limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
     )
     errors.install(app)
-    for module in (jobs, artifacts, voices, health):
+    for module in (jobs, artifacts, voices, health, studio):
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

@@ -26,6 +26,7 @@ class SegmentState(BaseModel):
     worker: str | None = None
     native_rate: float | None = None
     stretch_ratio: float | None = None
+    tts_calls: int | None = None
     warnings: list[str] = []
 
 
@@ -44,6 +45,7 @@ class JobOut(BaseModel):
     error: str | None
     artifacts: list[str]
     links: Links
+    parent: str | None = None
 
 
 class JobList(BaseModel):

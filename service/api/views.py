@@ -47,4 +47,5 @@ def job_out(request: Request, job: Job) -> JobOut:
         error=job.error,
         artifacts=job.artifacts,
         links=links(request, job),
+        parent=job.parent,
     )

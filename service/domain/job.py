@@ -28,6 +28,7 @@ class Job:
     stage: str = ""
     stage_progress: float = 0.0
     segments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    parent: str | None = None  # the job this one re-renders (a fix made in the studio)
 
     @property
     def terminal(self) -> bool:

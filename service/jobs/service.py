@@ -77,6 +77,7 @@ class JobService:
         options: RenderOptions,
         video: Path | None,
         idem: tuple[str, str] | None = None,
+        parent: str | None = None,
     ) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
@@ -97,6 +98,7 @@ class JobService:
             has_video=video is not None,
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
+            parent=parent,
         )
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         try:

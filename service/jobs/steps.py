@@ -134,6 +134,7 @@ class WorkerSteps:
             stretch_ratio=result.stretch_ratio,
             finished=time.time(),
             warnings=result.warnings,
+            tts_calls=sum(result.tts_calls.values()),  # 0: every request hit the TTS cache
         )
         for stage, secs in result.timings.items():
             self.metrics.observe_stage(stage, secs)
