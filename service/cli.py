@@ -74,10 +74,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
-    from service.voices import load_catalog, refresh_catalog
+    from service.voicepacks import zh_baker
+    from service.voices import NEURAL, load_catalog, refresh_catalog
 
-    path = get_settings().voices_file
-    if args.refresh:
+    settings = get_settings()
+    if getattr(args, "voices_command", None) == "install":
+        if args.voice != zh_baker.VOICE:
+            raise InputError(f"no voice pack named {args.voice!r}; installable: {zh_baker.VOICE}")
+        paths = zh_baker.Paths(zh_baker.default_cache(), settings.data_dir)
+        zh_baker.install(paths, args.accept_license)
+        return 0
+    path = settings.voices_file
+    if getattr(args, "refresh", False):
         import asyncio
 
         import edge_tts
@@ -93,13 +101,23 @@ def cmd_voices(args: argparse.Namespace) -> int:
             return 1
         n = refresh_catalog(path, [dict(v) for v in listed])
         print(f"{n} edge voices written to {path}", file=sys.stderr)
-    voices = load_catalog(path).filter(args.language, args.engine)
+    voices = load_catalog(path).filter(
+        getattr(args, "language", None), getattr(args, "engine", None)
+    )
     if not voices:
         print(f"narrate: error: no voice speaks {args.language!r}", file=sys.stderr)
         return 2
+    neural_installed = zh_baker.installed(settings.data_dir) is not None
     for v in voices:
         mark = "*" if v.default else " "
-        print(f"{mark} {v.engine:<7} {v.locale or v.language:<15} {v.gender:<7} {v.id}")
+        note = ""
+        if v.engine == NEURAL:
+            note = (
+                "  (installed; CC BY-NC-SA 4.0, non-commercial)"
+                if neural_installed
+                else f"  (not installed: {zh_baker.INSTALL_COMMAND})"
+            )
+        print(f"{mark} {v.engine:<11} {v.locale or v.language:<15} {v.gender:<7} {v.id}{note}")
     return 0
 
 
@@ -185,16 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
         func=cmd_schema
     )
-    sub.add_parser("styles", help="list the subtitle style presets").set_defaults(
-        func=cmd_styles
-    )
-    vo = sub.add_parser("voices", help="list the voice catalog")
+    sub.add_parser("styles", help="list the subtitle style presets").set_defaults(func=cmd_styles)
+    vo = sub.add_parser("voices", help="list the voice catalog, or install a voice pack")
     vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")
-    vo.add_argument("--engine", choices=["edge", "espeak"])
+    vo.add_argument("--engine", choices=["edge", "espeak", "fastspeech2"])
     vo.add_argument(
         "--refresh", action="store_true", help="update edge's voices from the live list first"
     )
     vo.set_defaults(func=cmd_voices)
+    vo_sub = vo.add_subparsers(dest="voices_command")
+    vi = vo_sub.add_parser(
+        "install", help="build and install an opt-in voice pack (zh-baker: non-commercial)"
+    )
+    vi.add_argument("voice", help="the voice to install: zh-baker")
+    vi.add_argument(
+        "--accept-license",
+        action="store_true",
+        help="accept the voice's licence (zh-baker: CC BY-NC-SA 4.0, non-commercial use only)",
+    )
+    vi.set_defaults(func=cmd_voices)
 
     sv = sub.add_parser("serve", help="run the API and N workers (and a local Redis if needed)")
     sv.add_argument("--host", default="127.0.0.1")

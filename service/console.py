@@ -52,7 +52,7 @@ class ProgressBar:
 
 def add_render_flags(p: argparse.ArgumentParser) -> None:
     """The per-render choices, the same for `render` and `submit`."""
-    p.add_argument("--engine", choices=["espeak", "edge", "auto"])
+    p.add_argument("--engine", choices=["espeak", "edge", "auto", "fastspeech2"])
     p.add_argument("--voice")
     p.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
     p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")

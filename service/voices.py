@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from service.domain.errors import VoiceError
+from service.domain.errors import InputError, VoiceError
 from service.domain.spec import JobSpec
 
 OFFLINE = "espeak"
+# The opt-in neural offline voice: used only once installed (its licence is non-commercial).
+NEURAL = "fastspeech2"
+NEURAL_INSTALL = "narrate voices install zh-baker --accept-license"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,24 @@ class Casting:
     engine: str
     voice: Voice
     fallback: Voice | None
+    more: tuple[Voice, ...] = ()  # fallbacks after ``fallback``, in order
+
+    def fall_back(self) -> Casting:
+        """The casting that tries ``fallback`` next (then the rest of the chain)."""
+        assert self.fallback is not None
+        fb = self.fallback
+        return Casting(fb.engine, fb, self.more[0] if self.more else None, self.more[1:])
+
+    def after(self, engine: str) -> Casting | None:
+        """The rest of the chain after the voice of ``engine`` (None: nothing after it)."""
+        chain = [self.voice, *([self.fallback] if self.fallback else []), *self.more]
+        for i, v in enumerate(chain):
+            if v.engine == engine and i + 1 < len(chain):
+                rest = chain[i + 1 :]
+                return Casting(
+                    rest[0].engine, rest[0], rest[1] if len(rest) > 1 else None, tuple(rest[2:])
+                )
+        return None
 
 
 class Catalog:
@@ -94,11 +116,15 @@ class Catalog:
         spec: JobSpec,
         engine: str | None = None,
         voice: str | None = None,
+        installed: Collection[str] = (),
         segment: int | None = None,
     ) -> Casting:
         """Resolve the engine and voice of the job, or of one segment (its own voice or its
         speaker's wins over the job's); raise VoiceError for an unknown voice or one that
-        speaks another language."""
+        speaks another language, InputError for the neural voice when not installed.
+        ``installed``: the engines this machine has (the neural one only once installed).
+        ``auto`` tries edge, then the neural voice (if installed, for its language), then
+        espeak-ng (of the chosen voice's gender)."""
         engine = engine or spec.engine
         field = "voice"
         voice_id = voice
@@ -109,6 +135,18 @@ class Catalog:
         voice_id = voice_id or spec.voice
         chosen = self._voice(spec, voice_id, field) if voice_id else None
         offline = self.offline_like(chosen, spec.language)
+        neural = next(
+            (v for v in self.voices if v.engine == NEURAL and v.language == spec.language), None
+        )
+        if engine == NEURAL or (engine == "auto" and chosen and chosen.engine == NEURAL):
+            if neural is None:
+                raise InputError(f"engine {NEURAL} has no {spec.language!r} voice")
+            if NEURAL not in installed:
+                raise InputError(
+                    f"the {NEURAL} voice {neural.id} is not installed; run: {NEURAL_INSTALL}"
+                )
+            pick = chosen if chosen and chosen.engine == NEURAL else neural
+            return Casting(NEURAL, pick, offline if engine == "auto" else None)
         if engine == OFFLINE or (engine == "auto" and chosen and chosen.engine == OFFLINE):
             return Casting(
                 OFFLINE, chosen if chosen and chosen.engine == OFFLINE else offline, None
@@ -116,7 +154,11 @@ class Catalog:
         primary = (
             chosen if chosen and chosen.engine == "edge" else self.default("edge", spec.language)
         )
-        return Casting("edge", primary, offline if engine == "auto" else None)
+        if engine != "auto":
+            return Casting("edge", primary, None)
+        if neural is not None and NEURAL in installed:
+            return Casting("edge", primary, neural, (offline,))
+        return Casting("edge", primary, offline)
 
     def offline_like(self, voice: Voice | None, language: str) -> Voice:
         """The offline voice for a language, of the chosen voice's gender where there is
@@ -127,11 +169,11 @@ class Catalog:
                     return v if not v.default else self.default(OFFLINE, language)
         return self.default(OFFLINE, language)
 
-    def cast_all(self, spec: JobSpec) -> list[Casting]:
+    def cast_all(self, spec: JobSpec, installed: Collection[str] = ()) -> list[Casting]:
         """Every segment's casting: checks every voice a job names, at the door."""
         for name, voice_id in spec.speakers.items():
             self._voice(spec, voice_id, f"speakers {name}")
-        return [self.cast(spec, segment=i) for i in range(len(spec.segments))]
+        return [self.cast(spec, installed=installed, segment=i) for i in range(len(spec.segments))]
 
 
 @lru_cache(maxsize=4)

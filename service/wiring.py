@@ -23,6 +23,7 @@ from service.jobs import JobService, Lifecycle, Reconciler, WorkerSteps
 from service.keys import KeyStore
 from service.pipeline import Pipeline
 from service.ports import TtsEngine
+from service.voicepacks import zh_baker
 from service.voices import load_catalog
 
 
@@ -46,7 +47,9 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
 
 
 def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
-    """espeak-ng always, edge-tts too; each behind the shared TTS cache unless it is off."""
+    """espeak-ng always, edge-tts too; the neural fastspeech2 voice only once its pack is
+    installed in the data dir (opt-in: non-commercial licence); each behind the shared TTS
+    cache unless it is off."""
     edge = EdgeEngine(
         EdgeConfig(
             wss_url=settings.edge_wss_url,
@@ -59,10 +62,13 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
         ),
         guard(settings, use_redis),
     )
-    found: list[TtsEngine] = [
-        EspeakEngine(settings.espeak, settings.espeak_timeout, tagged_words),
-        edge,
-    ]
+    espeak = EspeakEngine(settings.espeak, settings.espeak_timeout, tagged_words)
+    found: list[TtsEngine] = [espeak, edge]
+    pack = zh_baker.installed(settings.data_dir)
+    if pack is not None:
+        from service.adapters.tts.fastspeech2 import FastSpeech2Engine  # onnxruntime: lazy
+
+        found.append(FastSpeech2Engine(pack, english=espeak))  # models load on first use
     if settings.tts_cache:
         return {e.name: CachedEngine(e, settings.cache_dir) for e in found}
     return {e.name: e for e in found}

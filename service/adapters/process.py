@@ -23,7 +23,9 @@ class Running:
     Raises MediaError on a non-zero exit (``returncode``), a timeout (``returncode`` None) or
     a program that cannot be started (``returncode`` 127)."""
 
-    def __init__(self, argv: list[str], stdin: bytes | None = None) -> None:
+    def __init__(
+        self, argv: list[str], stdin: bytes | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.argv = argv
         self.stdin = stdin
         try:
@@ -33,6 +35,7 @@ class Running:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env=env,
             )
         except OSError as exc:
             raise MediaError(argv, NOT_FOUND, f"cannot run {argv[0]}: {exc}") from None
@@ -59,10 +62,14 @@ class Running:
 
 
 def run(
-    argv: list[str], timeout: float, stdin: bytes | None = None
+    argv: list[str],
+    timeout: float,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``argv`` to its end (see Running) and return its output."""
-    return Running(argv, stdin).wait(timeout)
+    """Run ``argv`` to its end (see Running) and return its output; ``env`` replaces the
+    environment (None: inherit it)."""
+    return Running(argv, stdin, env).wait(timeout)
 
 
 def _kill_group(pgid: int) -> None:

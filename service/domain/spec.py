@@ -15,7 +15,7 @@ from service.domain.errors import ScriptError
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
 
 Language = Literal["zh", "en"]
-Engine = Literal["auto", "edge", "espeak"]
+Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
 
 MAX_TEXT = 2000  # characters in one segment: ~6 minutes of speech, far beyond any real segment

@@ -84,8 +84,8 @@ class Pipeline(SegmentStep, FinalizeStep):
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
         """Everything that can be checked before any audio is made: voices, pace, video."""
         spec = options.apply(spec)
-        casting = self.catalog.cast(spec)
-        self.catalog.cast_all(spec)  # every segment's and speaker's voice, at the door
+        casting = self.catalog.cast(spec, installed=self.engines)
+        self.catalog.cast_all(spec, installed=self.engines)  # every voice a job names
         job_style(self.settings, spec)  # an unknown style preset, at the door
         warnings = check_pace(spec)
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)

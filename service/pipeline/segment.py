@@ -3,6 +3,7 @@ written into the job's workspace (a port: local files for the tools, kept by the
 
 from __future__ import annotations
 
+import bisect
 import tempfile
 import time
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
 from service.domain.units import ms_to_samples, samples_to_ms
 from service.pipeline.results import Plan, SegmentResult
 from service.pipeline.voicing import Speaker, Voicing
-from service.ports import Media, Speech, Workspace
+from service.ports import Boundary, Media, Speech, Workspace
 from service.voices import Catalog
 
 
@@ -31,6 +32,30 @@ class Fitted:
     speech_ms: int
     ratio: float
     warnings: list[str]
+
+
+def source_words(
+    boundaries: list[Boundary], spoken: SpokenText, scale: float, speech_ms: int
+) -> list[tuple[int, int, int, int]]:
+    """Engine boundaries (spoken offsets) as (source start, end, start ms, end ms). A boundary
+    inside a piece the front-end rewrote as a whole (长上下文 said as four syllables, each
+    timed by the neural voice) stands for that whole piece, and boundaries of one piece merge:
+    a cue starts on the piece's first syllable and ends on its last."""
+    words: list[tuple[int, int, int, int]] = []
+    starts = [p.spk_start for p in spoken.pieces]
+    for w in boundaries:
+        a, b = spoken.span_to_source(w.start, w.end)
+        if b <= a and spoken.pieces:
+            piece = spoken.pieces[max(0, bisect.bisect_right(starts, w.start) - 1)]
+            a, b = piece.src_start, piece.src_end
+        if b <= a:
+            continue
+        start, end = round(w.start_ms * scale), min(round(w.end_ms * scale), speech_ms)
+        if words and words[-1][:2] == (a, b):
+            words[-1] = (a, b, min(words[-1][2], start), max(words[-1][3], end))
+        else:
+            words.append((a, b, start, end))
+    return words
 
 
 def segment_audio_name(index: int) -> str:
@@ -64,7 +89,9 @@ class SegmentStep:
         target_ms = speech_target_ms(slot, fit)
         seg = spec.segments[index]
         voiced = self.voicing.native_fit(
-            self.catalog.cast(spec, segment=index),  # the segment's voice or its speaker's
+            self.catalog.cast(
+                spec, installed=self.voicing.engines, segment=index
+            ),  # the segment's voice or its speaker's
             speaker,
             target_ms,
             fit,
@@ -139,17 +166,7 @@ class SegmentStep:
         """Engines report offsets into the spoken text; subtitles need the script's offsets,
         and the times the fit moved them to."""
         text, spec = plan.spec.segments[index].text, plan.spec
-        words = [
-            (
-                a,
-                b,
-                round(w.start_ms * fitted.scale),
-                min(round(w.end_ms * fitted.scale), fitted.speech_ms),
-            )
-            for w in speech.boundaries
-            for a, b in [spoken.span_to_source(w.start, w.end)]
-            if b > a
-        ]
+        words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
         return [
             (p.start, p.end, p.start_ms, p.end_ms)
             for p in timed_phrases(text, spec.line_chars, words, self.segment)

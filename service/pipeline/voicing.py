@@ -1,9 +1,10 @@
-"""Who says a segment, and at what native rate: the cast engine, falling back to the offline
-voice where allowed, re-synthesized at the rates that home in on the target length."""
+"""Who says a segment, and at what native rate: the cast engine, falling back along the
+casting's chain (edge -> the neural voice if installed -> espeak-ng) where allowed,
+re-synthesized at the rates that home in on the target length."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from service.domain.errors import EngineError
 from service.domain.spec import FitOptions
@@ -94,9 +95,8 @@ class Voicing:
             if casting.fallback is None:
                 raise EngineError(casting.engine, "engine is not available on this machine")
             reason = f"{casting.engine} is not available"
-        fb = casting.fallback
-        warnings.append(f"{reason}; fell back to {fb.engine} voice {fb.id}")
-        fallback = replace(casting, engine=fb.engine, voice=fb, fallback=None)
+        fallback = casting.fall_back()
+        warnings.append(f"{reason}; fell back to {fallback.engine} voice {fallback.voice.id}")
         return self.speak(fallback, speaker, rate, warnings, calls)
 
     def native_fit(
@@ -130,10 +130,9 @@ class Voicing:
                 _, _, speech = self.speak(pinned, speaker, rate, warnings, calls)
                 tried.append((rate, speech.duration_ms))
         except EngineError as exc:
-            fb = casting.fallback
-            if fb is None or fb.engine == engine_name:
+            rest = casting.after(engine_name)
+            if rest is None:
                 raise
-            warnings.append(f"{exc}; fell back to {fb.engine} voice {fb.id}")
-            offline = Casting(fb.engine, fb, None)
-            return self.native_fit(offline, speaker, target_ms, fit, warnings, calls, start)
+            warnings.append(f"{exc}; fell back to {rest.engine} voice {rest.voice.id}")
+            return self.native_fit(rest, speaker, target_ms, fit, warnings, calls, start)
         return Voiced(engine_name, voice, first.duration_ms, speech, rate)
