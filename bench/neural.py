@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from devtools.pitch import tone_gap  # noqa: E402
 from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
 from service.adapters.segmenter import cjk_words  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
@@ -31,7 +32,6 @@ from service.domain.speech import front_end, parse_entries  # noqa: E402
 from service.domain.text import split_phrases, syllables  # noqa: E402
 from service.ports import TtsRequest  # noqa: E402
 from service.voicepacks import zh_baker  # noqa: E402
-from tests.test_neural import tone_gap  # noqa: E402
 
 
 def rss_mb() -> float:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from devtools.pitch import tone_gap
 from service import audio as dsp
 from service.adapters.tts.fastspeech2 import LETTERS, FastSpeech2Engine, units
 from service.domain.errors import InputError
@@ -57,39 +58,6 @@ def engine(neural_data: Path) -> FastSpeech2Engine:
     pack = zh_baker.installed(neural_data)
     assert pack is not None and zh_baker.is_complete(pack)
     return FastSpeech2Engine(pack)
-
-
-def f0_track(x: np.ndarray, sr: int, hop_ms: int = 10) -> np.ndarray:
-    """Autocorrelation pitch (Hz) every ``hop_ms``; NaN where unvoiced or quiet."""
-    n, h = int(0.04 * sr), sr * hop_ms // 1000
-    lo, hi = sr // 400, sr // 70
-    out = []
-    for s in range(0, len(x) - n, h):
-        fr = x[s : s + n] - x[s : s + n].mean()
-        if np.sqrt(np.mean(fr**2)) < 0.02:
-            out.append(np.nan)
-            continue
-        ac = np.correlate(fr, fr, "full")[n - 1 :]
-        ac = ac / (ac[0] + 1e-9)
-        lag = lo + int(np.argmax(ac[lo:hi]))
-        out.append(sr / lag if ac[lag] > 0.5 else np.nan)
-    return np.array(out)
-
-
-def tone_gap(engine: FastSpeech2Engine) -> float:
-    """Semitones between tone 1 and tone 3: each of ten syllables said alone with either tone,
-    the median voiced pitch of each utterance compared; the median over the ten."""
-    gaps = []
-    for base in ["ma", "ba", "da", "tang", "gao", "shan", "fei", "lao", "ying", "hua"]:
-        medians = []
-        for tone in (1, 3):
-            speech = engine.synthesize(TtsRequest(f"{base}{tone} .", "zh-baker", "zh"))
-            f0 = f0_track(speech.audio, speech.rate)
-            f0 = f0[~np.isnan(f0)]
-            assert len(f0) >= 5, (base, tone)
-            medians.append(float(np.median(f0)))
-        gaps.append(12 * np.log2(medians[0] / medians[1]))
-    return float(np.median(gaps))
 
 
 # -- without the pack -------------------------------------------------------------------------
