@@ -49,7 +49,10 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     plan = pipeline.plan(spec, render_options(args), video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar()).manifest
+    music = Path(args.music) if getattr(args, "music", None) else None
+    if music is not None and not music.is_file():
+        raise InputError(f"--music: no such file {args.music}")
+    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar(), music=music).manifest
     for w in manifest["warnings"][len(plan.warnings) :]:
         print(f"warning: {w}", file=sys.stderr)
     print(
@@ -72,7 +75,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_voices(args: argparse.Namespace) -> int:
     from service.voicepacks import zh_baker
-    from service.voices import NEURAL, load_catalog
+    from service.voices import NEURAL, load_catalog, refresh_catalog
 
     settings = get_settings()
     if getattr(args, "voices_command", None) == "install":
@@ -81,8 +84,31 @@ def cmd_voices(args: argparse.Namespace) -> int:
         paths = zh_baker.Paths(zh_baker.default_cache(), settings.data_dir)
         zh_baker.install(paths, args.accept_license)
         return 0
+    path = settings.voices_file
+    if getattr(args, "refresh", False):
+        import asyncio
+
+        import edge_tts
+
+        try:
+            listed = asyncio.run(asyncio.wait_for(edge_tts.list_voices(), timeout=30))
+        except Exception as exc:  # offline, DNS, TLS, a proxy: all mean "not refreshed"
+            print(
+                f"narrate: error: cannot fetch edge's voice list ({type(exc).__name__}: "
+                f"{str(exc)[:200]}); the catalog is unchanged",
+                file=sys.stderr,
+            )
+            return 1
+        n = refresh_catalog(path, [dict(v) for v in listed])
+        print(f"{n} edge voices written to {path}", file=sys.stderr)
+    voices = load_catalog(path).filter(
+        getattr(args, "language", None), getattr(args, "engine", None)
+    )
+    if not voices:
+        print(f"narrate: error: no voice speaks {args.language!r}", file=sys.stderr)
+        return 2
     neural_installed = zh_baker.installed(settings.data_dir) is not None
-    for v in load_catalog(settings.voices_file).voices:
+    for v in voices:
         mark = "*" if v.default else " "
         note = ""
         if v.engine == NEURAL:
@@ -91,7 +117,7 @@ def cmd_voices(args: argparse.Namespace) -> int:
                 if neural_installed
                 else f"  (not installed: {zh_baker.INSTALL_COMMAND})"
             )
-        print(f"{mark} {v.engine:<11} {v.language:<3} {v.gender:<7} {v.id}{note}")
+        print(f"{mark} {v.engine:<11} {v.locale or v.language:<15} {v.gender:<7} {v.id}{note}")
     return 0
 
 
@@ -150,6 +176,14 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return client.submit(args)
 
 
+def cmd_styles(args: argparse.Namespace) -> int:
+    from service.styles import load_styles
+
+    for name, preset in load_styles(get_settings()).items():
+        print(f"{name:<16} {preset.get('description', '')}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="narrate", description="TTS narration and subtitle production")
     sub = p.add_subparsers(dest="command", required=True)
@@ -158,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("script", help="a .md/.txt script or a .json job spec")
     r.add_argument("--out", required=True, help="directory for the artifacts")
     r.add_argument("--video", help="video to mux the narration and subtitles onto")
+    r.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
     add_render_flags(r)
     r.set_defaults(func=cmd_render)
 
@@ -168,7 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
         func=cmd_schema
     )
+    sub.add_parser("styles", help="list the subtitle style presets").set_defaults(func=cmd_styles)
     vo = sub.add_parser("voices", help="list the voice catalog, or install a voice pack")
+    vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")
+    vo.add_argument("--engine", choices=["edge", "espeak", "fastspeech2"])
+    vo.add_argument(
+        "--refresh", action="store_true", help="update edge's voices from the live list first"
+    )
     vo.set_defaults(func=cmd_voices)
     vo_sub = vo.add_subparsers(dest="voices_command")
     vi = vo_sub.add_parser(

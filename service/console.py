@@ -4,13 +4,17 @@ flags, and the progress bar on stderr."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
-from service.domain.errors import InputError
+from pydantic import ValidationError
+
+from service.domain.errors import InputError, ScriptError
 from service.domain.script import parse_script
-from service.domain.spec import JobSpec, RenderOptions
+from service.domain.spec import JobSpec, RenderOptions, StyleSpec
 
 
 def read_script(path: Path) -> JobSpec:
@@ -54,9 +58,57 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
     p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
+    p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
+    p.add_argument(
+        "--screen-text",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show each shot's 屏幕文字 as its own layer (default: with --burn-in only)",
+    )
+    p.add_argument(
+        "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
+    )
+
+
+MAX_STYLE_FILE = 64 * 1024
+
+
+def style_option(value: str | None) -> StyleSpec | None:
+    """``--style``: a preset name, or a JSON file of style fields (a StyleSpec)."""
+    if not value:
+        return None
+    data: Any = value
+    if value.lower().endswith(".json"):
+        path = Path(value)
+        try:
+            if path.stat().st_size > MAX_STYLE_FILE:
+                raise ScriptError(f"{value} is over {MAX_STYLE_FILE} bytes", "--style")
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ScriptError(f"cannot read {value}: {exc}", "--style") from None
+    if isinstance(data, str):
+        data = {"preset": data}
+    try:
+        return StyleSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = " ".join(str(x) for x in first["loc"])
+        raise ScriptError(
+            str(first["msg"]).removeprefix("Value error, "), f"--style {where}".strip()
+        ) from None
 
 
 def render_options(args: argparse.Namespace) -> RenderOptions:
+    try:
+        return _render_options(args)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        raise ScriptError(str(first["msg"]), flag) from None
+
+
+def _render_options(args: argparse.Namespace) -> RenderOptions:
     return RenderOptions(
         engine=args.engine,
         voice=args.voice,
@@ -64,4 +116,14 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         burn_in=args.burn_in,
         original_audio=args.original_audio,
         extend_video=args.extend_video,
+        style=style_option(getattr(args, "style", None)),
+        screen_text=getattr(args, "screen_text", None),
+        **{
+            k: v
+            for k, v in (
+                ("music_level", getattr(args, "music_level", None)),
+                ("music_duck", getattr(args, "music_duck", None)),
+            )
+            if v is not None
+        },
     )

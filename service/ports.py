@@ -106,6 +106,10 @@ class Media(Protocol):
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
 
+    def decode_audio(self, source: Path, dest: Path, rate: int, seconds: float) -> None:
+        """An audio file as raw mono float32 at ``rate``, its first ``seconds`` at most."""
+        ...
+
 
 class Workspace(Protocol):
     """A job's intermediate files as the pipeline sees them. Tools (ffmpeg, rubberband, the

@@ -26,6 +26,20 @@ class Voice:
     language: str
     gender: str = ""
     default: bool = False
+    rate: str = "+0%"
+    pitch: str = "+0Hz"
+    words_per_minute: int = 175
+    locale: str = ""  # zh-CN, zh-CN-liaoning, en-GB...: the language is its first part
+    name: str = ""  # the engine's friendly name, when known
+
+    def speaks(self, language: str) -> bool:
+        """``zh`` matches zh-CN/zh-TW/zh-HK voices; ``zh-TW`` matches only those."""
+        language = language.lower()
+        return (
+            self.language == language
+            or self.locale.lower().startswith(language + "-")
+            or (self.locale.lower() == language)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,19 +78,38 @@ class Catalog:
     def from_data(cls, data: dict[str, Any]) -> Catalog:
         return cls([Voice(**v) for v in data["voices"]])
 
+    def filter(self, language: str | None = None, engine: str | None = None) -> list[Voice]:
+        return [
+            v
+            for v in self.voices
+            if (not language or v.speaks(language)) and (not engine or v.engine == engine)
+        ]
+
     def default(self, engine: str, language: str) -> Voice:
         return next(
             v for v in self.voices if v.engine == engine and v.language == language and v.default
         )
 
-    def get(self, voice_id: str) -> Voice:
+    def get(self, voice_id: str, field: str = "") -> Voice:
         if voice_id in self.by_id:
             return self.by_id[voice_id]
         lowered = {k.lower(): k for k in self.by_id}
         if voice_id.lower() in lowered:
             return self.by_id[lowered[voice_id.lower()]]
         near = difflib.get_close_matches(voice_id.lower(), list(lowered), n=3, cutoff=0.5)
-        raise VoiceError(voice_id, tuple(lowered[n] for n in near))
+        raise VoiceError(voice_id, tuple(lowered[n] for n in near), field)
+
+    def _voice(self, spec: JobSpec, voice_id: str, field: str) -> Voice:
+        """A catalog voice that speaks the job's language, or a VoiceError naming ``field``."""
+        chosen = self.get(voice_id, field)
+        if chosen.language != spec.language:
+            raise VoiceError(
+                voice_id,
+                tuple(v.id for v in self.voices if v.language == spec.language)[:3],
+                field,
+                f"voice {chosen.id!r} speaks {chosen.language}, not the job's {spec.language}",
+            )
+        return chosen
 
     def cast(
         self,
@@ -84,21 +117,24 @@ class Catalog:
         engine: str | None = None,
         voice: str | None = None,
         installed: Collection[str] = (),
+        segment: int | None = None,
     ) -> Casting:
-        """Resolve the job's engine and voice; raise VoiceError for an unknown voice or one
-        that speaks another language, InputError for the neural voice when not installed.
+        """Resolve the engine and voice of the job, or of one segment (its own voice or its
+        speaker's wins over the job's); raise VoiceError for an unknown voice or one that
+        speaks another language, InputError for the neural voice when not installed.
         ``installed``: the engines this machine has (the neural one only once installed).
         ``auto`` tries edge, then the neural voice (if installed, for its language), then
-        espeak-ng."""
+        espeak-ng (of the chosen voice's gender)."""
         engine = engine or spec.engine
-        voice_id = voice or spec.voice
-        chosen = self.get(voice_id) if voice_id else None
-        if chosen and chosen.language != spec.language:
-            raise VoiceError(
-                voice_id or "",
-                tuple(v.id for v in self.voices if v.language == spec.language)[:3],
-            )
-        offline = self.default(OFFLINE, spec.language)
+        field = "voice"
+        voice_id = voice
+        if voice_id is None and segment is not None and spec.voice_of(segment):
+            voice_id = spec.voice_of(segment)
+            seg = spec.segments[segment]
+            field = f"speakers {seg.speaker}" if seg.speaker else f"segment {segment + 1} voice"
+        voice_id = voice_id or spec.voice
+        chosen = self._voice(spec, voice_id, field) if voice_id else None
+        offline = self.offline_like(chosen, spec.language)
         neural = next(
             (v for v in self.voices if v.engine == NEURAL and v.language == spec.language), None
         )
@@ -124,7 +160,77 @@ class Catalog:
             return Casting("edge", primary, neural, (offline,))
         return Casting("edge", primary, offline)
 
+    def offline_like(self, voice: Voice | None, language: str) -> Voice:
+        """The offline voice for a language, of the chosen voice's gender where there is
+        one: two speakers stay two voices when edge is out of reach."""
+        if voice is not None and voice.gender:
+            for v in self.voices:
+                if v.engine == OFFLINE and v.language == language and v.gender == voice.gender:
+                    return v if not v.default else self.default(OFFLINE, language)
+        return self.default(OFFLINE, language)
+
+    def cast_all(self, spec: JobSpec, installed: Collection[str] = ()) -> list[Casting]:
+        """Every segment's casting: checks every voice a job names, at the door."""
+        for name, voice_id in spec.speakers.items():
+            self._voice(spec, voice_id, f"speakers {name}")
+        return [self.cast(spec, installed=installed, segment=i) for i in range(len(spec.segments))]
+
 
 @lru_cache(maxsize=4)
 def load_catalog(path: Path) -> Catalog:
     return Catalog.from_data(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+MAX_REFRESHED_VOICES = 5000  # the live list has ~320; anything far beyond is not a voice list
+
+
+def edge_entries(listed: list[dict[str, Any]], previous: Catalog) -> list[dict[str, Any]]:
+    """edge_tts.list_voices() records -> catalog entries; the default voices of the previous
+    catalog stay the defaults when they are still listed."""
+    if not 0 < len(listed) <= MAX_REFRESHED_VOICES:
+        raise ValueError(f"the edge voice list has {len(listed)} entries")
+    defaults = {v.id for v in previous.voices if v.engine == "edge" and v.default}
+    out: dict[str, dict[str, Any]] = {}
+    for item in listed:
+        vid, locale = str(item.get("ShortName", "")), str(item.get("Locale", ""))
+        if not vid or not locale or not vid.startswith(locale.split("-")[0]):
+            continue
+        entry: dict[str, Any] = {
+            "id": vid,
+            "engine": "edge",
+            "language": locale.split("-")[0].lower(),
+            "locale": locale,
+            "gender": str(item.get("Gender", "")).lower(),
+        }
+        if item.get("FriendlyName"):
+            entry["name"] = str(item["FriendlyName"])
+        if vid in defaults:
+            entry["default"] = True
+        out[vid] = entry
+    return sorted(out.values(), key=lambda e: (e["language"], e["id"]))
+
+
+def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:
+    """Replace the edge part of the catalog file at ``path`` with ``listed`` (atomically);
+    espeak voices and the defaults are kept. Returns the number of edge voices."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    previous = Catalog.from_data(data)
+    edge = edge_entries(listed, previous)
+    ids = {e["id"] for e in edge}
+    for language in {v.language for v in previous.voices if v.engine == "edge" and v.default}:
+        if not any(e.get("default") and e["language"] == language for e in edge):
+            first = next((e for e in edge if e["language"] == language), None)
+            if first is not None:
+                first["default"] = True  # the old default is gone: the first of the language
+    others = [v for v in data["voices"] if v["engine"] != "edge"]
+    source = dict(data.get("source", {}))
+    source["edge"] = "edge_tts.list_voices(), by `narrate voices --refresh`"
+    out = {"source": source, "voices": edge + others}
+    tmp = path.with_suffix(".json.tmp")
+    lines = ["{", '  "source": ' + json.dumps(source, ensure_ascii=False) + ",", '  "voices": [']
+    lines.append(",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in out["voices"]))
+    lines += ["  ]", "}"]
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    load_catalog.cache_clear()
+    return len(ids)

@@ -173,6 +173,17 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     return argv
 
 
+def decode_audio_args(
+    source: Path, dest: Path, rate: int, seconds: float, ffmpeg: str
+) -> list[str]:
+    """Any audio file -> raw mono float32 at ``rate``, at most ``seconds`` long (the music
+    bed is looped from it, so a longer file is never needed whole)."""
+    return [
+        ffmpeg, "-nostdin", "-y", "-v", "error", "-i", str(source), "-map", "0:a:0",
+        "-t", f"{seconds:.3f}", "-ac", "1", "-ar", str(rate), "-f", "f32le", str(dest),
+    ]  # fmt: skip
+
+
 def stretch_args(source: Path, dest: Path, ratio: float, settings: Settings) -> list[str]:
     # R3 ("finer") engine: pitch-preserving, best quality, sample-exact output length.
     return [settings.rubberband, "-3", "-q", "-t", f"{ratio:.6f}", str(source), str(dest)]
@@ -205,3 +216,15 @@ class FfmpegMedia:
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None:
         run(stretch_args(source, dest, ratio, self.settings), self.settings.ffmpeg_timeout)
+
+    def decode_audio(self, source: Path, dest: Path, rate: int, seconds: float) -> None:
+        if not source.is_file():
+            raise MediaInputError("no such music file", source.name)
+        argv = decode_audio_args(source, dest, rate, seconds, self.settings.ffmpeg)
+        try:
+            run(argv, self.settings.ffmpeg_timeout)
+        except MediaError as exc:
+            why = (exc.stderr_tail.strip().splitlines() or ["no audio stream"])[-1]
+            raise MediaInputError(f"not a readable audio file ({why})", source.name) from None
+        if not dest.exists() or dest.stat().st_size == 0:
+            raise MediaInputError("has no audio", source.name)

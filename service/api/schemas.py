@@ -59,6 +59,8 @@ class Voice(BaseModel):
     language: str
     gender: str
     default: bool
+    locale: str = ""
+    name: str = ""
 
 
 class Problem(BaseModel):

@@ -71,10 +71,14 @@ class PaceOverflowError(InputError):
 class VoiceError(InputError):
     """An unknown voice or engine; carries the near matches to suggest."""
 
-    def __init__(self, voice: str, suggestions: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, voice: str, suggestions: tuple[str, ...] = (), field: str = "", why: str = ""
+    ) -> None:
         hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"unknown voice {voice!r}{hint}", voice, suggestions)
-        self.voice, self.suggestions = voice, suggestions
+        where = f"{field}: " if field else ""
+        what = why or f"unknown voice {voice!r}"
+        super().__init__(f"{where}{what}{hint}", voice, suggestions, field, why)
+        self.voice, self.suggestions, self.field = voice, suggestions, field
 
 
 class MediaInputError(InputError):

@@ -1,7 +1,9 @@
 """Script text (the studio Markdown format, or a JSON spec) -> JobSpec, and JobSpec -> Markdown.
 
 The Markdown format (see examples/): a title line ``标题:``, narration segments
-``[段 N · S 秒 LABEL] TEXT``, a qualifier line ``字幕层叠加限定语: a; b; c`` and a shot list
+``[段 N · S 秒 LABEL · 说话人: NAME · 语速: +10%] TEXT`` (trailing settings: 说话人/speaker,
+声音/voice, 语速/rate, 音调/pitch, 音量/volume), speakers ``说话人: 旁白A=zh-CN-YunxiNeural;
+旁白B=…``, a qualifier line ``字幕层叠加限定语: a; b; c`` and a shot list
 ``镜头 N · NAME · A-Bs - 时长:… - 屏幕文字:… - 画面元素:… - 运动方式:…``. Spacing and
 full-/half-width punctuation vary; unknown sections are ignored.
 """
@@ -41,6 +43,40 @@ _QUALIFIERS = re.compile(
 _PRONUNCIATIONS = re.compile(
     rf"^\s*(?:[-*•]\s*)?(?:读音|Pronunciations?)\s*{_COLON}\s*(?P<v>.*)$", re.I
 )
+_QUALIFIER_DISPLAY = re.compile(
+    rf"^\s*+(?:[-*•]\s*+)?+(?:限定语显示|Qualifier display)\s*+{_COLON}\s*+(?P<v>\S++)", re.I
+)
+_DISPLAY_WORDS = {
+    "逐条": "one-by-one",
+    "依次": "one-by-one",
+    "one-by-one": "one-by-one",
+    "累积": "accumulate",
+    "叠加": "accumulate",
+    "accumulate": "accumulate",
+}
+_SPEAKERS = re.compile(
+    rf"^\s*+(?:[-*•]\s*+)?+(?:说话人|Speakers?)\s*+{_COLON}\s*+(?P<v>.*+)$", re.I
+)
+# A segment header's trailing "· key: value" parts say how it is spoken:
+# [段 2 · 28 秒 机制 · 说话人: 旁白B · 语速: +10%]. Each part is matched on its own, anchored.
+_SETTING = re.compile(
+    rf"^\s*+(?P<k>说话人|Speaker|声音|Voice|语速|Rate|音调|Pitch|音量|Volume)\s*+{_COLON}"
+    r"\s*+(?P<v>\S.*+)$",
+    re.I,
+)
+_SETTING_KEYS = {
+    "说话人": "speaker",
+    "speaker": "speaker",
+    "声音": "voice",
+    "voice": "voice",
+    "语速": "rate",
+    "rate": "rate",
+    "音调": "pitch",
+    "pitch": "pitch",
+    "音量": "volume",
+    "volume": "volume",
+}
+_DOT_SPLIT = re.compile(f"({_DOT})")
 _SHOT = re.compile(
     rf"(?:镜头|Shot)\s*+(?P<n>\d++)\s*+{_DOT}\s*+(?P<name>[^·・•]*+){_DOT}\s*+"
     r"(?P<a>\d++(?:\.\d++)?+)\s*+[-–~至]\s*+(?P<b>\d++(?:\.\d++)?+)\s*+(?:s|秒)?+(?P<rest>.*)",
@@ -98,12 +134,46 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
             current is not None
             and line.strip()
             and not _HEADING.match(line)
-            and not (_QUALIFIERS.match(line) or _PRONUNCIATIONS.match(line) or _SHOT.search(line))
+            and not (
+                _QUALIFIERS.match(line)
+                or _PRONUNCIATIONS.match(line)
+                or _SPEAKERS.match(line)
+                or _QUALIFIER_DISPLAY.match(line)
+                or _SHOT.search(line)
+            )
         ):
             current.append(line.strip())
         else:
             current = None
     return blocks
+
+
+def _header_settings(label: str) -> tuple[str, dict[str, str]]:
+    """Split a header's label from its trailing ``· key: value`` settings."""
+    pieces = _DOT_SPLIT.split(label)
+    settings: dict[str, str] = {}
+    while pieces and (m := _SETTING.match(pieces[-1])):
+        key = _SETTING_KEYS[m.group("k").lower()]
+        if key in settings:
+            raise ValueError(f"names {m.group('k')} twice")
+        settings[key] = m.group("v").strip()
+        del pieces[-2:]  # the setting and the dot before it (or just it, first in the label)
+    return "".join(pieces).strip(), settings
+
+
+def _speakers(value: str, lineno: int) -> dict[str, str]:
+    """``旁白A=zh-CN-YunxiNeural; 旁白B=zh-CN-XiaoxiaoNeural``."""
+    out: dict[str, str] = {}
+    for item in re.split(r"[;；]", value):
+        if not item.strip():
+            continue
+        name, eq, voice = item.replace("＝", "=").partition("=")
+        if not eq or not name.strip() or not voice.strip():
+            raise ScriptError(
+                f"expected NAME=VOICE, got {item.strip()!r:.60} (line {lineno})", "speakers"
+            )
+        out[name.strip()] = voice.strip()
+    return out
 
 
 def _check_size(text: str) -> None:
@@ -131,8 +201,11 @@ def _shot(m: re.Match[str]) -> dict[str, Any]:
     return shot
 
 
-def _segment(n: int, lineno: int, m: re.Match[str], body: list[str]) -> dict[str, Any]:
-    """Segment ``n`` from its header match (seconds, label) and its text lines."""
+def _segment(
+    n: int, lineno: int, m: re.Match[str], body: list[str], speakers: dict[str, str]
+) -> dict[str, Any]:
+    """Segment ``n`` from its header match (seconds, label, trailing settings) and its
+    text lines; ``声音:`` naming one of ``speakers`` means that speaker."""
     raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
     try:
         seconds = float(raw)
@@ -142,8 +215,16 @@ def _segment(n: int, lineno: int, m: re.Match[str], body: list[str]) -> dict[str
             f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
         ) from None
     seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
-    if m.group("label").strip():
-        seg["label"] = m.group("label").strip()
+    try:
+        label, settings = _header_settings(m.group("label"))
+    except ValueError as exc:
+        raise ScriptError(f"{exc} (line {lineno})", f"segment {n}") from None
+    if label:
+        seg["label"] = label
+    voice = settings.get("voice")
+    if voice is not None and voice in speakers:
+        settings["speaker"] = settings.pop("voice")  # 声音: 旁白B names a speaker
+    seg.update(settings)
     if not seg["text"].strip():
         raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
     return seg
@@ -176,10 +257,23 @@ def parse_markdown(text: str) -> JobSpec:
             except LexiconError as exc:
                 raise ScriptError(f"{exc} (line {lineno})", "pronunciations") from None
             data.setdefault("pronunciations", {}).update(entries)
+        elif m := _QUALIFIER_DISPLAY.match(line):
+            word = m.group("v").lower()
+            if word not in _DISPLAY_WORDS:
+                raise ScriptError(
+                    f"expected 逐条 (one-by-one) or 累积 (accumulate), got {word!r:.40} "
+                    f"(line {lineno})",
+                    "qualifier_display",
+                )
+            data["qualifier_display"] = _DISPLAY_WORDS[word]
+        elif m := _SPEAKERS.match(line):
+            data.setdefault("speakers", {}).update(_speakers(m.group("v"), lineno))
         elif m := _SHOT.search(line):
             data["shots"].append(_shot(m))
     for lineno, m, body in _segment_blocks(lines):
-        data["segments"].append(_segment(len(data["segments"]) + 1, lineno, m, body))
+        data["segments"].append(
+            _segment(len(data["segments"]) + 1, lineno, m, body, data.get("speakers", {}))
+        )
     if not data["segments"]:
         raise ScriptError(
             "no narration segments found; expected lines like '[段 1 · 20 秒 冲突] 文本'"
@@ -207,11 +301,24 @@ def to_markdown(spec: JobSpec) -> str:
     if spec.title:
         out.append(f"  • 标题:{spec.title}")
     out += [f"  • 语言:{spec.language}", "", "3. 口播稿", ""]
+    if spec.speakers:
+        out += ["说话人:" + "; ".join(f"{k}={v}" for k, v in spec.speakers.items()), ""]
     for i, seg in enumerate(spec.segments, 1):
         label = f" {seg.label}" if seg.label else ""
+        for key, field in (
+            ("说话人", "speaker"),
+            ("声音", "voice"),
+            ("语速", "rate"),
+            ("音调", "pitch"),
+            ("音量", "volume"),
+        ):
+            if getattr(seg, field):
+                label += f" · {key}: {getattr(seg, field)}"
         out += [f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}", ""]
     if spec.qualifiers:
         out += ["字幕层叠加限定语:" + "；".join(spec.qualifiers) + "。", ""]
+    if spec.qualifier_display != "one-by-one":
+        out += ["限定语显示:累积", ""]
     if spec.pronunciations:
         out += ["读音:" + to_line(spec.pronunciations), ""]
     if spec.shots:

@@ -33,6 +33,17 @@ _FORBIDDEN = re.compile(
     r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 
+# edge-style delivery strings: a signed percentage of the voice's default rate/volume, a
+# signed pitch shift in Hz. Bounded so every engine can honour them.
+_RATE = re.compile(r"^[+-](\d{1,3})%$")
+_PITCH = re.compile(r"^[+-](\d{1,3})Hz$")
+MAX_RATE_PERCENT = 100  # -100 % would be silence; edge takes -50 %..+100 %
+MIN_RATE_PERCENT = 50
+MAX_PITCH_HZ = 50
+MAX_SPEAKERS = 20
+_NAME = re.compile(r"^[^\s=;；·・•\]\[:：,，]{1,40}$")
+_VOICE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
+
 DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
 DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}
 
@@ -91,12 +102,78 @@ class SubtitleOptions(_Model):
     min_gap_frames: int = Field(2, ge=0, le=30)
 
 
+def rate_multiplier(rate: str | None) -> float:
+    """'+10%' -> 1.1: the native-rate fit starts here."""
+    return 1.0 + int(rate.rstrip("%")) / 100 if rate else 1.0
+
+
+def _rate(v: str | None, what: str) -> str | None:
+    if v is None:
+        return None
+    m = _RATE.match(v.strip())
+    if not m:
+        raise ValueError(f"must be a signed percentage such as '+10%' or '-5%' ({what})")
+    value = int(v.strip().rstrip("%"))
+    low = -MIN_RATE_PERCENT if what == "rate" else -100
+    if not low <= value <= MAX_RATE_PERCENT:
+        raise ValueError(f"must be between {low:+d}% and +{MAX_RATE_PERCENT}% ({what})")
+    return f"{value:+d}%"
+
+
 class Segment(_Model):
+    """One narration segment. Besides its text and seconds: how it is spoken, its voice
+    (directly or through a job speaker) and a rate/pitch/volume preference, edge-style
+    strings; the rate is where native-rate fitting starts, not where it must end."""
+
     text: str
     seconds: float = Field(gt=0, le=MAX_SECONDS)
     label: str | None = None
     start: float | None = Field(None, ge=0, le=MAX_TIME)
-    voice: str | None = Field(None, max_length=100, description="this segment's voice")
+    speaker: str | None = Field(None, description="a name from the job's speakers")
+    voice: str | None = Field(None, description="a voice id from the catalog (any engine)")
+    rate: str | None = Field(None, description="starting rate, e.g. '+10%' (fitting decides)")
+    pitch: str | None = Field(None, description="pitch shift, e.g. '-2Hz'")
+    volume: str | None = Field(None, description="volume change, e.g. '-10%'")
+
+    @field_validator("speaker")
+    @classmethod
+    def _speaker(cls, v: str | None) -> str | None:
+        if v is not None and not _NAME.match(v):
+            raise ValueError("must be 1-40 characters without spaces or separators")
+        return v
+
+    @field_validator("voice")
+    @classmethod
+    def _voice(cls, v: str | None) -> str | None:
+        if v is not None and not _VOICE_ID.match(v):
+            raise ValueError("is not a voice id (letters, digits, '-', '_', '.', '+')")
+        return v
+
+    @field_validator("rate")
+    @classmethod
+    def _rate_field(cls, v: str | None) -> str | None:
+        return _rate(v, "rate")
+
+    @field_validator("volume")
+    @classmethod
+    def _volume(cls, v: str | None) -> str | None:
+        return _rate(v, "volume")
+
+    @field_validator("pitch")
+    @classmethod
+    def _pitch(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        m = _PITCH.match(v.strip())
+        if not m or int(m.group(1)) > MAX_PITCH_HZ:
+            raise ValueError(f"must be a signed shift in Hz within ±{MAX_PITCH_HZ}, such as '-2Hz'")
+        return f"{int(v.strip()[:-2]):+d}Hz"
+
+    @model_validator(mode="after")
+    def _one_voice(self) -> Segment:
+        if self.speaker and self.voice:
+            raise ValueError("name a speaker or a voice, not both")
+        return self
 
     @field_validator("text")
     @classmethod
@@ -143,6 +220,71 @@ class Shot(_Model):
 
 
 Qualifier = Annotated[str, Field(min_length=1)]
+_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$")
+# A font name goes into an ASS style line (comma-separated) and a CSS string: no commas,
+# quotes, braces or backslashes.
+_FONT = re.compile(r"^[^,;\"'{}\\<>\x00-\x1f]{1,80}$")
+MAX_STYLE_NAME = 40
+
+
+class LayerStyle(_Model):
+    """How one subtitle layer looks. Sizes are fractions of the frame height, horizontal
+    margins fractions of its width, so a style means the same on any frame; unset fields
+    come from the preset."""
+
+    font: str | None = Field(None, description="font family, e.g. 'Noto Sans CJK SC'")
+    size: float | None = Field(None, ge=0.01, le=0.2, description="text height / frame height")
+    color: str | None = Field(None, description="text colour, #RRGGBB or #RRGGBBAA (AA: opacity)")
+    outline_color: str | None = None
+    outline: float | None = Field(None, ge=0, le=0.02, description="outline / frame height")
+    shadow_color: str | None = None
+    shadow: float | None = Field(None, ge=0, le=0.02, description="shadow offset / frame height")
+    bold: bool | None = None
+    margin: float | None = Field(
+        None,
+        ge=0,
+        le=0.45,
+        description="distance from the frame edge the layer sits at, / frame height: the bottom "
+        "for narration, the top for qualifiers and screen text",
+    )
+    margin_left: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
+    margin_right: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
+
+    @field_validator("color", "outline_color", "shadow_color")
+    @classmethod
+    def _color(cls, v: str | None) -> str | None:
+        if v is not None and not _COLOR.match(v):
+            raise ValueError("must be a colour '#RRGGBB' or '#RRGGBBAA'")
+        return v.upper() if v else v
+
+    @field_validator("font")
+    @classmethod
+    def _font(cls, v: str | None) -> str | None:
+        if v is not None and not _FONT.match(v):
+            raise ValueError("must be a font family name: 1-80 characters, no , ; quotes or {}")
+        return v
+
+    @model_validator(mode="after")
+    def _room(self) -> LayerStyle:
+        if (self.margin_left or 0) + (self.margin_right or 0) > 0.6:
+            raise ValueError("margin_left + margin_right leave under 40 % of the width")
+        return self
+
+
+class StyleSpec(_Model):
+    """A subtitle style: a preset (see `narrate styles`) with per-layer overrides."""
+
+    preset: str | None = Field(None, description="the preset these fields override; 'default'")
+    narration: LayerStyle = LayerStyle()
+    qualifiers: LayerStyle = LayerStyle()
+    screen_text: LayerStyle = LayerStyle()
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", v):
+            raise ValueError("must be a preset name such as 'vertical-safe'")
+        return v
 
 
 class JobSpec(_Model):
@@ -156,8 +298,28 @@ class JobSpec(_Model):
     qualifiers: list[Qualifier] = Field(default_factory=list, max_length=50)
     overlays: list[Overlay] = Field(default_factory=list, max_length=200)
     shots: list[Shot] = Field(default_factory=list, max_length=200)
+    qualifier_display: Literal["one-by-one", "accumulate"] = Field(
+        "one-by-one",
+        description="the qualifiers on the risk card: one after another, or each added "
+        "under the ones before until the card ends",
+    )
+    screen_text: bool | None = Field(
+        None,
+        description="show each shot's 屏幕文字 as its own layer (title cards, captions); "
+        "default: with burned-in subtitles only",
+    )
+    speakers: dict[str, str] = Field(
+        default_factory=dict,
+        max_length=MAX_SPEAKERS,
+        description="speaker name -> voice id; segments name a speaker instead of a voice",
+    )
     fit: FitOptions = FitOptions()
     subtitles: SubtitleOptions = SubtitleOptions()
+    style: StyleSpec | None = Field(
+        None,
+        description="subtitle style: a preset name ('vertical-safe') or {preset, narration, "
+        "qualifiers, screen_text} with per-layer overrides",
+    )
     pronunciations: dict[str, str] = Field(
         default_factory=dict,
         max_length=MAX_ENTRIES,
@@ -175,6 +337,41 @@ class JobSpec(_Model):
         except LexiconError as exc:
             raise ValueError(str(exc)) from None
         return {e.word: e.value for e in entries.values()}
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
+
+    @field_validator("speakers")
+    @classmethod
+    def _speakers(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, voice in v.items():
+            if not _NAME.match(name):
+                raise ValueError(
+                    f"speaker name {name!r} must be 1-40 characters without spaces or separators"
+                )
+            if not _VOICE_ID.match(voice):
+                raise ValueError(f"speaker {name!r}: {voice!r} is not a voice id")
+        return v
+
+    @model_validator(mode="after")
+    def _known_speakers(self) -> JobSpec:
+        for i, seg in enumerate(self.segments, 1):
+            if seg.speaker and seg.speaker not in self.speakers:
+                known = ", ".join(self.speakers) or "none are defined"
+                raise ValueError(
+                    f"segment {i} speaker {seg.speaker!r} is not one of the job's speakers "
+                    f"({known})"
+                )
+        return self
+
+    def voice_of(self, index: int) -> str | None:
+        """The voice a segment asks for (its own, its speaker's), or None for the job's."""
+        seg = self.segments[index]
+        if seg.speaker:
+            return self.speakers[seg.speaker]
+        return seg.voice
 
     @field_validator("title")
     @classmethod
@@ -247,6 +444,27 @@ class RenderOptions(_Model):
     burn_in: bool = False
     original_audio: Literal["drop", "mix"] = "drop"
     extend_video: bool = False
+    style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
+    screen_text: bool | None = Field(None, description="overrides the script's screen_text")
+    music_level: float = Field(
+        -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
+    )
+    music_duck: float = Field(
+        12.0, ge=10, le=40, description="dB the music goes down under speech"
+    )
+
+    def shows_screen_text(self, spec: JobSpec) -> bool:
+        """Shot text is on when asked for (option, then script), else with burn-in only:
+        soft subtitle tracks are for the words spoken."""
+        for choice in (self.screen_text, spec.screen_text):
+            if choice is not None:
+                return choice
+        return self.burn_in
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
 
     def apply(self, spec: JobSpec) -> JobSpec:
         """The spec with this render's engine, voice and overflow policy in force."""
@@ -255,6 +473,8 @@ class RenderOptions(_Model):
             update["engine"] = self.engine
         if self.voice:
             update["voice"] = self.voice
+        if self.style:
+            update["style"] = self.style
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec

@@ -140,7 +140,8 @@ def _qualifier_shot(spec: JobSpec) -> Shot | None:
 
 def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
     """Explicit overlays keep their times; qualifiers share the window of the shot whose
-    elements mention them evenly, or else the last segment's slot."""
+    elements mention them evenly, or else the last segment's slot: one after another, or
+    accumulating (each window shows every qualifier so far, so none overlap in time)."""
     out = [TimedOverlay(o.text, s_to_ms(o.start), s_to_ms(o.end)) for o in spec.overlays]
     if spec.qualifiers:
         shot = _qualifier_shot(spec)
@@ -151,7 +152,10 @@ def place_overlays(spec: JobSpec, slots: list[Slot]) -> list[TimedOverlay]:
         )
         n = len(spec.qualifiers)
         for k, text in enumerate(spec.qualifiers):
-            out.append(TimedOverlay(text, a + (b - a) * k // n, a + (b - a) * (k + 1) // n))
+            start, end = a + (b - a) * k // n, a + (b - a) * (k + 1) // n
+            if spec.qualifier_display == "accumulate":  # all so far, one a line, newest last
+                text = "\n".join(spec.qualifiers[: k + 1])
+            out.append(TimedOverlay(text, start, end))
     return sorted(out, key=lambda o: (o.start_ms, o.end_ms))
 
 

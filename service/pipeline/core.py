@@ -21,6 +21,7 @@ from service.pipeline.results import Plan, Progress, Rendered, no_progress
 from service.pipeline.segment import SegmentStep
 from service.pipeline.voicing import Speaker, Voicing
 from service.ports import Media, TtsEngine
+from service.styles import job_style
 from service.voices import Catalog
 
 
@@ -75,6 +76,8 @@ class Pipeline(SegmentStep, FinalizeStep):
             self.speech,
             split_phrases(text, spec.line_chars, self.segment),
             spec.line_chars,
+            spec.segments[index].pitch or "+0Hz",
+            spec.segments[index].volume or "+0%",
         )
 
     # -- at the door -----------------------------------------------------------------------
@@ -82,9 +85,8 @@ class Pipeline(SegmentStep, FinalizeStep):
         """Everything that can be checked before any audio is made: voices, pace, video."""
         spec = options.apply(spec)
         casting = self.catalog.cast(spec, installed=self.engines)
-        for voice in {s.voice for s in spec.segments if s.voice}:
-            # an unknown voice fails at the door
-            self.catalog.cast(spec, voice=voice, installed=self.engines)
+        self.catalog.cast_all(spec, installed=self.engines)  # every voice a job names
+        job_style(self.settings, spec)  # an unknown style preset, at the door
         warnings = check_pace(spec)
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
         info = None
@@ -106,7 +108,8 @@ class Pipeline(SegmentStep, FinalizeStep):
         video: Path | None = None,
         progress: Progress = no_progress,
         parallel: int = 2,
+        music: Path | None = None,
     ) -> Rendered:
         """The whole job in this process (the CLI). Artifacts appear in ``outdir`` only on
         success."""
-        return render_locally(self, plan, outdir, video, progress, parallel)
+        return render_locally(self, plan, outdir, video, progress, parallel, music)

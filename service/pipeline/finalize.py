@@ -9,6 +9,7 @@ import json
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from service import audio as dsp
 from service.config import Settings
@@ -21,14 +22,16 @@ from service.domain.subtitles import (
     TimedPhrase,
     narration_cues,
     overlay_cues,
+    screen_cues,
     settle,
 )
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
-from service.domain.units import ms_to_s, ms_to_samples
+from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
 from service.pipeline.manifest import Placed, build_manifest
 from service.pipeline.results import Plan, Progress, Rendered, SegmentResult, no_progress
 from service.ports import Media, MuxRequest, Workspace
+from service.styles import job_style
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 
@@ -48,9 +51,11 @@ class FinalizeStep:
         outdir: Path,
         video: Path | None = None,
         progress: Progress = no_progress,
+        music: Path | None = None,
     ) -> Rendered:
-        """Lay the fitted segments on the timeline, write subtitles, normalize loudness and
-        mux; every artifact goes into ``outdir``. Returns the manifest."""
+        """Lay the fitted segments on the timeline, write subtitles, normalize loudness,
+        lay the music under the voice when given (mix.wav) and mux; every artifact goes
+        into ``outdir``. Returns the manifest."""
         timings = {
             stage: round(sum(r.timings.get(stage, 0) for r in results), 4)
             for stage in ("synthesize", "fit")
@@ -62,11 +67,19 @@ class FinalizeStep:
         progress(SYNTH_SHARE + 0.05, "subtitles")
         warnings = list(plan.warnings) + [w for r in placed.results for w in r.warnings]
         mux = self._mux_request(plan, video, outdir, placed, warnings)
-        loud = self._sound_and_picture(placed, mux, work, outdir, timings, progress)
+        music_info: dict[str, Any] = {}
+        loud = self._sound_and_picture(
+            placed, mux, work, outdir, timings, progress, plan, music, music_info
+        )
         progress(1.0, "done")
         manifest = build_manifest(
             plan.spec, placed, cues, loud, self.settings.sample_rate, warnings
         )
+        manifest["style"] = job_style(self.settings, plan.spec).applied
+        manifest["screen_text"] = plan.options.shows_screen_text(plan.spec)
+        manifest["qualifier_display"] = plan.spec.qualifier_display
+        if music is not None:
+            manifest["music"] = music_info
         (outdir / "manifest.json").write_text(
             json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
         )
@@ -92,12 +105,16 @@ class FinalizeStep:
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
             cues += narration_cues(seg.text, phrases, layout, following)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in placed.overlays], layout)
+        if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
+            shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]
+            cues += screen_cues(shots, layout)
         cues = settle(cues, layout)
         canvas = Canvas(
             plan.video.width if plan.video else 1080,
             plan.video.height if plan.video else 1920,
             self.settings.font_name,
             spec.language,
+            job_style(self.settings, spec),
         )
         for ext, writer in WRITERS.items():
             (outdir / f"subtitles.{ext}").write_text(writer(cues, canvas), encoding="utf-8")
@@ -111,13 +128,21 @@ class FinalizeStep:
         outdir: Path,
         timings: dict[str, float],
         progress: Progress,
+        plan: Plan,
+        music: Path | None,
+        music_info: dict[str, Any],
     ) -> dsp.Loudness:
-        """Mix the narration while the picture re-encodes (if it must), then mux."""
+        """Mix the narration (and the music under it) while the picture re-encodes (if it
+        must), then mux."""
         picture = work.local(PICTURE)
         encoding = self.media.encode_video(mux, picture) if mux is not None else None
         try:
             t = time.perf_counter()
             loud = self._mix_narration(placed, work, outdir / "narration.wav")
+            if music is not None:
+                music_info.update(self._mix_music(plan, music, placed, work, outdir))
+                if mux is not None:
+                    mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
             progress(SYNTH_SHARE + 0.1, "loudness")
             if mux is not None:
@@ -165,6 +190,46 @@ class FinalizeStep:
                 for s, r in zip(placed.slots, placed.results, strict=True)
             ),
         )
+
+    def _mix_music(
+        self, plan: Plan, music: Path, placed: Placed, work: Workspace, outdir: Path
+    ) -> dict[str, Any]:
+        """The narration with the music under it, ducked under speech, into mix.wav at the
+        loudness target and true-peak ceiling. Returns what the manifest says of it."""
+        from service import music as bed
+
+        sr = self.settings.sample_rate
+        length_ms = max(placed.total_ms, round(plan.video.duration * 1000) if plan.video else 0)
+        raw = work.local("music.f32")
+        self.media.decode_audio(music, raw, sr, min(length_ms / 1000, bed.MAX_MUSIC_S))
+        source = bed.RawSource(raw)
+        music_lufs = bed.loudness(source, sr)
+        gain = bed.bed_gain(music_lufs, self.settings.target_lufs, plan.options.music_level)
+        speech = [
+            (ms_to_samples(s.start_ms, sr), ms_to_samples(s.start_ms + r.speech_ms, sr))
+            for s, r in zip(placed.slots, placed.results, strict=True)
+        ]
+        length = ms_to_samples(length_ms, sr)
+        voice = dsp.MixSource([(outdir / "narration.wav", 0)], length, sr)
+        under = bed.DuckedBed(source, length, sr, gain, speech, plan.options.music_duck)
+        loud = dsp.normalize_to_wav(
+            bed.SumSource(voice, under),
+            sr,
+            outdir / "mix.wav",
+            self.settings.target_lufs,
+            self.settings.true_peak_db,
+        )
+        return {
+            "file": music.name,
+            "music_lufs": round(music_lufs, 2),
+            "level_db": plan.options.music_level,
+            "duck_db": plan.options.music_duck,
+            "duration": length_ms / 1000,
+            "loudness": {
+                "integrated_lufs": loud.integrated_lufs,
+                "true_peak_dbtp": loud.true_peak_dbtp,
+            },
+        }
 
     def _mix_narration(self, placed: Placed, work: Workspace, path: Path) -> dsp.Loudness:
         """Lay the fitted segments on a silent track and normalize it into ``path``, block by

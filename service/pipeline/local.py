@@ -28,6 +28,7 @@ class Steps(Protocol):
         outdir: Path,
         video: Path | None = None,
         progress: Progress = ...,
+        music: Path | None = None,
     ) -> Rendered: ...
 
 
@@ -38,6 +39,7 @@ def render_locally(
     video: Path | None,
     progress: Progress,
     parallel: int,
+    music: Path | None = None,
 ) -> Rendered:
     """Artifacts appear in ``outdir`` only on success, each by a rename."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
@@ -64,7 +66,9 @@ def render_locally(
         progress(0.0, "synthesize")
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
             results = list(pool.map(one, range(n)))
-        rendered = pipeline.finalize(plan, results, work, staged, local_video, progress)
+        rendered = pipeline.finalize(
+            plan, results, work, staged, local_video, progress, music=music
+        )
         outdir.mkdir(parents=True, exist_ok=True)
         for name in ARTIFACTS:
             if (staged / name).exists():

@@ -49,10 +49,14 @@ def build_manifest(
                 "allotted": seg.seconds,
                 "natural_duration": ms_to_s(r.natural_ms),
                 "speech_duration": ms_to_s(r.speech_ms),
+                "requested_rate": seg.rate,
                 "native_rate": r.native_rate,
+                "pitch": seg.pitch,
+                "volume": seg.volume,
                 "stretch_ratio": r.stretch_ratio,
                 "engine": r.engine,
                 "voice": r.voice,
+                "speaker": seg.speaker,
             }
             for seg, r, slot in segments
         ],

@@ -20,6 +20,7 @@ ARTIFACTS = (
     "subtitles.ass",
     "manifest.json",
     "video.mp4",
+    "mix.wav",
 )
 
 

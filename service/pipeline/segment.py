@@ -11,7 +11,7 @@ from pathlib import Path
 
 from service import audio as dsp
 from service.config import Settings
-from service.domain.spec import FitOptions
+from service.domain.spec import FitOptions, rate_multiplier
 from service.domain.speech import SpokenText
 from service.domain.subtitles import timed_phrases
 from service.domain.text import Segmenter
@@ -20,6 +20,7 @@ from service.domain.units import ms_to_samples, samples_to_ms
 from service.pipeline.results import Plan, SegmentResult
 from service.pipeline.voicing import Speaker, Voicing
 from service.ports import Boundary, Media, Speech, Workspace
+from service.voices import Catalog
 
 
 @dataclass
@@ -67,6 +68,7 @@ class SegmentStep:
     settings: Settings
     media: Media
     voicing: Voicing
+    catalog: Catalog
     segment: Segmenter | None
 
     def speaker(self, plan: Plan, index: int) -> Speaker:
@@ -85,13 +87,22 @@ class SegmentStep:
         t0 = time.perf_counter()
         speaker = self.speaker(plan, index)
         target_ms = speech_target_ms(slot, fit)
-        voice = spec.segments[index].voice  # a segment may have its own voice
-        casting = (
-            self.voicing.catalog.cast(spec, voice=voice, installed=self.voicing.engines)
-            if voice
-            else plan.casting
+        seg = spec.segments[index]
+        voiced = self.voicing.native_fit(
+            self.catalog.cast(
+                spec, installed=self.voicing.engines, segment=index
+            ),  # the segment's voice or its speaker's
+            speaker,
+            target_ms,
+            fit,
+            warnings,
+            calls,
+            rate_multiplier(seg.rate),
         )
-        voiced = self.voicing.native_fit(casting, speaker, target_ms, fit, warnings, calls)
+        if voiced.engine != "edge" and (seg.pitch or seg.volume):
+            warnings.append(
+                f"segment {index + 1}: {voiced.engine} does not apply pitch/volume; spoken without"
+            )
         spoken = speaker.spoken(getattr(self.voicing.engines[voiced.engine], "reader", "text"))
         warnings += [f"segment {index + 1}: {w}" for w in spoken.warnings]
         t1 = time.perf_counter()

@@ -27,6 +27,8 @@ class Speaker:
     tools: Tools
     phrases: list[tuple[int, int]]  # display spans
     phrase_chars: int
+    pitch: str = "+0Hz"
+    volume: str = "+0%"
     made: dict[str, SpokenText] = field(default_factory=dict)
 
     def spoken(self, reader: str) -> SpokenText:
@@ -43,6 +45,8 @@ class Speaker:
             voice,
             self.language,
             rate,
+            pitch=self.pitch,
+            volume=self.volume,
             phrase_chars=self.phrase_chars,
             phrases=tuple(spoken.spans_to_spoken(self.phrases)),
         )
@@ -103,16 +107,20 @@ class Voicing:
         fit: FitOptions,
         warnings: list[str],
         calls: dict[str, int],
+        start: float = 1.0,
     ) -> Voiced:
-        """Synthesize at the natural rate, then at the native rates that home in on
-        ``target_ms``. Every pass uses the engine that answered the first; if a later pass
+        """Synthesize at the starting rate (the segment's own, else natural), then at the
+        native rates that home in on ``target_ms``; the slowest is ``fit.max_slowdown`` of
+        the start. Every pass uses the engine that answered the first; if a later pass
         fails there, the whole fit starts again on the fallback voice, so one segment's
         audio never mixes engines."""
-        engine_name, voice, first = self.speak(casting, speaker, 1.0, warnings, calls)
+        engine_name, voice, first = self.speak(casting, speaker, start, warnings, calls)
         pinned = Casting(engine_name, self.catalog.get(voice), None)
         engine = self.engines[engine_name]
-        speech, rate = first, 1.0
-        tried = [(1.0, first.duration_ms)]
+        speech, rate = first, start
+        tried = [(start, first.duration_ms)]
+        if start != 1.0:
+            fit = fit.model_copy(update={"max_slowdown": fit.max_slowdown * start})
         try:
             for _ in range(MAX_RATE_PASSES):
                 wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
@@ -126,5 +134,5 @@ class Voicing:
             if rest is None:
                 raise
             warnings.append(f"{exc}; fell back to {rest.engine} voice {rest.voice.id}")
-            return self.native_fit(rest, speaker, target_ms, fit, warnings, calls)
+            return self.native_fit(rest, speaker, target_ms, fit, warnings, calls, start)
         return Voiced(engine_name, voice, first.duration_ms, speech, rate)

@@ -34,6 +34,10 @@ FRAGMENTS = [
     " - 屏幕文字:",
     "标题:",
     "字幕层叠加限定语:",
+    "说话人: a=b;",
+    " · 说话人: ",
+    "· 语速:+1%",
+    "声音:",
     "Title:",
     "# ",
     "1. ",
@@ -82,6 +86,8 @@ def bound(text: str) -> float:
 @example(prefix="", run="[Seg1 ", times=8000, suffix="")
 @example(prefix="标题:a", run=" ", times=4000, suffix="(b")
 @example(prefix="[段 1 · 3 秒] 好\n镜头 1 · a", run=" ", times=4000, suffix="· 1")
+@example(prefix="[段 1 · 3 秒 x", run=" · 语速: +1%", times=2000, suffix="] 好")
+@example(prefix="[段 1 · 3 秒 · 声音:", run=" ", times=4000, suffix="x] 好")
 def test_parsing_is_linear_in_the_input(prefix: str, run: str, times: int, suffix: str) -> None:
     text = prefix + run * times + suffix
     took = parse_cpu_seconds(text)

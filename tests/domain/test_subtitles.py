@@ -103,10 +103,11 @@ def test_ass_layers_and_styles() -> None:
     assert {e.layer for e in subs if e.style == "Narration"} == {0}
 
 
-def test_vtt_top_cues_carry_a_line_setting() -> None:
+def test_vtt_cues_carry_their_layer_position() -> None:
     vtt = WRITERS["vtt"](golden_cues(), Canvas())
     assert vtt.startswith("WEBVTT\n")
-    assert vtt.count("line:0") == 2
+    assert vtt.count(" line:8% ") == 2  # the qualifiers' top margin
+    assert vtt.count(" line:88%,end ") == 4  # narration: its bottom edge 12 % up
 
 
 def test_markup_is_shown_literally() -> None:

@@ -243,6 +243,9 @@ def test_health_voices_metrics_docs(stack: Stack) -> None:
     with stack.client() as c:
         voices = c.get("/v1/voices").json()
         assert {"zh-CN-YunxiNeural", "cmn-latn-pinyin", "zh-baker"} <= {v["id"] for v in voices}
+        assert len(voices) > 300  # the whole edge catalog
+        taiwan = c.get("/v1/voices", params={"language": "zh-TW"}).json()
+        assert {v["locale"] for v in taiwan} == {"zh-TW"} and len(taiwan) == 3
         metrics = c.get("/metrics").text
         assert 'narrate_jobs{state="succeeded"}' in metrics and "narrate_queue_depth" in metrics
         assert (

@@ -106,13 +106,14 @@ def screenshot(driver: Any, path: Path, width: int, mobile: bool) -> None:
 
 
 def vtt_texts(vtt: str) -> list[str]:
-    """Cue texts of a WebVTT file, tags removed (as a TextTrackCue's text shows them)."""
+    """Cue texts of a WebVTT file as a VTTCue's text gives them: the raw cue payload, class
+    spans (``<c.narration>``) included."""
     texts = []
     for block in vtt.strip().split("\n\n")[1:]:
         lines = block.splitlines()
         at = next((i for i, line in enumerate(lines) if "-->" in line), None)
         if at is not None:
-            texts.append(re.sub(r"<[^>]+>", "", "\n".join(lines[at + 1 :])))
+            texts.append("\n".join(lines[at + 1 :]))
     return texts
 
 

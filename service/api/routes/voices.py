@@ -1,8 +1,8 @@
-"""/v1/voices: the voice catalog."""
+"""/v1/voices: the voice catalog, filtered by language or locale."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
 
 from service.api.deps import Jobs, Tenant
 from service.api.schemas import Voice
@@ -12,8 +12,19 @@ router = APIRouter()
 
 
 @router.get("/v1/voices", response_model=list[Voice], responses=ERRORS)
-def voices(who: Tenant, service: Jobs) -> list[Voice]:
+def voices(who: Tenant, service: Jobs, language: str | None = None) -> list[Voice]:
+    if language is not None and not 2 <= len(language) <= 35:
+        raise HTTPException(422, "language: expected a language or locale such as zh, en-GB")
     return [
-        Voice(id=v.id, engine=v.engine, language=v.language, gender=v.gender, default=v.default)
+        Voice(
+            id=v.id,
+            engine=v.engine,
+            language=v.language,
+            gender=v.gender,
+            default=v.default,
+            locale=v.locale or v.language,
+            name=v.name,
+        )
         for v in service.voices()
+        if language is None or v.speaks(language)
     ]

@@ -3,11 +3,14 @@
 from service.domain.subtitles.cues import (
     NARRATION,
     OVERLAY,
+    SCREEN,
+    TITLE,
     Cue,
     Layout,
     TimedPhrase,
     narration_cues,
     overlay_cues,
+    screen_cues,
     settle,
     timed_phrases,
 )
@@ -16,6 +19,8 @@ from service.domain.subtitles.writers import WRITERS, Canvas
 __all__ = [
     "NARRATION",
     "OVERLAY",
+    "SCREEN",
+    "TITLE",
     "WRITERS",
     "Canvas",
     "Cue",
@@ -23,6 +28,7 @@ __all__ = [
     "TimedPhrase",
     "narration_cues",
     "overlay_cues",
+    "screen_cues",
     "settle",
     "timed_phrases",
 ]

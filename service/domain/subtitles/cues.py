@@ -27,7 +27,7 @@ from service.domain.text import (
 )
 from service.domain.units import frame_at, frames_to_ms, s_to_ms
 
-NARRATION, OVERLAY = 0, 1
+NARRATION, OVERLAY, SCREEN, TITLE = 0, 1, 2, 3  # ASS layers; higher draws on top
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,7 @@ class Cue:
     start_ms: int
     end_ms: int
     lines: tuple[str, ...]
-    layer: int = NARRATION  # overlays sit on layer 1, at the top of the picture
+    layer: int = NARRATION  # overlays on layer 1 at the top; shot text on 2 (title cards 3)
 
     @property
     def text(self) -> str:
@@ -44,6 +44,11 @@ class Cue:
     @property
     def top(self) -> bool:
         return self.layer == OVERLAY
+
+    @property
+    def screen(self) -> bool:
+        """A shot's on-screen text (caption or title card), not a subtitle."""
+        return self.layer in (SCREEN, TITLE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,16 +246,53 @@ def _backtrack(phrases: list[TimedPhrase], choice: list[tuple[int, list[str]]]) 
 OVERLAY_WIDTH = 1.4
 
 
+def _wrapped(text: str, chars: int, layout: Layout, max_lines: int) -> list[str]:
+    return (
+        wrap(text, chars, max_lines, layout.segment, layout.language)
+        or wrap(text, chars, 4, layout.segment, layout.language)
+        or [" ".join(text.split())]
+    )
+
+
 def overlay_cues(overlays: list[tuple[str, int, int]], layout: Layout) -> list[Cue]:
+    """Top cues. An overlay's text may hold several items, one per line (the accumulating
+    risk card): each is wrapped on its own and they are stacked."""
     out = []
     chars = round(layout.line_chars * OVERLAY_WIDTH)
     for text, start, end in overlays:
-        lines = (
-            wrap(text, chars, layout.max_lines, layout.segment, layout.language)
-            or wrap(text, chars, 4, layout.segment, layout.language)
-            or [" ".join(text.split())]
-        )
+        lines = [
+            line
+            for part in text.split("\n")
+            if part.strip()
+            for line in _wrapped(part, chars, layout, layout.max_lines)
+        ]
         out.append(Cue(start, end, tuple(lines), OVERLAY))
+    return out
+
+
+# Shot text is larger than narration (77 vs 64 px; title cards 1.4 times that): fewer
+# characters a line, up to 3 lines.
+SCREEN_WIDTH = 0.85
+TITLE_WIDTH = 0.6
+_TITLE_SHOT = ("标题", "收尾", "片头", "片尾", "title", "end card")
+
+
+def is_title_shot(name: str) -> bool:
+    """Title and end cards (镜头 1 · 标题卡, 镜头 7 · 收尾卡) are shown large, mid-frame."""
+    return any(k in name.lower() for k in _TITLE_SHOT)
+
+
+def screen_cues(shots: list[tuple[str, str, int, int]], layout: Layout) -> list[Cue]:
+    """Each shot's on-screen text (name, text, start, end) as its own layer: title cards
+    mid-frame, other shots' captions under the top layer."""
+    out = []
+    for name, text, start, end in shots:
+        if not text.strip() or end <= start:
+            continue
+        title = is_title_shot(name)
+        chars = max(4, round(layout.line_chars * (TITLE_WIDTH if title else SCREEN_WIDTH)))
+        lines = _wrapped(text, chars, layout, 3)
+        out.append(Cue(start, end, tuple(lines), TITLE if title else SCREEN))
     return out
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 import pysubs2
 import srt
 
-from service.domain.subtitles.cues import Cue
+from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue
+from service.domain.subtitles.styles import DEFAULT_STYLE, Look, Style, rgba
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
@@ -37,6 +38,7 @@ class Canvas:
     height: int = 1920
     font: str = "Noto Sans CJK SC"
     language: str = "zh"
+    style: Style = DEFAULT_STYLE
 
 
 def _srt_body(lines: tuple[str, ...]) -> str:
@@ -45,6 +47,39 @@ def _srt_body(lines: tuple[str, ...]) -> str:
     can start a cue of its own."""
     kept = [part.strip() for line in lines for part in line.splitlines() if part.strip()]
     return _srt_literal("\n".join(kept))  # a tag may span a line break
+
+
+# SRT says only where: qualifiers at the top, shot text mid-frame (clear of both).
+_SRT_POSITION = {OVERLAY: "{\\an8}", SCREEN: "{\\an5}", TITLE: "{\\an5}"}
+LINE_HEIGHT = 1.25  # a line's height, in font sizes
+TITLE_SCALE = 1.4  # title cards: the screen-text look, larger, mid-frame
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where one layer goes: its look (size already scaled) and vertical anchor: 'top' or
+    'bottom' at ``margin`` (fraction of the height), or 'middle'."""
+
+    look: Look
+    anchor: str
+    margin: float
+
+
+def placements(canvas: Canvas, cues: list[Cue]) -> dict[int, Place]:
+    """Each layer's place. Shot captions sit under the tallest block the top layer shows
+    (so an accumulating risk card pushes them down, never under it); title cards are
+    mid-frame; narration at the bottom."""
+    st = canvas.style
+    q = st.qualifiers
+    top_lines = max([len(c.lines) for c in cues if c.layer == OVERLAY], default=0)
+    below_top = q.margin + top_lines * q.size * LINE_HEIGHT + (0.01 if top_lines else 0)
+    title = replace(st.screen_text, size=st.screen_text.size * TITLE_SCALE)
+    return {
+        NARRATION: Place(st.narration, "bottom", st.narration.margin),
+        OVERLAY: Place(q, "top", q.margin),
+        SCREEN: Place(st.screen_text, "top", max(st.screen_text.margin, below_top)),
+        TITLE: Place(title, "middle", 0.5),
+    }
 
 
 def write_srt(cues: list[Cue], canvas: Canvas) -> str:
@@ -56,7 +91,7 @@ def write_srt(cues: list[Cue], canvas: Canvas) -> str:
                 i,
                 timedelta(milliseconds=c.start_ms),
                 timedelta(milliseconds=c.end_ms),
-                ("{\\an8}" if c.top else "") + body,
+                _SRT_POSITION.get(c.layer, "") + body,
             )
         )
     return srt.compose(subs, reindex=False)
@@ -78,12 +113,51 @@ def _vtt_escape(line: str) -> str:
     )
 
 
+def _pct(x: float) -> str:
+    return f"{x * 100:.4g}%"
+
+
+def _vtt_settings(place: Place) -> str:
+    """Where VTT can put a cue: its line (percent of the height: the top edge for top
+    layers, the bottom edge, ``,end``, for narration, the centre for title cards), and the
+    horizontal box the margins leave (position is its centre)."""
+    look = place.look
+    width = 1 - look.margin_left - look.margin_right
+    centre = look.margin_left + width / 2
+    line = {
+        "top": _pct(place.margin),
+        "bottom": _pct(1 - place.margin) + ",end",
+        "middle": "50%,center",
+    }[place.anchor]
+    return f" line:{line} position:{_pct(centre)} size:{_pct(width)} align:center"
+
+
+def _css(look: Look) -> str:
+    """What ::cue CSS can say of a look: colour, font, weight, outline (as a text shadow)."""
+    r, g, b, a = rgba(look.color)
+    o = look.outline_color.lstrip("#")[:6]
+    shadow = f"0 0 {max(1, round(look.outline * 1080))}px #{o}" if look.outline else "none"
+    return (
+        f"color: #{r:02X}{g:02X}{b:02X}{a:02X}; font-family: \"{look.font}\", sans-serif; "
+        f"font-weight: {'bold' if look.bold else 'normal'}; text-shadow: {shadow};"
+    )
+
+
+VTT_CLASSES = {NARRATION: "narration", OVERLAY: "qualifiers", SCREEN: "screen", TITLE: "title"}
+
+
 def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
-    out = ["WEBVTT", ""]
+    places = placements(canvas, cues)
+    layers = [NARRATION, OVERLAY] + [k for k in (SCREEN, TITLE) if any(c.layer == k for c in cues)]
+    out = ["WEBVTT", "", "STYLE"]
+    out += [f"::cue(.{VTT_CLASSES[k]}) {{ {_css(places[k].look)} }}" for k in layers]
+    out.append("")
     for c in cues:
-        settings = " line:0 position:50% align:center" if c.top else ""
-        out.append(f"{_vtt_time(c.start_ms)} --> {_vtt_time(c.end_ms)}{settings}")
-        out += [_vtt_escape(line) for line in c.lines]
+        cls = VTT_CLASSES[c.layer]
+        out.append(
+            f"{_vtt_time(c.start_ms)} --> {_vtt_time(c.end_ms)}{_vtt_settings(places[c.layer])}"
+        )
+        out += [f"<c.{cls}>{_vtt_escape(line)}</c>" for line in c.lines]
         out.append("")
     return "\n".join(out)
 
@@ -94,36 +168,58 @@ def _ass_text(line: str) -> str:
     return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
 
 
-def _style(
-    canvas: Canvas, size: int, color: tuple[int, int, int], outline: float, top: bool
-) -> pysubs2.SSAStyle:
-    unit = min(canvas.width, canvas.height) / 1080  # sizes are for a 1080-wide picture
+def _color(color: str) -> pysubs2.Color:
+    r, g, b, opacity = rgba(color)
+    return pysubs2.Color(r, g, b, 255 - opacity)  # ASS alpha: 0 is opaque
+
+
+_ALIGN = {
+    "top": pysubs2.Alignment.TOP_CENTER,
+    "bottom": pysubs2.Alignment.BOTTOM_CENTER,
+    "middle": pysubs2.Alignment.MIDDLE_CENTER,
+}
+
+
+def ass_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
+    """A layer's look in the frame's pixels (PlayRes is the frame size)."""
+    h, w = canvas.height, canvas.width
+    look = place.look
     return pysubs2.SSAStyle(
-        fontname=canvas.font,
-        fontsize=round(size * unit),
-        primarycolor=pysubs2.Color(*color),
-        outlinecolor=pysubs2.Color(0, 0, 0),
-        outline=outline * unit,
-        shadow=0,
-        alignment=pysubs2.Alignment.TOP_CENTER if top else pysubs2.Alignment.BOTTOM_CENTER,
-        marginv=round(canvas.height * (0.08 if top else 0.12)),
+        fontname=look.font,
+        fontsize=round(look.size * h),
+        primarycolor=_color(look.color),
+        outlinecolor=_color(look.outline_color),
+        backcolor=_color(look.shadow_color),
+        bold=look.bold,
+        outline=round(look.outline * h, 1),
+        shadow=round(look.shadow * h, 1),
+        alignment=_ALIGN[place.anchor],
+        marginv=round(place.margin * h) if place.anchor != "middle" else 0,
+        marginl=round(look.margin_left * w),
+        marginr=round(look.margin_right * w),
     )
+
+
+ASS_STYLES = {NARRATION: "Narration", OVERLAY: "Overlay", SCREEN: "Screen", TITLE: "Title"}
 
 
 def write_ass(cues: list[Cue], canvas: Canvas) -> str:
     subs = pysubs2.SSAFile()
     subs.info.update({"PlayResX": str(canvas.width), "PlayResY": str(canvas.height)})
-    # Overlays: smaller, tinted, at the top, so they never hide the narration.
-    subs.styles["Narration"] = _style(canvas, 64, (255, 255, 255), 3, top=False)
-    subs.styles["Overlay"] = _style(canvas, 44, (255, 230, 120), 2, top=True)
+    # Overlays (qualifiers): smaller, in warning red, at the top: they never hide narration.
+    # Shot text: captions under the top layer, title cards mid-frame (only when shown).
+    places = placements(canvas, cues)
     subs.styles.pop("Default", None)
+    for layer, name in ASS_STYLES.items():
+        if layer in (NARRATION, OVERLAY) or any(c.layer == layer for c in cues):
+            subs.styles[name] = ass_style(canvas, places[layer])
     for c in cues:
         subs.append(
             pysubs2.SSAEvent(
                 start=c.start_ms,
                 end=c.end_ms,
                 text="\\N".join(_ass_text(line) for line in c.lines),
-                style="Overlay" if c.top else "Narration",
+                style=ASS_STYLES[c.layer],
                 layer=c.layer,
             )
         )

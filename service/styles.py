@@ -1,0 +1,32 @@
+"""The subtitle style presets file (voices/styles.json) and how a job's style resolves."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from service.config import Settings
+from service.domain.spec import JobSpec
+from service.domain.subtitles.styles import Style, presets_table, resolve
+
+
+@lru_cache(maxsize=4)
+def _read(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def styles_file(settings: Settings) -> Path:
+    return settings.voices_file.parent / "styles.json"
+
+
+def load_styles(settings: Settings) -> dict[str, Any]:
+    """Every preset by name: the built-in default first."""
+    return presets_table(_read(styles_file(settings)))
+
+
+def job_style(settings: Settings, spec: JobSpec) -> Style:
+    """The job's resolved style; a ScriptError naming ``style preset`` for an unknown one."""
+    return resolve(_read(styles_file(settings)), spec.style, settings.font_name)

@@ -1,0 +1,131 @@
+"""Music under the voice: looped to the video, ducked under speech with ramps, the mix at
+the loudness target; measured on the files narrate writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from service import audio as dsp
+from service.music import ATTACK_S, RELEASE_S, duck_gain
+from tests.conftest import SHORT_SCRIPT, make_video
+
+
+def test_duck_curve_ramps_smoothly_to_its_depth() -> None:
+    rate = 1000
+    g = duck_gain(0, 4000, [(1000, 2000)], rate, 12.0)
+    db = 20 * np.log10(g)
+    assert db[0] == 0 and db[3999] == 0
+    assert np.allclose(db[1000:2001], -12.0)  # the whole of the speech is down
+    ramp = db[1000 - int(ATTACK_S * rate) : 1000]
+    assert np.all(np.diff(ramp) <= 1e-9) and ramp[0] > -0.01  # down, no step
+    back = db[2000 : 2000 + int(RELEASE_S * rate)]
+    assert np.all(np.diff(back) >= -1e-9)
+    assert np.max(np.abs(np.diff(db))) < 0.2  # never a click
+
+
+def rms_db(x: np.ndarray) -> float:
+    return float(20 * np.log10(np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12))
+
+
+@pytest.mark.integration
+def test_music_is_looped_ducked_under_speech_and_the_mix_is_at_target(tmp_path: Path) -> None:
+    video = make_video(tmp_path / "v.mp4", 14)
+    music = tmp_path / "m.mp3"  # 3 s of a chord: looped under 14 s of video
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=f=440:d=3",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=f=554:d=3",
+            "-filter_complex",
+            "amix=inputs=2",
+            "-c:a",
+            "libmp3lame",
+            str(music),
+        ],
+        check=True,
+    )
+    script = tmp_path / "s.md"
+    script.write_text(SHORT_SCRIPT, encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "render",
+            str(script),
+            "--out",
+            str(out),
+            "--engine",
+            "espeak",
+            "--video",
+            str(video),
+            "--music",
+            str(music),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["music"]["duration"] == 14.0
+    mix, sr = dsp.read_wav(out / "mix.wav")
+    voice, _ = dsp.read_wav(out / "narration.wav")
+    assert len(mix) == 14 * sr  # to the video's end, not the narration's
+    assert abs(dsp.integrated_lufs(mix, sr) + 16) <= 0.5
+    assert dsp.true_peak_db(mix) <= -1.0
+    # The mix is G * (voice + music): G by least squares, the music is what is left.
+    v = np.zeros(len(mix), np.float32)
+    v[: len(voice)] = voice
+    g = float(np.dot(mix, v) / np.dot(v, v))
+    bed = mix - g * v
+    speech = [
+        (int(s["start"] * sr), int((s["start"] + s["speech_duration"]) * sr))
+        for s in manifest["segments"]
+    ]
+    under = np.concatenate([bed[a:b] for a, b in speech])
+    spoken = np.concatenate([g * v[a:b] for a, b in speech])
+    assert rms_db(spoken) - rms_db(under) >= 10, "music not 10 dB under the speech"
+    end = speech[-1][1]
+    gap = bed[end + int(0.8 * sr) : 14 * sr - int(1.6 * sr)]  # after the release, before the fade
+    # it comes back up by about the 12 dB duck (the residual holds a little voice)
+    assert len(gap) > sr and rms_db(gap) - rms_db(under) >= 8
+    # The video carries the mix: music where the narration is silent.
+    raw = subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-i",
+            str(out / "video.mp4"),
+            "-map",
+            "0:a:0",
+            "-ac",
+            "1",
+            "-ar",
+            str(sr),
+            "-f",
+            "f32le",
+            "-",
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    track = np.frombuffer(raw, "<f4")
+    assert rms_db(track[end + sr : end + 2 * sr]) > -40

@@ -1,0 +1,181 @@
+"""Subtitle styles: presets and per-job overrides reach the ASS styles, the VTT cue settings
+and the burned-in picture; SRT stays plain."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pysubs2
+import pytest
+
+from service.config import get_settings
+from service.domain.errors import ScriptError
+from service.domain.spec import StyleSpec, spec_from_data
+from service.domain.subtitles import WRITERS, Canvas, Layout, narration_cues, overlay_cues
+from service.domain.subtitles.cues import TimedPhrase
+from service.domain.subtitles.styles import DEFAULT_STYLE, resolve
+from service.styles import load_styles
+from tests.conftest import make_video
+
+PRESETS = json.loads((get_settings().voices_file.parent / "styles.json").read_text("utf-8"))
+
+
+def cues() -> list:
+    spec = spec_from_data({"segments": [{"text": "x", "seconds": 1}]})
+    lay = Layout.for_spec(spec)
+    text = "通过测试不等于实现质量好"
+    out = narration_cues(text, [TimedPhrase(0, len(text), 0, 2000)], lay)
+    return out + overlay_cues([("abstract 未给出具体百分点", 0, 2000)], lay)
+
+
+def test_presets_are_listed_with_the_builtin_default_first() -> None:
+    names = list(load_styles(get_settings()))
+    assert names[0] == "default" and "vertical-safe" in names
+
+
+def test_every_override_field_is_in_the_ass_style_line() -> None:
+    style = resolve(
+        PRESETS,
+        StyleSpec.model_validate(
+            {
+                "preset": "vertical-safe",
+                "narration": {
+                    "font": "Noto Serif CJK SC",
+                    "size": 0.03,
+                    "color": "#FFEE00",
+                    "outline_color": "#102030",
+                    "outline": 0.002,
+                    "shadow_color": "#00000040",
+                    "shadow": 0.001,
+                    "bold": True,
+                    "margin": 0.3,
+                    "margin_left": 0.1,
+                    "margin_right": 0.2,
+                },
+            }
+        ),
+    )
+    ass = WRITERS["ass"](cues(), Canvas(1080, 1920, style=style))
+    line = next(x for x in ass.splitlines() if x.startswith("Style: Narration"))
+    # name, font, size 58, primary (BGR) 00EEFF, secondary, outline 302010, back alpha BF,
+    # bold -1, ..., outline 3.8, shadow 1.9, bottom centre, L 108, R 216, V 576
+    assert line == (
+        "Style: Narration,Noto Serif CJK SC,58,&H0000EEFF,&H000000FF,&H00302010,&HBF000000,"
+        "-1,0,0,0,100,100,0,0,1,3.8,1.9,2,108,216,576,1"
+    )
+    top = pysubs2.SSAFile.from_string(ass).styles["Overlay"]
+    assert (top.primarycolor.r, top.primarycolor.g, top.primarycolor.b) == (255, 59, 48)  # red
+    assert top.alignment == pysubs2.Alignment.TOP_CENTER and top.bold
+
+
+def test_vertical_safe_in_vtt_cue_settings_and_srt_stays_plain() -> None:
+    safe = resolve(PRESETS, StyleSpec(preset="vertical-safe"))
+    vtt = WRITERS["vtt"](cues(), Canvas(style=safe))
+    assert " line:75%,end position:45.5% size:79% align:center" in vtt  # narration
+    assert " line:9% position:45.5% size:79% align:center" in vtt  # qualifiers
+    assert "::cue(.qualifiers) { color: #FF3B30FF;" in vtt and "font-weight: bold" in vtt
+    plain = WRITERS["srt"](cues(), Canvas())
+    assert WRITERS["srt"](cues(), Canvas(style=safe)) == plain
+    assert "{\\an8}abstract" in plain and "color" not in plain
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (
+            {"preset": "vertical-saf"},
+            "unknown style preset 'vertical-saf'; did you mean vertical-safe",
+        ),
+        ({"narration": {"color": "red"}}, "style narration color: must be a colour"),
+        ({"narration": {"size": 0.5}}, "style narration size"),
+        ({"qualifiers": {"font": "A,B"}}, "style qualifiers font: must be a font family"),
+        ({"narration": {"margin_left": 0.4, "margin_right": 0.3}}, "leave under 40 %"),
+        ({"narration": {"italic": True}}, "style narration italic"),
+    ],
+)
+def test_bad_styles_are_refused_naming_the_field(data: dict, needle: str) -> None:
+    with pytest.raises(ScriptError) as err:
+        spec = spec_from_data({"segments": [{"text": "好", "seconds": 2}], "style": data})
+        resolve(PRESETS, spec.style)
+    assert needle in str(err.value)
+
+
+def test_a_preset_name_is_a_style() -> None:
+    spec = spec_from_data({"segments": [{"text": "好", "seconds": 2}], "style": "landscape"})
+    assert spec.style == StyleSpec(preset="landscape")
+    assert resolve(PRESETS, None) == DEFAULT_STYLE
+
+
+@pytest.mark.integration
+def test_vertical_safe_burn_in_keeps_text_in_the_safe_area(tmp_path: Path) -> None:
+    """A 9:16 burn-in: white narration pixels only above the bottom 25 % and left of the
+    right 15 %; red qualifier pixels at the top. Grabbed frames, measured."""
+    video = make_video(tmp_path / "v.mp4", 6, audio=False)
+    script = tmp_path / "s.md"
+    script.write_text(
+        "[段 1 · 5 秒] 通过测试不等于实现质量好，两者拿到的策略梯度完全一样。\n"
+        "字幕层叠加限定语:abstract 未给出具体百分点\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "render",
+            str(script),
+            "--out",
+            str(out),
+            "--engine",
+            "espeak",
+            "--video",
+            str(video),
+            "--burn-in",
+            "--style",
+            "vertical-safe",
+            "--on-overflow",
+            "squeeze",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["style"]["preset"] == "vertical-safe"
+    raw = subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-ss",
+            "2",
+            "-i",
+            str(out / "video.mp4"),
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    frame = np.frombuffer(raw, np.uint8).reshape(1920, 1080, 3).astype(int)
+    r, g, b = frame[..., 0], frame[..., 1], frame[..., 2]
+    white = (r > 220) & (g > 220) & (b > 220)
+    white[150:330, :] = False  # the test video's moving white box
+    red = (r > 200) & (g < 110) & (b < 110)
+    ys, xs = np.nonzero(white)
+    assert len(ys) > 500, "no narration on the frame"
+    assert ys.max() < 1920 * 0.75 and xs.max() < 1080 * 0.85
+    assert ys.min() > 1920 * 0.5  # the narration is low, above the band
+    ry, _ = np.nonzero(red)
+    assert len(ry) > 100 and ry.min() >= 1920 * 0.09 - 2 and ry.max() < 1920 * 0.15
