@@ -192,7 +192,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("script", help="a .md/.txt script or a .json job spec")
     r.add_argument("--out", required=True, help="directory for the artifacts")
     r.add_argument("--video", help="video to mux the narration and subtitles onto")
-    r.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
     add_render_flags(r)
     r.set_defaults(func=cmd_render)
 

@@ -36,6 +36,11 @@ def submit(args: argparse.Namespace) -> int:
             if args.video:
                 video = Path(args.video)
                 files["video"] = (video.name, stack.enter_context(video.open("rb")), "video/mp4")
+            if args.music:
+                music = Path(args.music)
+                if not music.is_file():
+                    raise InputError(f"--music: no such file {args.music}")
+                files["music"] = (music.name, stack.enter_context(music.open("rb")), "audio/*")
             resp = client.post("/v1/jobs", files=files, data={"options": json.dumps(options)})
         if resp.status_code != 202:
             print(

@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     # API
     max_script_bytes: int = 1 << 20
     max_video_bytes: int = 2 << 30
+    max_music_bytes: int = 256 << 20
     require_keys: bool | None = None  # None: required unless listening on loopback
     # Seconds any one Redis call may take (connect, or wait for a reply) before it fails:
     # a hung Redis costs a request this long, and the API answers 503.

@@ -58,6 +58,7 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
     p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
+    p.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
     p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
     p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
     p.add_argument(

@@ -54,6 +54,9 @@ class LocalStorage:
     def input_video(self, tenant: str, job_id: str) -> Path:
         return self.job_dir(tenant, job_id) / "input" / "source.video"
 
+    def input_music(self, tenant: str, job_id: str) -> Path:
+        return self.job_dir(tenant, job_id) / "input" / "source.music"
+
     def artifact(self, tenant: str, job_id: str, name: str) -> Path:
         return self.job_dir(tenant, job_id) / "artifacts" / name
 

@@ -26,16 +26,22 @@ class JobRequest:
     spec: JobSpec
     options: RenderOptions
     video: Path | None
+    music: Path | None
     digest: str  # of the whole body, for Idempotency-Key
 
 
-async def read_body(request: Request, settings: Settings, video_path: Path) -> bytes | Upload:
+async def read_body(
+    request: Request, settings: Settings, video_path: Path, music_path: Path
+) -> bytes | Upload:
     """The raw body, never more than the limits: multipart parts stream to their place (the
-    video to ``video_path``), a JSON spec is read up to max_script_bytes."""
+    video to ``video_path``, the music to ``music_path``), a JSON spec is read up to
+    max_script_bytes."""
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
-        return await read_multipart(
-            request, video_path, settings.max_script_bytes, settings.max_video_bytes
-        )
+        files = {
+            "video": (video_path, settings.max_video_bytes),
+            "music": (music_path, settings.max_music_bytes),
+        }
+        return await read_multipart(request, files, settings.max_script_bytes)
     raw = bytearray()
     async for chunk in request.stream():  # never buffer more than the limit
         raw += chunk
@@ -55,11 +61,13 @@ def parse_body(body: bytes | Upload) -> JobRequest:
             except UnicodeDecodeError:
                 raise InputError("the script is not UTF-8 text") from None
             spec = parse_script(text, body.script_name)
-            parsed = JobRequest(spec, options(body.options), body.video, body.digest.hexdigest())
+            opts = options(body.options)
+            parsed = JobRequest(spec, opts, body.video, body.music, body.digest.hexdigest())
         else:
             data = json_object(body)
             opts = options(json.dumps(data.pop("options", {})))
-            parsed = JobRequest(spec_from_data(data), opts, None, hashlib.sha256(body).hexdigest())
+            digest = hashlib.sha256(body).hexdigest()
+            parsed = JobRequest(spec_from_data(data), opts, None, None, digest)
         check_unicode(parsed.spec)
     except RecursionError:
         raise InputError("the job spec is nested too deeply") from None

@@ -1,5 +1,5 @@
-"""Multipart uploads parsed as they stream in: the video goes straight to its place in
-storage (no spooling to a temp file first), small fields stay in memory, every limit is
+"""Multipart uploads parsed as they stream in: the video and the music go straight to their
+places in storage (no spooling to a temp file first), small fields stay in memory, every limit is
 checked as the bytes arrive."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 
 from service.domain.errors import InputError
 
-FIELDS = ("script", "video", "options")
+FIELDS = ("script", "video", "music", "options")
 
 
 @dataclass
@@ -24,6 +24,7 @@ class Upload:
     script_name: str = ""
     options: str = "{}"
     video: Path | None = None
+    music: Path | None = None
     digest: Any = field(default_factory=hashlib.sha256)  # of everything, for Idempotency-Key
 
 
@@ -40,9 +41,9 @@ class _Part:
 class _Reader:
     """multipart's callbacks: each part's headers, then its bytes to memory or to the file."""
 
-    def __init__(self, video_dest: Path, script_limit: int, video_limit: int) -> None:
-        self.video_dest = video_dest
-        self.script_limit, self.video_limit = script_limit, video_limit
+    def __init__(self, files: dict[str, tuple[Path, int]], script_limit: int) -> None:
+        self.files = files  # file part -> (where it goes, its size limit)
+        self.script_limit = script_limit
         self.upload = Upload()
         self.part = _Part()
         self.seen: set[str] = set()
@@ -74,18 +75,20 @@ class _Reader:
                 413, f"multipart form refused: unexpected or repeated field {part.name!r}"
             )
         self.seen.add(part.name)
-        if part.name == "video":
-            self.video_dest.parent.mkdir(parents=True, exist_ok=True)
-            part.file = self.video_dest.open("wb")
-            self.upload.video = self.video_dest
+        if part.name in self.files:
+            dest = self.files[part.name][0]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            part.file = dest.open("wb")
+            setattr(self.upload, part.name, dest)
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         part, chunk = self.part, data[start:end]
         part.size += len(chunk)
         self.upload.digest.update(chunk)
         if part.file is not None:
-            if part.size > self.video_limit:
-                raise HTTPException(413, f"video is over the limit of {self.video_limit} bytes")
+            limit = self.files[part.name][1]
+            if part.size > limit:
+                raise HTTPException(413, f"{part.name} is over the limit of {limit} bytes")
             part.file.write(chunk)
             return
         limit = self.script_limit if part.name == "script" else 65536
@@ -109,14 +112,15 @@ class _Reader:
 
 
 async def read_multipart(
-    request: Request, video_dest: Path, script_limit: int, video_limit: int
+    request: Request, files: dict[str, tuple[Path, int]], script_limit: int
 ) -> Upload:
-    """Parse ``script``, ``video`` and ``options``; 413 past a limit or for extra fields."""
+    """Parse ``script``, ``options`` and the file parts (``video``, ``music``: each streamed
+    to its place in ``files`` within its limit); 413 past a limit or for extra fields."""
     _, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if not boundary or len(boundary) > 70:  # RFC 2046: 1 to 70 characters
         raise InputError("multipart body without a valid boundary (1 to 70 characters)")
-    reader = _Reader(video_dest, script_limit, video_limit)
+    reader = _Reader(files, script_limit)
     parser = MultipartParser(boundary, reader.callbacks())  # type: ignore[arg-type]
     try:
         async for chunk in request.stream():

@@ -29,6 +29,7 @@ class Job:
     stage_progress: float = 0.0
     segments: dict[int, dict[str, Any]] = field(default_factory=dict)
     parent: str | None = None  # the job this one re-renders (a fix made in the studio)
+    has_music: bool = False  # a music file to lay under the voice (input/source.music)
 
     @property
     def terminal(self) -> bool:

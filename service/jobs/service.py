@@ -65,6 +65,10 @@ class JobService:
         """Where an uploaded video is written while the request streams in."""
         return self.storage.input_video(tenant, job_id)
 
+    def music_path(self, tenant: str, job_id: str) -> Path:
+        """Where an uploaded music file is written while the request streams in."""
+        return self.storage.input_music(tenant, job_id)
+
     def drop_upload(self, tenant: str, job_id: str) -> None:
         """Remove what a request that made no new job left behind."""
         self.storage.delete(tenant, job_id)
@@ -78,6 +82,7 @@ class JobService:
         video: Path | None,
         idem: tuple[str, str] | None = None,
         parent: str | None = None,
+        music: Path | None = None,
     ) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
@@ -86,6 +91,8 @@ class JobService:
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
         plan = self.pipeline.plan(spec, options, video)
+        if music is not None:
+            self.pipeline.check_music(music)
         now = time.time()
         job = Job(
             id=job_id,
@@ -99,6 +106,7 @@ class JobService:
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
             parent=parent,
+            has_music=music is not None,
         )
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         try:

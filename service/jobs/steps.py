@@ -177,7 +177,8 @@ class WorkerSteps:
         plan = self._plan(job, with_video=True)
         video = self.storage.input_video(job.tenant, job.id) if job.has_video else None
         work = self.storage.workspace(job.tenant, job.id)
-        rendered = self.pipeline.finalize(plan, results, work, staged, video, progress)
+        music = self.storage.input_music(job.tenant, job.id) if job.has_music else None
+        rendered = self.pipeline.finalize(plan, results, work, staged, video, progress, music)
         self.lifecycle.check_canceled(job.id)
         return rendered
 

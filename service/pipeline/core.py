@@ -4,6 +4,7 @@ through the ports. service/wiring.py gives it its adapters."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -99,6 +100,15 @@ class Pipeline(SegmentStep, FinalizeStep):
                     video.name,
                 )
         return Plan(spec, options, casting, warnings, info)
+
+    def check_music(self, music: Path) -> None:
+        """A music upload must be decodable audio: its first second is decoded at the door,
+        so a bad file is a 422 naming the part, not a failed job later."""
+        with tempfile.TemporaryDirectory(prefix="narrate-music-") as tmp:
+            try:
+                self.media.decode_audio(music, Path(tmp, "probe.f32"), 8000, 1.0)
+            except MediaInputError as exc:
+                raise MediaInputError(f"music: {exc}") from None
 
     # -- in one process ----------------------------------------------------------------------
     def render(

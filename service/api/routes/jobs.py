@@ -27,6 +27,11 @@ REQUEST_BODY: dict[str, Any] = {
                 "properties": {
                     "script": {"type": "string", "format": "binary"},
                     "video": {"type": "string", "format": "binary"},
+                    "music": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": "audio laid under the voice (looped, ducked): mix.wav",
+                    },
                     "options": {"type": "string", "description": "RenderOptions as JSON"},
                 },
             }
@@ -50,10 +55,13 @@ async def create_job(
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> Created:
     """Create a job from a JSON job spec, or from multipart fields `script` (Markdown or
-    JSON file), optional `video` (file) and optional `options` (JSON)."""
+    JSON file), optional `video` (file), optional `music` (audio file laid under the voice)
+    and optional `options` (JSON)."""
     job_id = service.new_id()
     try:
-        body = await read_body(request, settings, service.upload_path(who, job_id))
+        body = await read_body(
+            request, settings, service.upload_path(who, job_id), service.music_path(who, job_id)
+        )
         # Parsing, planning (ffprobe) and Redis all block: never on the event loop.
         job, created = await run_in_threadpool(accept, service, who, job_id, body, idempotency_key)
     except BaseException:
@@ -71,7 +79,9 @@ def accept(
     """Turn a read body into a stored, queued job (in a worker thread)."""
     parsed = parse_body(body)
     idem = (idempotency_key, parsed.digest) if idempotency_key else None
-    return service.submit(who, job_id, parsed.spec, parsed.options, parsed.video, idem)
+    return service.submit(
+        who, job_id, parsed.spec, parsed.options, parsed.video, idem, music=parsed.music
+    )
 
 
 @router.get("/{job_id}", response_model=JobOut)

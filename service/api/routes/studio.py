@@ -193,7 +193,20 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
             os.link(src, video)  # same bytes, no copy
         except OSError:
             shutil.copyfile(src, video)
-    child, _ = service.submit(parent.tenant, new_id, spec, options, video, parent=parent.id)
+    music = None
+    if parent.has_music:  # the same bed under the fixed narration
+        src = service.music_path(parent.tenant, parent.id)
+        if not src.is_file():
+            raise InputError("the original music is gone: submit the job again")
+        music = service.music_path(parent.tenant, new_id)
+        music.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, music)
+        except OSError:
+            shutil.copyfile(src, music)
+    child, _ = service.submit(
+        parent.tenant, new_id, spec, options, video, parent=parent.id, music=music
+    )
     return child
 
 
