@@ -14,6 +14,7 @@ from service.api.views import ERRORS
 router = APIRouter()
 MEDIA_TYPES = {
     "narration.wav": "audio/wav",
+    "mix.wav": "audio/wav",
     "subtitles.srt": "application/x-subrip",
     "subtitles.vtt": "text/vtt",
     "subtitles.ass": "text/x-ssa",
