@@ -138,3 +138,14 @@ def test_submit_client_sends_music(stack: Stack, music: Path, tmp_path: Path) ->
     v[: len(voice)] = voice[: len(mix)]
     g = float(np.dot(mix, v) / np.dot(v, v))
     assert rms_db(mix - g * v) > -50, "no music in mix.wav"
+    # A fix made in the studio keeps the bed: the re-render mixes the same music.
+    job_id = proc.stdout.splitlines()[0]
+    with stack.client() as c:
+        source = c.get(f"/v1/jobs/{job_id}/source").json()
+        r = c.post(f"/v1/jobs/{job_id}/rerender", json={"spec": source["spec"]})
+        assert r.status_code == 202, r.text
+        child = wait_for(c, r.json()["id"])
+        assert child["status"] == "succeeded", child["error"]
+        assert "mix.wav" in child["artifacts"]
+        remix, _ = dsp.read_wav(c.get(child["links"]["artifacts"]["mix.wav"]).content)
+    assert len(remix) == len(mix)

@@ -163,7 +163,7 @@ def segment_audio(index: int, job: OwnedJob, service: Jobs) -> Response:
     tags=["studio"],
 )
 async def rerender(body: Rerender, request: Request, job: OwnedJob, service: Jobs) -> Response:
-    """A new job from an edited spec, with the parent's video and (by default) options.
+    """A new job from an edited spec, with the parent's video, music and (by default) options.
     Segments whose text, seconds and voice did not change hit the TTS cache."""
     new_id = service.new_id()
     try:
