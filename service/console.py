@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from service.domain.errors import InputError, ScriptError
 from service.domain.script import parse_script
-from service.domain.spec import JobSpec, RenderOptions, StyleSpec
+from service.domain.spec import JobSpec, RenderOptions
+from service.domain.style import StyleSpec
 
 
 def read_script(path: Path) -> JobSpec:

@@ -14,8 +14,9 @@ import pytest
 from service import audio as dsp
 from service.config import get_settings
 from service.domain.errors import ScriptError, VoiceError
+from service.domain.fields import rate_multiplier
 from service.domain.script import parse_markdown, parse_script, to_markdown
-from service.domain.spec import rate_multiplier, spec_from_data
+from service.domain.spec import spec_from_data
 from service.voices import load_catalog
 
 TWO_SPEAKERS = """标题:两个声音

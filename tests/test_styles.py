@@ -14,7 +14,8 @@ import pytest
 
 from service.config import get_settings
 from service.domain.errors import ScriptError
-from service.domain.spec import StyleSpec, spec_from_data
+from service.domain.spec import spec_from_data
+from service.domain.style import StyleSpec
 from service.domain.subtitles import WRITERS, Canvas, Layout, narration_cues, overlay_cues
 from service.domain.subtitles.cues import TimedPhrase
 from service.domain.subtitles.styles import DEFAULT_STYLE, resolve

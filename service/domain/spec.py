@@ -9,10 +9,13 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from service.domain.errors import ScriptError
+from service.domain.fields import Model as _Model
+from service.domain.fields import check_rate, clean, plain
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
+from service.domain.style import StyleSpec
 
 Language = Literal["zh", "en"]
 Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
@@ -26,19 +29,8 @@ MAX_SHORT_TEXT = 500
 # milliseconds; the job's whole timeline is held to the lower NARRATE_MAX_TIMELINE at the door.
 MAX_TIME = 24 * 3600.0
 
-# Control characters (bar tab/newline), bidi marks and overrides, and NUL break subtitle files
-# and players, and can make a cue display other text than it holds.
-# Lone surrogates (JSON can carry \ud800) are not text at all: no UTF-8 file can hold them.
-_FORBIDDEN = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-
-# edge-style delivery strings: a signed percentage of the voice's default rate/volume, a
-# signed pitch shift in Hz. Bounded so every engine can honour them.
-_RATE = re.compile(r"^[+-](\d{1,3})%$")
+# edge-style pitch: a signed shift in Hz (rate and volume: fields.check_rate).
 _PITCH = re.compile(r"^[+-](\d{1,3})Hz$")
-MAX_RATE_PERCENT = 100  # -100 % would be silence; edge takes -50 %..+100 %
-MIN_RATE_PERCENT = 50
 MAX_PITCH_HZ = 50
 MAX_SPEAKERS = 20
 _NAME = re.compile(r"^[^\s=;；·・•\]\[:：,，]{1,40}$")
@@ -46,32 +38,6 @@ _VOICE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
 
 DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
 DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}
-
-
-def _plain(value: str, limit: int) -> str:
-    """An optional short field (title, shot notes): may be empty, same character rules."""
-    if len(value) > limit:
-        raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
-    bad = _FORBIDDEN.search(value)
-    if bad:
-        raise ValueError(f"contains the control character {bad.group()!r} at {bad.start()}")
-    return value
-
-
-def _clean(value: str, limit: int) -> str:
-    value = value.strip()
-    if not value:
-        raise ValueError("must not be empty")
-    if len(value) > limit:
-        raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
-    bad = _FORBIDDEN.search(value)
-    if bad:
-        raise ValueError(f"contains the control character {bad.group()!r} at {bad.start()}")
-    return value
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class FitOptions(_Model):
@@ -100,24 +66,6 @@ class SubtitleOptions(_Model):
     max_duration: float = Field(7.0, ge=1, le=20)
     fps: float = Field(30.0, gt=0, le=120)
     min_gap_frames: int = Field(2, ge=0, le=30)
-
-
-def rate_multiplier(rate: str | None) -> float:
-    """'+10%' -> 1.1: the native-rate fit starts here."""
-    return 1.0 + int(rate.rstrip("%")) / 100 if rate else 1.0
-
-
-def _rate(v: str | None, what: str) -> str | None:
-    if v is None:
-        return None
-    m = _RATE.match(v.strip())
-    if not m:
-        raise ValueError(f"must be a signed percentage such as '+10%' or '-5%' ({what})")
-    value = int(v.strip().rstrip("%"))
-    low = -MIN_RATE_PERCENT if what == "rate" else -100
-    if not low <= value <= MAX_RATE_PERCENT:
-        raise ValueError(f"must be between {low:+d}% and +{MAX_RATE_PERCENT}% ({what})")
-    return f"{value:+d}%"
 
 
 class Segment(_Model):
@@ -152,12 +100,12 @@ class Segment(_Model):
     @field_validator("rate")
     @classmethod
     def _rate_field(cls, v: str | None) -> str | None:
-        return _rate(v, "rate")
+        return check_rate(v, "rate")
 
     @field_validator("volume")
     @classmethod
     def _volume(cls, v: str | None) -> str | None:
-        return _rate(v, "volume")
+        return check_rate(v, "volume")
 
     @field_validator("pitch")
     @classmethod
@@ -178,13 +126,13 @@ class Segment(_Model):
     @field_validator("text")
     @classmethod
     def _text(cls, v: str) -> str:
-        return _clean(v, MAX_TEXT)
+        return clean(v, MAX_TEXT)
 
     @field_validator("label")
     @classmethod
     def _label(cls, v: str | None) -> str | None:
         v = (v or "").strip()
-        return _clean(v, 100) if v else None
+        return clean(v, 100) if v else None
 
 
 class Overlay(_Model):
@@ -195,7 +143,7 @@ class Overlay(_Model):
     @field_validator("text")
     @classmethod
     def _text(cls, v: str) -> str:
-        return _clean(v, MAX_SHORT_TEXT)
+        return clean(v, MAX_SHORT_TEXT)
 
     @model_validator(mode="after")
     def _order(self) -> Overlay:
@@ -216,77 +164,10 @@ class Shot(_Model):
     @field_validator("name", "screen_text", "elements", "motion")
     @classmethod
     def _fields(cls, v: str) -> str:
-        return _plain(v, MAX_SHORT_TEXT)
+        return plain(v, MAX_SHORT_TEXT)
 
 
 Qualifier = Annotated[str, Field(min_length=1)]
-_COLOR = re.compile(r"^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$")
-# A font name goes into an ASS style line (comma-separated) and a CSS string: no commas,
-# quotes, braces or backslashes.
-_FONT = re.compile(r"^[^,;\"'{}\\<>\x00-\x1f]{1,80}$")
-MAX_STYLE_NAME = 40
-
-
-class LayerStyle(_Model):
-    """How one subtitle layer looks. Sizes are fractions of the frame height, horizontal
-    margins fractions of its width, so a style means the same on any frame; unset fields
-    come from the preset."""
-
-    font: str | None = Field(None, description="font family, e.g. 'Noto Sans CJK SC'")
-    size: float | None = Field(None, ge=0.01, le=0.2, description="text height / frame height")
-    color: str | None = Field(None, description="text colour, #RRGGBB or #RRGGBBAA (AA: opacity)")
-    outline_color: str | None = None
-    outline: float | None = Field(None, ge=0, le=0.02, description="outline / frame height")
-    shadow_color: str | None = None
-    shadow: float | None = Field(None, ge=0, le=0.02, description="shadow offset / frame height")
-    bold: bool | None = None
-    margin: float | None = Field(
-        None,
-        ge=0,
-        le=0.45,
-        description="distance from the frame edge the layer sits at, / frame height: the bottom "
-        "for narration, the top for qualifiers and screen text",
-    )
-    margin_left: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
-    margin_right: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
-
-    @field_validator("color", "outline_color", "shadow_color")
-    @classmethod
-    def _color(cls, v: str | None) -> str | None:
-        if v is not None and not _COLOR.match(v):
-            raise ValueError("must be a colour '#RRGGBB' or '#RRGGBBAA'")
-        return v.upper() if v else v
-
-    @field_validator("font")
-    @classmethod
-    def _font(cls, v: str | None) -> str | None:
-        if v is not None and not _FONT.match(v):
-            raise ValueError("must be a font family name: 1-80 characters, no , ; quotes or {}")
-        return v
-
-    @model_validator(mode="after")
-    def _room(self) -> LayerStyle:
-        if (self.margin_left or 0) + (self.margin_right or 0) > 0.6:
-            raise ValueError("margin_left + margin_right leave under 40 % of the width")
-        return self
-
-
-class StyleSpec(_Model):
-    """A subtitle style: a preset (see `narrate styles`) with per-layer overrides."""
-
-    preset: str | None = Field(None, description="the preset these fields override; 'default'")
-    narration: LayerStyle = LayerStyle()
-    qualifiers: LayerStyle = LayerStyle()
-    screen_text: LayerStyle = LayerStyle()
-
-    @field_validator("preset")
-    @classmethod
-    def _preset(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", v):
-            raise ValueError("must be a preset name such as 'vertical-safe'")
-        return v
-
-
 class JobSpec(_Model):
     """Everything one narration job needs; the JSON Schema of this model is published."""
 
@@ -376,12 +257,12 @@ class JobSpec(_Model):
     @field_validator("title")
     @classmethod
     def _title(cls, v: str) -> str:
-        return _plain(v, MAX_SHORT_TEXT)
+        return plain(v, MAX_SHORT_TEXT)
 
     @field_validator("qualifiers")
     @classmethod
     def _qualifiers(cls, v: list[str]) -> list[str]:
-        return [_clean(q, MAX_SHORT_TEXT) for q in v]
+        return [clean(q, MAX_SHORT_TEXT) for q in v]
 
     @property
     def max_pace(self) -> float:

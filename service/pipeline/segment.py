@@ -11,7 +11,8 @@ from pathlib import Path
 
 from service import audio as dsp
 from service.config import Settings
-from service.domain.spec import FitOptions, rate_multiplier
+from service.domain.fields import rate_multiplier
+from service.domain.spec import FitOptions
 from service.domain.speech import SpokenText
 from service.domain.subtitles import timed_phrases
 from service.domain.text import Segmenter

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.domain.errors import ScriptError
-from service.domain.spec import LayerStyle, StyleSpec
+from service.domain.style import LayerStyle, StyleSpec
 
 LAYERS = ("narration", "qualifiers", "screen_text")
 DEFAULT_PRESET = "default"

@@ -1,0 +1,63 @@
+"""Rules every text and delivery field of a job spec follows (pure; used by spec.py and
+style.py)."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+# Control characters (bar tab/newline), bidi marks and overrides, and NUL break subtitle files
+# and players, and can make a cue display other text than it holds.
+# Lone surrogates (JSON can carry \ud800) are not text at all: no UTF-8 file can hold them.
+FORBIDDEN = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+# edge-style delivery strings: a signed percentage of the voice's default rate/volume, a
+# signed pitch shift in Hz. Bounded so every engine can honour them.
+_RATE = re.compile(r"^[+-](\d{1,3})%$")
+MAX_RATE_PERCENT = 100  # -100 % would be silence; edge takes -50 %..+100 %
+MIN_RATE_PERCENT = 50
+
+
+def plain(value: str, limit: int) -> str:
+    """An optional short field (title, shot notes): may be empty, same character rules."""
+    if len(value) > limit:
+        raise ValueError(f"is {len(value)} characters, over the limit of {limit}")
+    bad = FORBIDDEN.search(value)
+    if bad:
+        raise ValueError(f"contains the control character {bad.group()!r} at {bad.start()}")
+    return value
+
+
+def clean(value: str, limit: int) -> str:
+    """A required text field: stripped, not empty, and ``plain``."""
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return plain(value, limit)
+
+
+class Model(BaseModel):
+    """Every spec model: unknown fields refused, values frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def rate_multiplier(rate: str | None) -> float:
+    """'+10%' -> 1.1: the native-rate fit starts here."""
+    return 1.0 + int(rate.rstrip("%")) / 100 if rate else 1.0
+
+
+def check_rate(v: str | None, what: str) -> str | None:
+    if v is None:
+        return None
+    m = _RATE.match(v.strip())
+    if not m:
+        raise ValueError(f"must be a signed percentage such as '+10%' or '-5%' ({what})")
+    value = int(v.strip().rstrip("%"))
+    low = -MIN_RATE_PERCENT if what == "rate" else -100
+    if not low <= value <= MAX_RATE_PERCENT:
+        raise ValueError(f"must be between {low:+d}% and +{MAX_RATE_PERCENT}% ({what})")
+    return f"{value:+d}%"
