@@ -184,10 +184,11 @@ def cmd_styles(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="narrate", description="TTS narration and subtitle production")
-    sub = p.add_subparsers(dest="command", required=True)
+Subparsers = argparse._SubParsersAction  # what add_subparsers returns
 
+
+def _add_job_commands(sub: Subparsers) -> None:
+    """render, parse, schema, styles, submit: commands about one script."""
     r = sub.add_parser("render", help="render a script into narration, subtitles and video")
     r.add_argument("script", help="a .md/.txt script or a .json job spec")
     r.add_argument("--out", required=True, help="directory for the artifacts")
@@ -203,6 +204,22 @@ def build_parser() -> argparse.ArgumentParser:
         func=cmd_schema
     )
     sub.add_parser("styles", help="list the subtitle style presets").set_defaults(func=cmd_styles)
+
+    sb = sub.add_parser("submit", help="submit a script to a running service")
+    sb.add_argument("script")
+    sb.add_argument("--video")
+    sb.add_argument("--wait", action="store_true", help="follow progress until the job ends")
+    sb.add_argument("--out", help="download the artifacts here (implies --wait)")
+    sb.add_argument(
+        "--url", default=None, help="service URL (default $NARRATE_URL or localhost:8000)"
+    )
+    sb.add_argument("--key", default=None, help="API key (default $NARRATE_API_KEY)")
+    add_render_flags(sb)
+    sb.add_argument("--idempotency-key")
+    sb.set_defaults(func=cmd_submit)
+
+
+def _add_voice_commands(sub: Subparsers) -> None:
     vo = sub.add_parser("voices", help="list the voice catalog, or install a voice pack")
     vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")
     vo.add_argument("--engine", choices=["edge", "espeak", "fastspeech2"])
@@ -222,6 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     vi.set_defaults(func=cmd_voices)
 
+
+def _add_service_commands(sub: Subparsers) -> None:
+    """serve, worker, reconcile, keys: running the service."""
     sv = sub.add_parser("serve", help="run the API and N workers (and a local Redis if needed)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
@@ -244,18 +264,13 @@ def build_parser() -> argparse.ArgumentParser:
     kc.add_argument("name")
     kc.set_defaults(func=cmd_keys)
 
-    sb = sub.add_parser("submit", help="submit a script to a running service")
-    sb.add_argument("script")
-    sb.add_argument("--video")
-    sb.add_argument("--wait", action="store_true", help="follow progress until the job ends")
-    sb.add_argument("--out", help="download the artifacts here (implies --wait)")
-    sb.add_argument(
-        "--url", default=None, help="service URL (default $NARRATE_URL or localhost:8000)"
-    )
-    sb.add_argument("--key", default=None, help="API key (default $NARRATE_API_KEY)")
-    add_render_flags(sb)
-    sb.add_argument("--idempotency-key")
-    sb.set_defaults(func=cmd_submit)
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="narrate", description="TTS narration and subtitle production")
+    sub = p.add_subparsers(dest="command", required=True)
+    _add_job_commands(sub)
+    _add_voice_commands(sub)
+    _add_service_commands(sub)
     return p
 
 
