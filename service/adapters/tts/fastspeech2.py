@@ -142,6 +142,23 @@ class Phonemizer:
         return [self.symbols[p] for p in phones], first
 
 
+def _runs(phrase: list[Unit]) -> list[tuple[str, list[Unit]]]:
+    """A phrase's units in runs of one kind: "en" (a word for the English voice) or "zh"
+    (syllables and pauses for the model, at most MAX_SYLLABLES a run: one call's frames)."""
+    runs: list[tuple[str, list[Unit]]] = []
+    for u in phrase:
+        kind = "en" if u.kind == "en" else "zh"
+        if (
+            runs
+            and runs[-1][0] == kind
+            and (kind == "en" or sum(x.kind == "syl" for x in runs[-1][1]) < MAX_SYLLABLES)
+        ):
+            runs[-1][1].append(u)
+        else:
+            runs.append((kind, [u]))
+    return runs
+
+
 class FastSpeech2Engine:
     name = "fastspeech2"
     reader = "pinyin"
@@ -306,20 +323,7 @@ class FastSpeech2Engine:
 
         last = ""  # kind of the last piece put ("zh"/"en"), "" after a pause
         for start, end in phrases:
-            groups: list[tuple[str, list[Unit]]] = []
-            for u in units(text, start, end):
-                kind = "en" if u.kind == "en" else "zh"
-                if (
-                    groups
-                    and groups[-1][0] == kind
-                    and (
-                        kind == "en" or sum(x.kind == "syl" for x in groups[-1][1]) < MAX_SYLLABLES
-                    )
-                ):
-                    groups[-1][1].append(u)
-                else:
-                    groups.append((kind, [u]))
-            for kind, run in groups:
+            for kind, run in _runs(units(text, start, end)):
                 if kind == "zh" and run[0].kind == "pause" and last:
                     gap(CLAUSE_PAUSE_MS / rate)  # a pause right after an English word
                     last = ""
