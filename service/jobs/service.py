@@ -11,16 +11,12 @@ from pathlib import Path
 
 import redis
 
-from service.adapters.jobstore import JobStore
-from service.adapters.metrics import Metrics
 from service.adapters.queue import SEGMENT_TASK
-from service.config import Settings
 from service.domain.errors import QueueUnavailable
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
-from service.jobs.lifecycle import Lifecycle
-from service.pipeline import ARTIFACTS, Pipeline
-from service.ports import Queue, Storage
+from service.jobs.parts import JobParts
+from service.pipeline import ARTIFACTS
 from service.voices import Voice
 
 log = logging.getLogger("narrate.jobs")
@@ -36,24 +32,7 @@ class Figures:
     tts_calls: dict[str, int]
 
 
-class JobService:
-    def __init__(
-        self,
-        settings: Settings,
-        store: JobStore,
-        storage: Storage,
-        pipeline: Pipeline,
-        queue: Queue,
-        metrics: Metrics,
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.storage = storage
-        self.pipeline = pipeline
-        self.queue = queue
-        self.metrics = metrics
-        self.lifecycle = Lifecycle(settings, store, storage)
-
+class JobService(JobParts):
     def new_id(self) -> str:
         return uuid.uuid4().hex
 

@@ -10,16 +10,12 @@ import shutil
 import time
 from pathlib import Path
 
-from service.adapters.jobstore import JobStore
-from service.adapters.metrics import Metrics
 from service.adapters.queue import FINALIZE_TASK
-from service.config import Settings
 from service.domain.errors import CanceledError, NarrateError
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
-from service.jobs.lifecycle import Lifecycle
-from service.pipeline import ARTIFACTS, Pipeline, Plan, Rendered, SegmentResult
-from service.ports import Queue, Storage
+from service.jobs.parts import JobParts
+from service.pipeline import ARTIFACTS, Plan, Rendered, SegmentResult
 
 log = logging.getLogger("narrate.jobs")
 FINALIZE_STAGES = ("subtitles", "loudness", "mux")  # observed here; segment stages per segment
@@ -29,24 +25,7 @@ def result_name(index: int) -> str:
     return f"segment-{index:03d}.json"
 
 
-class WorkerSteps:
-    def __init__(
-        self,
-        settings: Settings,
-        store: JobStore,
-        storage: Storage,
-        pipeline: Pipeline,
-        queue: Queue,
-        metrics: Metrics,
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.storage = storage
-        self.pipeline = pipeline
-        self.queue = queue
-        self.metrics = metrics
-        self.lifecycle = Lifecycle(settings, store, storage)
-
+class WorkerSteps(JobParts):
     def _plan(self, job: Job, with_video: bool = False) -> Plan:
         spec = JobSpec.model_validate(job.spec)
         options = RenderOptions.model_validate(job.options)

@@ -1,0 +1,31 @@
+"""What the API side (JobService) and the worker side (WorkerSteps) of a job both hold."""
+
+from __future__ import annotations
+
+from service.adapters.jobstore import JobStore
+from service.adapters.metrics import Metrics
+from service.config import Settings
+from service.jobs.lifecycle import Lifecycle
+from service.pipeline import Pipeline
+from service.ports import Queue, Storage
+
+
+class JobParts:
+    """The adapters a job step works through, wired once by ``service.wiring``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        storage: Storage,
+        pipeline: Pipeline,
+        queue: Queue,
+        metrics: Metrics,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.storage = storage
+        self.pipeline = pipeline
+        self.queue = queue
+        self.metrics = metrics
+        self.lifecycle = Lifecycle(settings, store, storage)
