@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +121,13 @@ def check_render(
         assert len(tops) == len(overlays) and all(e.layer == 1 for e in tops)
         assert ass.styles["Overlay"].alignment == pysubs2.Alignment.TOP_CENTER
     return manifest
+
+
+def narrate(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`narrate ARGS...` in a new process, as a user runs it: output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

@@ -18,6 +18,7 @@ from service.domain.fields import rate_multiplier
 from service.domain.script import parse_markdown, parse_script, to_markdown
 from service.domain.spec import spec_from_data
 from service.voices import load_catalog
+from tests.helpers import narrate
 
 TWO_SPEAKERS = """标题:两个声音
 说话人: 旁白A=zh-CN-YunxiNeural; 旁白B=zh-CN-XiaoxiaoNeural
@@ -131,22 +132,7 @@ def test_two_speakers_render_in_two_voices(tmp_path: Path) -> None:
     script = tmp_path / "job.json"
     script.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "service.cli",
-            "render",
-            str(script),
-            "--out",
-            str(out),
-            "--engine",
-            "espeak",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = narrate("render", str(script), "--out", str(out), "--engine", "espeak")
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     a, b = manifest["segments"]

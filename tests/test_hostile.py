@@ -22,7 +22,7 @@ from service.domain.errors import MediaInputError, ScriptError
 from service.domain.spec import spec_from_data
 from service.domain.subtitles import WRITERS, Canvas, Layout, narration_cues, settle, timed_phrases
 from service.domain.text import comparable
-from tests.test_render import narrate
+from tests.helpers import narrate
 
 pytestmark = pytest.mark.integration
 

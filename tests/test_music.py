@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 from service import audio as dsp
 from service.music import ATTACK_S, RELEASE_S, duck_gain
 from tests.conftest import SHORT_SCRIPT, make_video
+from tests.helpers import narrate
 
 
 def test_duck_curve_ramps_smoothly_to_its_depth() -> None:
@@ -62,26 +62,7 @@ def test_music_is_looped_ducked_under_speech_and_the_mix_is_at_target(tmp_path: 
     script = tmp_path / "s.md"
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "service.cli",
-            "render",
-            str(script),
-            "--out",
-            str(out),
-            "--engine",
-            "espeak",
-            "--video",
-            str(video),
-            "--music",
-            str(music),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = narrate("render", str(script), "--out", str(out), "--engine", "espeak", "--video", str(video), "--music", str(music))
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["music"]["duration"] == 14.0

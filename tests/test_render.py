@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,18 +12,9 @@ import pytest
 from service import audio as dsp
 from service.domain.units import ms_to_samples, s_to_ms
 from tests.conftest import make_video
-from tests.helpers import check_render, ffprobe, stream_md5
+from tests.helpers import check_render, ffprobe, narrate, stream_md5
 
 pytestmark = pytest.mark.integration
-
-
-def narrate(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def test_render_onto_vertical_video(short_script: Path, short_video: Path, tmp_path: Path) -> None:

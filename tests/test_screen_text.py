@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from service.domain.subtitles import (
 )
 from service.domain.timeline import place_overlays, place_segments, slots_ms
 from tests.conftest import GAGAR_EXAMPLE, SHORT_SCRIPT, make_video
+from tests.helpers import narrate
 
 
 def gagar(display: str = "one-by-one"):  # type: ignore[no-untyped-def]
@@ -108,15 +108,6 @@ def test_qualifier_display_in_markdown() -> None:
         parse_markdown("限定语显示: 随便\n[段 1 · 3 秒] 好")
     with pytest.raises(ScriptError, match="qualifier_display"):
         spec_from_data({"segments": [{"text": "好", "seconds": 1}], "qualifier_display": "all"})
-
-
-def narrate(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 @pytest.mark.integration

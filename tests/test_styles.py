@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from service.domain.subtitles.cues import TimedPhrase
 from service.domain.subtitles.styles import DEFAULT_STYLE, resolve
 from service.styles import load_styles
 from tests.conftest import make_video
+from tests.helpers import narrate
 
 PRESETS = json.loads((get_settings().voices_file.parent / "styles.json").read_text("utf-8"))
 
@@ -123,29 +123,7 @@ def test_vertical_safe_burn_in_keeps_text_in_the_safe_area(tmp_path: Path) -> No
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "service.cli",
-            "render",
-            str(script),
-            "--out",
-            str(out),
-            "--engine",
-            "espeak",
-            "--video",
-            str(video),
-            "--burn-in",
-            "--style",
-            "vertical-safe",
-            "--on-overflow",
-            "squeeze",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = narrate("render", str(script), "--out", str(out), "--engine", "espeak", "--video", str(video), "--burn-in", "--style", "vertical-safe", "--on-overflow", "squeeze")
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["style"]["preset"] == "vertical-safe"
