@@ -10,7 +10,6 @@ import sys
 import threading
 from pathlib import Path
 
-from service import client
 from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
@@ -173,6 +172,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from service import client  # httpx: only the commands that talk to a service load it
+
     return client.submit(args)
 
 

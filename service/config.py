@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +45,9 @@ class Settings(BaseSettings):
     max_fps: float = 240.0
     burn_in_preset: str = "ultrafast"
     burn_in_crf: int = 23  # x264 default, so burn-in costs what a plain encode costs
+    # A re-encoded picture is cut into this many time parts, each encoded by a single-threaded
+    # ffmpeg at the same time and joined by a stream copy (0: one per CPU core, at most 8).
+    encode_parts: int = Field(default=0, ge=0, le=64)
     font_name: str = "Noto Sans CJK SC"
 
     # edge-tts

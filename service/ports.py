@@ -69,6 +69,9 @@ class VideoInfo:
     fps: float
     video_codec: str
     has_audio: bool
+    # Every frame one 1/fps apart from a first frame at 0 (ffprobe's r_frame_rate equals its
+    # avg_frame_rate, start_time 0): a file that can be cut at a frame by its time alone.
+    constant_rate: bool = False
 
 
 @dataclass(frozen=True, slots=True)

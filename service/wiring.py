@@ -4,33 +4,42 @@ here for what they run; nothing else constructs an adapter."""
 
 from __future__ import annotations
 
-import redis
-from celery import Celery
+from typing import TYPE_CHECKING
 
-from service.adapters.jobstore import JobStore
 from service.adapters.media import FfmpegMedia
-from service.adapters.metrics import Metrics
 from service.adapters.pinyin import load_lexicon, speech_tools
-from service.adapters.queue import CeleryQueue, make_celery
 from service.adapters.segmenter import tagged_words
 from service.adapters.storage import LocalStorage
 from service.adapters.tts.cache import CachedEngine
 from service.adapters.tts.edge import EdgeConfig, EdgeEngine
 from service.adapters.tts.espeak import EspeakEngine
-from service.adapters.tts.guard import Guard, LocalGuard, RedisGuard
+from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
-from service.jobs import JobService, Lifecycle, Reconciler, WorkerSteps
-from service.keys import KeyStore
 from service.pipeline import Pipeline
 from service.ports import TtsEngine
 from service.voicepacks import zh_baker
 from service.voices import load_catalog
+
+if TYPE_CHECKING:
+    from celery import Celery
+
+    from service.adapters.jobstore import JobStore
+    from service.adapters.queue import CeleryQueue
+    from service.jobs import JobService, Reconciler, WorkerSteps
+    from service.keys import KeyStore
+
+# Redis, Celery and the job machinery (~0.6 s of CPU to import) load in the functions that build
+# the service's parts: `narrate render` builds only the pipeline and never pays for them.
 
 
 def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
     """edge-tts's connection cap and breaker: fleet-wide in Redis when a Redis is configured
     (the service), in-process otherwise (the one-process CLI)."""
     if settings.redis_url if use_redis is None else use_redis:
+        import redis
+
+        from service.adapters.tts.guard import RedisGuard
+
         client = redis.Redis.from_url(settings.broker_url, decode_responses=True, socket_timeout=5)
         return RedisGuard(
             client,
@@ -91,6 +100,8 @@ def pipeline(settings: Settings) -> Pipeline:
 
 def job_store(settings: Settings) -> JobStore:
     """Every call gives up after ``redis_timeout``: a hung Redis costs a request that long."""
+    from service.adapters.jobstore import JobStore
+
     return JobStore.from_url(settings.broker_url, settings.redis_timeout, settings.redis_timeout)
 
 
@@ -99,19 +110,28 @@ def storage(settings: Settings) -> LocalStorage:
 
 
 def celery(settings: Settings) -> Celery:
+    from service.adapters.queue import make_celery
+
     return make_celery(settings)
 
 
 def queue(settings: Settings, app: Celery | None = None) -> CeleryQueue:
+    from service.adapters.queue import CeleryQueue
+
     return CeleryQueue(app or celery(settings))
 
 
 def keys(settings: Settings) -> KeyStore:
+    from service.keys import KeyStore
+
     return KeyStore(settings.keys_file)
 
 
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
+    from service.adapters.metrics import Metrics
+    from service.jobs import JobService
+
     store = job_store(settings)
     return JobService(
         settings,
@@ -125,6 +145,9 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
 
 def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
     """What a worker process runs; ``app`` is the worker's own Celery app."""
+    from service.adapters.metrics import Metrics
+    from service.jobs import WorkerSteps
+
     store = job_store(settings)
     return WorkerSteps(
         settings,
@@ -137,6 +160,8 @@ def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
 
 
 def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Reconciler:
+    from service.jobs import Lifecycle, Reconciler
+
     store = job_store(settings)
     return Reconciler(
         settings,

@@ -73,7 +73,9 @@ def test_run_names_a_program_that_cannot_be_started() -> None:
 
 
 # -- ffmpeg, ffprobe, rubberband: the binaries come from Settings ------------------------------
-TOOLS = Settings(ffmpeg="/opt/ff/ffmpeg", ffprobe="/opt/ff/ffprobe", rubberband="/opt/rb/rubberband")
+TOOLS = Settings(
+    ffmpeg="/opt/ff/ffmpeg", ffprobe="/opt/ff/ffprobe", rubberband="/opt/rb/rubberband"
+)
 FORMATS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
 INFO = VideoInfo(FORMATS, 1080, 1920, 10.0, 30.0, "h264", True)
 SOFT = MuxRequest(
@@ -91,7 +93,7 @@ INPUTS = [
     "-protocol_whitelist", "file", "-f", "srt", "-i", "/w/subtitles.srt",
 ]  # fmt: skip
 TAIL = [
-    "-map", "0:v:0", "-c:v", "copy", "-map", "[aout]", "-c:a", "aac", "-b:a", "160k",
+    "-map", "0:v:0", "-c:v", "copy", "-map", "[aout]", "-c:a", "aac", "-aac_coder", "fast", "-b:a", "160k",
     "-map", "2:s:0", "-c:s", "mov_text",
     "-metadata:s:s:0", "language=chi", "-metadata:s:a:0", "language=chi",
     "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1",

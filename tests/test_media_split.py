@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
-from service.adapters.process import Running
+from service.adapters.media import FfmpegMedia, PartsEncoding, encode_video_args, mux_args
 from service.audio import Loudness
 from service.config import Settings
 from service.domain.script import parse_markdown
@@ -70,7 +69,7 @@ class Recording(FfmpegMedia):
         super().__init__(settings)
         self.events = events
 
-    def encode_video(self, request: MuxRequest, output: Path) -> Running | None:
+    def encode_video(self, request: MuxRequest, output: Path) -> PartsEncoding | None:
         running = super().encode_video(request, output)
         self.events.append("encode started" if running else "no encode")
         return running

@@ -62,7 +62,18 @@ def test_music_is_looped_ducked_under_speech_and_the_mix_is_at_target(tmp_path: 
     script = tmp_path / "s.md"
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
     out = tmp_path / "out"
-    proc = narrate("render", str(script), "--out", str(out), "--engine", "espeak", "--video", str(video), "--music", str(music))
+    proc = narrate(
+        "render",
+        str(script),
+        "--out",
+        str(out),
+        "--engine",
+        "espeak",
+        "--video",
+        str(video),
+        "--music",
+        str(music),
+    )
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["music"]["duration"] == 14.0

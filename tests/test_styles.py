@@ -123,7 +123,21 @@ def test_vertical_safe_burn_in_keeps_text_in_the_safe_area(tmp_path: Path) -> No
         encoding="utf-8",
     )
     out = tmp_path / "out"
-    proc = narrate("render", str(script), "--out", str(out), "--engine", "espeak", "--video", str(video), "--burn-in", "--style", "vertical-safe", "--on-overflow", "squeeze")
+    proc = narrate(
+        "render",
+        str(script),
+        "--out",
+        str(out),
+        "--engine",
+        "espeak",
+        "--video",
+        str(video),
+        "--burn-in",
+        "--style",
+        "vertical-safe",
+        "--on-overflow",
+        "squeeze",
+    )
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["style"]["preset"] == "vertical-safe"

@@ -168,6 +168,8 @@ class Shot(_Model):
 
 
 Qualifier = Annotated[str, Field(min_length=1)]
+
+
 class JobSpec(_Model):
     """Everything one narration job needs; the JSON Schema of this model is published."""
 
@@ -330,9 +332,7 @@ class RenderOptions(_Model):
     music_level: float = Field(
         -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
     )
-    music_duck: float = Field(
-        12.0, ge=10, le=40, description="dB the music goes down under speech"
-    )
+    music_duck: float = Field(12.0, ge=10, le=40, description="dB the music goes down under speech")
 
     def shows_screen_text(self, spec: JobSpec) -> bool:
         """Shot text is on when asked for (option, then script), else with burn-in only:

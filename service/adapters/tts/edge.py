@@ -11,13 +11,11 @@ import random
 import time
 import types
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+from functools import cached_property, lru_cache
+from importlib.metadata import version as package_version
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
-import edge_tts
 import numpy as np
-from edge_tts.exceptions import NoAudioReceived, WebSocketError
 
 from service.adapters.process import run
 from service.adapters.tts.guard import Guard
@@ -25,6 +23,12 @@ from service.audio import speech_bounds
 from service.domain.errors import EngineError, MediaError
 from service.domain.units import samples_to_ms, ticks_to_ms
 from service.ports import Boundary, Speech, TtsRequest
+
+if TYPE_CHECKING:
+    import edge_tts
+
+# aiohttp and edge-tts (~0.4 s of CPU to import) load on the first edge synthesis, so that a
+# process that speaks with another engine never pays for them.
 
 RETRY_STATUS = {403, 429, 503}
 SAMPLE_RATE = 24000
@@ -72,6 +76,8 @@ def communicate_for(wss_url: str | None) -> type[edge_tts.Communicate]:
     the process; instead the subclass runs upstream's own ``__stream`` (its code object,
     unchanged) with globals in which ``WSS_URL`` is this endpoint. Checked at construction,
     so an edge-tts that no longer works this way fails loudly rather than calling Microsoft."""
+    import edge_tts
+
     if wss_url is None:
         return edge_tts.Communicate
     upstream: Any = getattr(edge_tts.Communicate, "_Communicate__stream", None)
@@ -105,12 +111,15 @@ class EdgeEngine:
     name = "edge"
     min_rate = 0.5
     max_rate = 2.0
-    version = edge_tts.__version__
+    version = package_version("edge-tts")
 
     def __init__(self, config: EdgeConfig, guard: Guard) -> None:
         self.config = config
         self.guard = guard
-        self.communicate = communicate_for(config.wss_url)
+
+    @cached_property
+    def communicate(self) -> type[edge_tts.Communicate]:
+        return communicate_for(self.config.wss_url)
 
     async def _once(self, request: TtsRequest) -> tuple[bytes, list[tuple[str, int, int]]]:
         comm = self.communicate(
@@ -141,6 +150,9 @@ class EdgeEngine:
         return bytes(audio), words
 
     def _attempt(self, request: TtsRequest) -> Speech:
+        import aiohttp
+        from edge_tts.exceptions import NoAudioReceived, WebSocketError
+
         if not self.guard.allow():
             raise EngineError(
                 self.name, "circuit breaker open: edge is failing fleet-wide", retryable=False

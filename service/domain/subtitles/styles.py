@@ -98,9 +98,7 @@ def presets_table(data: dict[str, Any] | None) -> dict[str, Any]:
     return {DEFAULT_PRESET: BASE, **((data or {}).get("presets", {}))}
 
 
-def resolve(
-    data: dict[str, Any] | None, spec: StyleSpec | None, font: str | None = None
-) -> Style:
+def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | None = None) -> Style:
     """The default preset, under the named preset, under the job's fields. ``font`` (the
     machine's configured font) replaces the default preset's font, not a chosen one."""
     table = presets_table(data)

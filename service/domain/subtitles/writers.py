@@ -138,7 +138,7 @@ def _css(look: Look) -> str:
     o = look.outline_color.lstrip("#")[:6]
     shadow = f"0 0 {max(1, round(look.outline * 1080))}px #{o}" if look.outline else "none"
     return (
-        f"color: #{r:02X}{g:02X}{b:02X}{a:02X}; font-family: \"{look.font}\", sans-serif; "
+        f'color: #{r:02X}{g:02X}{b:02X}{a:02X}; font-family: "{look.font}", sans-serif; '
         f"font-weight: {'bold' if look.bold else 'normal'}; text-shadow: {shadow};"
     )
 
