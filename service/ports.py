@@ -88,6 +88,7 @@ class MuxRequest:
     extend_to: float | None = None  # freeze the last frame up to this many seconds
     duck_intervals: tuple[tuple[float, float], ...] = ()
     encoded_video: Path | None = None  # the picture already re-encoded: stream-copy it
+    encoded_audio: Path | None = None  # the narration already AAC, padded: stream-copy it
 
 
 class Encoding(Protocol):
@@ -103,6 +104,11 @@ class Media(Protocol):
 
     def encode_video(self, request: MuxRequest, output: Path) -> Encoding | None:
         """Start re-encoding the picture if the request changes it (burn-in, frozen end)."""
+        ...
+
+    def encode_audio(self, request: MuxRequest, output: Path) -> Encoding | None:
+        """Start encoding the narration for the mux (while the picture encodes); None when
+        the mux must mix it with the source's own audio."""
         ...
 
     def mux(self, request: MuxRequest) -> None: ...

@@ -75,9 +75,8 @@ class Recording(FfmpegMedia):
         return running
 
     def mux(self, request: MuxRequest) -> None:
-        self.events.append(
-            f"mux copying {request.encoded_video.name}" if request.encoded_video else "mux"
-        )
+        copied = [p.name for p in (request.encoded_video, request.encoded_audio) if p]
+        self.events.append(f"mux copying {' + '.join(copied)}" if copied else "mux")
         super().mux(request)
 
 
@@ -107,7 +106,12 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
     out = tmp_path / "out"
     pipeline.render(plan, out, video)
     if burn_in:
-        assert events == ["encode started", "mix started", "mix done", "mux copying picture.mp4"]
+        assert events == [
+            "encode started",
+            "mix started",
+            "mix done",
+            "mux copying picture.mp4 + sound.m4a",  # the narration's AAC encoded beside it
+        ]
     else:
         assert events == ["no encode", "mix started", "mix done", "mux"]
         assert stream_md5(out / "video.mp4") == stream_md5(video)  # soft: the source, copied

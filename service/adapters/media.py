@@ -201,6 +201,25 @@ def join_args(listing: Path, output: Path, settings: Settings) -> list[str]:
     ]  # fmt: skip
 
 
+def mixes_original(req: MuxRequest) -> bool:
+    return req.original_audio == "mix" and req.info.has_audio
+
+
+def encode_audio_args(req: MuxRequest, settings: Settings, output: Path) -> list[str]:
+    """The narration as the video's AAC track, padded with silence to the video's length."""
+    duration = _duration(req)
+    argv = [
+        settings.ffmpeg,
+        "-nostdin",
+        "-y",
+        "-v",
+        "error",
+        *_input(req.narration, settings, "wav"),
+    ]
+    argv += ["-af", f"apad=whole_dur={duration:.3f}", *AAC, *_BITEXACT, "-map_metadata", "-1"]
+    return [*argv, "-t", f"{duration:.3f}", "-f", "mp4", str(output)]
+
+
 def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     """The video file: the picture (stream-copied: the source's, or ``encoded_video`` made by
     ``encode_video_args``; re-encoded here only when neither fits), the narration as AAC
@@ -209,14 +228,19 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
     picture = req.encoded_video or req.video
     argv += _input(picture, settings)
+    if req.encoded_audio is not None and not mixes_original(req):
+        argv += _input(req.encoded_audio, settings)
+        argv += _input(req.subtitles_srt, settings, "srt")
+        argv += ["-map", "0:v:0", "-c:v", "copy", "-map", "1:a:0", "-c:a", "copy"]
+        return [*argv, *_tracks(req, duration)]
     argv += _input(req.narration, settings, "wav")
     argv += _input(req.subtitles_srt, settings, "srt")
     original = "0:a"
-    if req.encoded_video is not None and req.original_audio == "mix" and req.info.has_audio:
+    if req.encoded_video is not None and mixes_original(req):
         argv += _input(req.video, settings)
         original = "3:a"
     narration = f"[1:a]apad=whole_dur={duration:.3f}[nar]"
-    if req.original_audio == "mix" and req.info.has_audio:
+    if mixes_original(req):
         graph = (
             f"{narration};[{original}]aresample=48000,aformat=channel_layouts=stereo,"
             f"volume='{_duck_expr(req.duck_intervals)}':eval=frame[orig];"
@@ -232,12 +256,16 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     else:
         argv += ["-filter_complex", graph, "-map", "0:v:0", "-c:v", "copy"]
     argv += ["-map", "[aout]", *AAC]
-    argv += ["-map", "2:s:0", "-c:s", "mov_text"]
-    argv += ["-metadata:s:s:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
-    argv += ["-metadata:s:a:0", f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"]
+    return [*argv, *_tracks(req, duration)]
+
+
+def _tracks(req: MuxRequest, duration: float) -> list[str]:
+    """The subtitle track (input 2), the tracks' language and the output file."""
+    language = f"language={SUBTITLE_LANGUAGE.get(req.language, 'und')}"
+    argv = ["-map", "2:s:0", "-c:s", "mov_text"]
+    argv += ["-metadata:s:s:0", language, "-metadata:s:a:0", language]
     argv += [*_BITEXACT, "-map_metadata", "-1"]
-    argv += ["-t", f"{duration:.3f}", "-movflags", "+faststart", "-f", "mp4", str(req.output)]
-    return argv
+    return [*argv, "-t", f"{duration:.3f}", "-movflags", "+faststart", "-f", "mp4", str(req.output)]
 
 
 def decode_audio_args(
@@ -314,6 +342,11 @@ class FfmpegMedia:
             for f, part in zip(files, parts, strict=True)
         ]
         return PartsEncoding(running, join_args(listing, output, self.settings), (*files, listing))
+
+    def encode_audio(self, request: MuxRequest, output: Path) -> PartsEncoding | None:
+        if mixes_original(request):
+            return None
+        return PartsEncoding([Running(encode_audio_args(request, self.settings, output))])
 
     def mux(self, request: MuxRequest) -> None:
         run(mux_args(request, self.settings), self.settings.ffmpeg_timeout)

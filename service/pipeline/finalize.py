@@ -34,6 +34,7 @@ from service.ports import Media, MuxRequest, Workspace
 from service.styles import job_style
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
+SOUND = "sound.m4a"  # the narration as AAC beside it
 
 
 class FinalizeStep:
@@ -134,8 +135,9 @@ class FinalizeStep:
     ) -> dsp.Loudness:
         """Mix the narration (and the music under it) while the picture re-encodes (if it
         must), then mux."""
-        picture = work.local(PICTURE)
+        picture, sound = work.local(PICTURE), work.local(SOUND)
         encoding = self.media.encode_video(mux, picture) if mux is not None else None
+        encodings = [encoding] if encoding is not None else []
         try:
             t = time.perf_counter()
             loud = self._mix_narration(placed, work, outdir / "narration.wav")
@@ -148,13 +150,19 @@ class FinalizeStep:
             if mux is not None:
                 t = time.perf_counter()
                 if encoding is not None:
-                    encoding.wait(self.settings.ffmpeg_timeout)
-                    mux = replace(mux, encoded_video=picture)
+                    # The narration's AAC encode runs beside the picture's, so the mux after
+                    # them only copies.
+                    audio = self.media.encode_audio(mux, sound)
+                    encodings += [audio] if audio is not None else []
+                    for running in encodings:
+                        running.wait(self.settings.ffmpeg_timeout)
+                    encoded_audio = sound if audio is not None else None
+                    mux = replace(mux, encoded_video=picture, encoded_audio=encoded_audio)
                 self.media.mux(mux)
                 timings["mux"] = round(time.perf_counter() - t, 4)
         finally:
-            if encoding is not None:
-                encoding.cancel()  # on failure: no encoder left running
+            for running in encodings:
+                running.cancel()  # on failure: no encoder left running
         return loud
 
     def _mux_request(
