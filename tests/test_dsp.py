@@ -16,7 +16,7 @@ import pytest
 from scipy import ndimage, signal
 
 from service import audio
-from service.audio import dsp
+from service.audio import dsp, iir
 from tests.conftest import ROOT, SHORT_SCRIPT, make_video
 
 RATES = [8000, 16000, 22050, 24000, 44100, 48000]
@@ -75,7 +75,7 @@ def test_oversample4_gives_resample_polys_samples(n: int) -> None:
 @pytest.mark.parametrize("rate", RATES)
 def test_k_weighting_is_pyloudnorms(rate: int) -> None:
     stages = list(pyloudnorm.Meter(rate)._filters.values())
-    ours = dsp.k_weighting(rate)
+    ours = iir.k_weighting(rate)
     assert len(ours) == len(stages) == 2
     for (b, a, gain), ref in zip(ours, stages, strict=True):
         assert np.array_equal(b, ref.b) and np.array_equal(a, ref.a)  # the same arithmetic
@@ -91,17 +91,28 @@ def feed_sizes(total: int, sizes: list[int]) -> list[int]:
 
 
 @pytest.mark.parametrize("rate", RATES)
-@pytest.mark.parametrize("sizes", [[1], [2], [1, 2, 3], [63, 64, 65, 1], [16_383, 16_385, 40_000]])
-def test_biquad_block_by_block_is_lfilter_with_state(rate: int, sizes: list[int]) -> None:
+@pytest.mark.parametrize(
+    "sizes", [[1], [2], [1, 2, 3], [63, 64, 65, 1], [8191, 8193, 20_000], [90_000]]
+)
+@pytest.mark.parametrize("stages", [[0], [1], [0, 1]])
+def test_cascade_block_by_block_is_lfilter_with_state(
+    rate: int, sizes: list[int], stages: list[int]
+) -> None:
+    """One biquad or the two of K-weighting in series, with a gain between them."""
     total = 3000 if max(sizes) < 100 else 90_000
     x = np.concatenate([signals(total // 2, rate)["noise"], np.zeros(total - total // 2)])
-    for b, a, _ in dsp.k_weighting(rate):
-        ours, zi, pos = dsp.Biquad(b, a), np.zeros(2), 0
-        for size in feed_sizes(total, sizes):
-            ref, zi = signal.lfilter(b, a, x[pos : pos + size], zi=zi)
-            got = ours(x[pos : pos + size])
-            pos += size
-            assert np.max(np.abs(got - ref)) <= 1e-10 and np.max(np.abs(ours.z - zi)) <= 1e-10
+    coeffs = [(b, a, 1.5 - i) for i, (b, a, _) in enumerate(iir.k_weighting(rate))]
+    coeffs = [coeffs[i] for i in stages]
+    ours, zi, pos = iir.Cascade(coeffs), [np.zeros(2) for _ in coeffs], 0
+    for size in feed_sizes(total, sizes):
+        ref = x[pos : pos + size].astype(np.float64)
+        for i, (b, a, gain) in enumerate(coeffs):
+            ref, zi[i] = signal.lfilter(b, a, ref, zi=zi[i])
+            ref = gain * ref
+        got = ours(x[pos : pos + size])
+        pos += size
+        assert np.max(np.abs(got - ref)) <= 1e-10, size
+        assert np.max(np.abs(ours.z - np.array(zi))) <= 1e-10, size
 
 
 def pyloudnorm_lufs(x: np.ndarray, rate: int) -> float:

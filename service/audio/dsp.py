@@ -1,6 +1,6 @@
-"""Numpy-only DSP primitives: scipy's resample_poly, firwin and lfilter (block by block),
-and ndimage's sliding minimum and moving average, each giving the same samples within float
-rounding (tests/test_dsp.py checks them against scipy and pyloudnorm).
+"""Numpy-only DSP primitives: scipy's resample_poly and firwin, and ndimage's sliding
+minimum and moving average, each giving the same samples within float rounding (iir.py
+has lfilter's counterpart; tests/test_dsp.py checks them against scipy and pyloudnorm).
 
 Why not scipy: importing scipy.signal (pyloudnorm imports it too) and scipy.ndimage costs
 ~1.3 s of CPU in a cold process, all of it on a render's critical path (one GIL), while
@@ -92,102 +92,6 @@ def _resample_block(
     for r in range(0, t1 - t0, rows):
         chunk = np.ascontiguousarray(windows[r : r + rows])
         np.matmul(chunk, kernel, out=y[t0 + r : t0 + r + len(chunk)])
-
-
-@lru_cache(maxsize=16)
-def impulse_response(b: tuple[float, ...], a: tuple[float, ...], n: int) -> np.ndarray:
-    """The first ``n`` samples of the impulse response of b / a (a[0] = 1, three of each),
-    by the recursion itself, as lfilter runs it: closed forms and FFT division lose digits
-    near the high pass's double pole at DC. A few ms, once per filter and rate."""
-    out = [0.0] * n
-    y1 = y2 = 0.0
-    for k in range(n):
-        out[k] = y0 = (b[k] if k < 3 else 0.0) - a[1] * y1 - a[2] * y2
-        y1, y2 = y0, y1
-    h = np.array(out)
-    h.flags.writeable = False  # shared by every Biquad with these coefficients
-    return h
-
-
-class Biquad:
-    """``scipy.signal.lfilter(b, a, x, zi=state)`` for a second-order section, called block
-    after block with the state carried (transposed direct form II, as lfilter keeps it).
-
-    A block's output is its zero-state response h * x plus the carried state's zero-input
-    response z0 g + z1 g(. - 1), with h and g the impulse responses of b/a and 1/a, both
-    exact within the block when cut to its length. The convolution is one FFT (no loop per
-    sample); the last two outputs, which the next state is made of, come from exact dot
-    products, so the state does not gather FFT rounding and rings out to zero in silence
-    as lfilter's does."""
-
-    def __init__(self, b: np.ndarray, a: np.ndarray) -> None:
-        b, a = np.asarray(b, dtype=np.float64), np.asarray(a, dtype=np.float64)
-        if b.shape != (3,) or a.shape != (3,) or a[0] == 0:
-            raise ValueError(f"a biquad needs 3 + 3 coefficients with a[0] != 0: {b}, {a}")
-        self.b, self.a = b / a[0], a / a[0]
-        self.z = np.zeros(2)
-        key = tuple(map(float, self.a))
-        self.h = impulse_response(tuple(map(float, self.b)), key, _SUB)
-        self.g = impulse_response((1.0, 0.0, 0.0), key, _SUB)
-        self.h_spectrum = np.fft.rfft(self.h, 2 * _SUB)
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)
-        y = np.empty(len(x))
-        for a in range(0, len(x), _SUB):
-            y[a : a + _SUB] = self._block(x[a : a + _SUB])
-        return y
-
-    def _block(self, x: np.ndarray) -> np.ndarray:
-        n = len(x)
-        if n == 0:
-            return np.zeros(0)
-        h, g = self.h[:n], self.g[:n]
-        zir = self.z[0] * g
-        zir[1:] += self.z[1] * g[:-1]
-        if n <= 64:
-            y = np.convolve(x, h)[:n] + zir
-        elif not np.any(x):  # ringing out: the state's response alone
-            y = zir
-        else:
-            y = np.fft.irfft(np.fft.rfft(x, 2 * _SUB) * self.h_spectrum, 2 * _SUB)[:n] + zir
-        y[-1] = np.dot(h, x[::-1]) + zir[-1]
-        if n > 1:
-            y[-2] = np.dot(h[:-1], x[-2::-1]) + zir[-2]
-        # The next state: lfilter's DF2T update after the block's last two samples.
-        b, a1, a2 = self.b, self.a[1], self.a[2]
-        z1 = b[2] * x[-2] - a2 * y[-2] if n > 1 else self.z[1]
-        self.z = np.array([b[1] * x[-1] - a1 * y[-1] + z1, b[2] * x[-1] - a2 * y[-1]])
-        return y
-
-
-def k_weighting(rate: int) -> list[tuple[np.ndarray, np.ndarray, float]]:
-    """ITU-R BS.1770 K-weighting as pyloudnorm designs it (RBJ cookbook biquads): a high
-    shelf of +4 dB, Q 1/sqrt(2) at 1500 Hz, then a high pass of Q 0.5 at 38 Hz; as
-    (b, a, passband gain) with a[0] = 1, the same arithmetic so the same coefficients."""
-    return [_shelf(4.0, 1 / np.sqrt(2), 1500.0, rate), _high_pass(0.5, 38.0, rate)]
-
-
-def _shelf(gain_db: float, q: float, fc: float, rate: int) -> tuple[np.ndarray, np.ndarray, float]:
-    big_a = 10 ** (gain_db / 40.0)
-    w0 = 2.0 * np.pi * (fc / rate)
-    alpha = np.sin(w0) / (2.0 * q)
-    cos, root = np.cos(w0), 2 * np.sqrt(big_a) * alpha
-    b0 = big_a * ((big_a + 1) + (big_a - 1) * cos + root)
-    b1 = -2 * big_a * ((big_a - 1) + (big_a + 1) * cos)
-    b2 = big_a * ((big_a + 1) + (big_a - 1) * cos - root)
-    a0 = (big_a + 1) - (big_a - 1) * cos + root
-    a1 = 2 * ((big_a - 1) - (big_a + 1) * cos)
-    a2 = (big_a + 1) - (big_a - 1) * cos - root
-    return np.array([b0, b1, b2]) / a0, np.array([a0, a1, a2]) / a0, 1.0
-
-
-def _high_pass(q: float, fc: float, rate: int) -> tuple[np.ndarray, np.ndarray, float]:
-    w0 = 2.0 * np.pi * (fc / rate)
-    alpha = np.sin(w0) / (2.0 * q)
-    b0, b1, b2 = (1 + np.cos(w0)) / 2, -(1 + np.cos(w0)), (1 + np.cos(w0)) / 2
-    a0, a1, a2 = 1 + alpha, -2 * np.cos(w0), 1 - alpha
-    return np.array([b0, b1, b2]) / a0, np.array([a0, a1, a2]) / a0, 1.0
 
 
 def sliding_min(x: np.ndarray, size: int) -> np.ndarray:

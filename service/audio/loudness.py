@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from service.audio.arrays import Audio, resample
-from service.audio.dsp import Biquad, k_weighting, moving_average, resample_poly, sliding_min
+from service.audio.dsp import moving_average, resample_poly, sliding_min
+from service.audio.iir import Cascade, k_weighting
 
 
 def oversample4(x: Audio) -> Audio:
@@ -47,7 +48,7 @@ class LoudnessMeter:
 
     def __init__(self, rate: int) -> None:
         self.rate = rate
-        self.filters = [(Biquad(b, a), gain) for b, a, gain in k_weighting(rate)]
+        self.filter = Cascade(k_weighting(rate))
         self.hops: list[float] = []
         self.acc = 0.0
         self.pos = 0
@@ -58,17 +59,13 @@ class LoudnessMeter:
     def feed(self, x: Audio) -> None:
         if len(x) == 0:
             return
-        if not np.any(x) and all(np.max(np.abs(f.z)) < 1e-30 for f, _ in self.filters):
+        if not np.any(x) and np.max(np.abs(self.filter.z)) < 1e-30:
             # Silence after the filters have rung out (a long timeline is mostly this): the
             # output is zero to far below any gate, so no filtering at all.
-            for f, _ in self.filters:
-                f.z = np.zeros(2)
+            self.filter.z[:] = 0.0
             sq = np.zeros(len(x))
         else:
-            y = np.asarray(x, dtype=np.float64)
-            for f, gain in self.filters:
-                y = gain * f(y)
-            sq = np.square(y)
+            sq = np.square(self.filter(x))
         i = 0
         while i < len(sq):
             end = self._bound(len(self.hops) + 1)
