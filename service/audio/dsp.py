@@ -3,7 +3,7 @@ minimum and moving average, each giving the same samples within float rounding (
 has lfilter's counterpart; tests/test_dsp.py checks them against scipy and pyloudnorm).
 
 Why not scipy: importing scipy.signal (pyloudnorm imports it too) and scipy.ndimage costs
-~1.3 s of CPU in a cold process, all of it on a render's critical path (one GIL), while
+~0.7-1.3 s of CPU in a cold process, all of it on a render's critical path (one GIL), while
 the few filters the service needs are a page of numpy.
 """
 
@@ -17,7 +17,6 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 _BLOCK = 1 << 16  # inputs per resample block: bounds the float64 copy of the input
 _MACS = 1 << 17  # multiply-adds per matrix product in resample (see _resample_block)
-_SUB = 1 << 14  # samples per FFT convolution in Biquad (FFT size twice that)
 
 
 def firwin_lowpass(numtaps: int, cutoff: float, beta: float = 5.0) -> np.ndarray:

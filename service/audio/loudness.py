@@ -114,7 +114,7 @@ def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
 
 def preload(rate: int = 24000) -> None:
     """Design the filters a render uses (espeak-ng's 22050 Hz to ``rate``, 4x oversampling,
-    K-weighting at ``rate``; ~15 ms, mostly the K-weighting's impulse responses) before the
+    K-weighting at ``rate``; ~10 ms, mostly the K-weighting's impulse responses) before the
     first segment needs them, e.g. as a worker process starts."""
     resample(np.zeros(64, dtype=np.float32), 22050, rate)
     oversample4(np.zeros(64, dtype=np.float32))
