@@ -17,8 +17,8 @@ from service.domain.spec import JobSpec, json_schema
 
 
 def _warm_up() -> None:
-    """Load jieba's dictionary and import scipy (about a second of CPU between them) in the
-    background, while the main thread waits on ffprobe and espeak-ng."""
+    """Load jieba's dictionary (most of a second of CPU) and design the audio filters in
+    the background, while the main thread waits on ffprobe and espeak-ng."""
     try:
         from service import audio
         from service.adapters.segmenter import warm

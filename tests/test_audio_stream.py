@@ -8,6 +8,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import pyloudnorm
 import pytest
 from scipy.signal import resample_poly
 
@@ -31,12 +32,18 @@ def speech() -> np.ndarray:
     return np.concatenate([x * 0.3, dsp.silence(RATE), x, dsp.silence(3 * RATE // 7), x * 0.9])
 
 
+def pyloudnorm_lufs(x: np.ndarray, rate: int) -> float:
+    """The reference the service's meter replaced (short audio padded to 0.5 s as it does)."""
+    x = np.concatenate([x, np.zeros(max(0, rate // 2 - len(x)), dtype=x.dtype)])
+    return float(pyloudnorm.Meter(rate).integrated_loudness(x.astype(np.float64)))
+
+
 def whole_track_normalize(x: np.ndarray, rate: int) -> tuple[np.ndarray, dsp.Loudness]:
     """What finalize did before blocks: the whole track in memory, pyloudnorm, one limiter."""
-    gain_db = -16.0 - dsp.integrated_lufs(x, rate)
+    gain_db = -16.0 - pyloudnorm_lufs(x, rate)
     for _ in range(6):
         y = dsp.quantize(dsp.limit(x * 10 ** (gain_db / 20), rate, -1.3))
-        lufs, tp = dsp.integrated_lufs(y, rate), dsp.true_peak_db(y)
+        lufs, tp = pyloudnorm_lufs(y, rate), dsp.true_peak_db(y)
         if abs(lufs + 16) <= 0.2 and tp <= -1.0:
             break
         gain_db += -16.0 - lufs
@@ -58,6 +65,7 @@ def test_meters_fed_in_pieces_match_the_whole_track(speech: np.ndarray, seed: in
     lufs = dsp.LoudnessMeter(RATE)
     feed_in_pieces(lufs, x, seed)
     assert lufs.integrated() == pytest.approx(dsp.integrated_lufs(x, RATE), abs=1e-6)
+    assert lufs.integrated() == pytest.approx(pyloudnorm_lufs(x, RATE), abs=1e-6)
     peak = dsp.TruePeakMeter()
     feed_in_pieces(peak, x, seed)
     assert peak.finish() == pytest.approx(dsp.true_peak_db(x), abs=1e-5)
@@ -68,7 +76,7 @@ def test_meters_on_short_and_silent_tracks(n: int) -> None:
     x = (np.random.default_rng(n).standard_normal(n) * 0.1).astype(np.float32)
     lufs = dsp.LoudnessMeter(RATE)
     lufs.feed(x)
-    expected = dsp.integrated_lufs(x, RATE) if n else float("-inf")
+    expected = pyloudnorm_lufs(x, RATE) if n else float("-inf")
     assert lufs.integrated() == pytest.approx(expected, abs=1e-6)
     silent = dsp.LoudnessMeter(RATE)
     silent.feed(np.zeros(n, dtype=np.float32))
@@ -107,7 +115,7 @@ def test_block_normalize_lands_where_the_whole_track_did(speech: np.ndarray) -> 
     assert abs(loud.integrated_lufs - ref_loud.integrated_lufs) <= 0.2
     assert abs(loud.true_peak_dbtp - ref_loud.true_peak_dbtp) <= 0.05
     # The figures reported are those of the output itself.
-    assert loud.integrated_lufs == round(dsp.integrated_lufs(y, RATE), 2)
+    assert loud.integrated_lufs == round(pyloudnorm_lufs(y, RATE), 2)
     assert loud.true_peak_dbtp == round(dsp.true_peak_db(y), 2)
 
 

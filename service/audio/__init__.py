@@ -6,14 +6,21 @@ from service.audio.arrays import (
     SILENCE_THRESHOLD,
     Audio,
     fit_length,
-    preload,
     resample,
     silence,
     speech_bounds,
 )
-from service.audio.loudness import Loudness, integrated_lufs, limit, oversample4, true_peak_db
+from service.audio.loudness import (
+    Loudness,
+    LoudnessMeter,
+    integrated_lufs,
+    limit,
+    oversample4,
+    preload,
+    true_peak_db,
+)
 from service.audio.normalize import Out, _limit_block, normalize, normalize_to_wav
-from service.audio.stream import BLOCK, ArraySource, LoudnessMeter, MixSource, Source, TruePeakMeter
+from service.audio.stream import BLOCK, ArraySource, MixSource, Source, TruePeakMeter
 from service.audio.wav import quantize, read_wav, to_pcm16, write_wav
 
 __all__ = [

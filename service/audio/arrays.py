@@ -6,23 +6,14 @@ from math import gcd
 
 import numpy as np
 
-# scipy.signal (and pyloudnorm, which imports it) take ~1 s of CPU to import: imported where
-# used, so a process pays for them when it first needs them (see ``preload``), not at start.
+from service.audio.dsp import resample_poly
 
 Audio = np.ndarray
 SILENCE_THRESHOLD = 10 ** (-50 / 20)  # -50 dBFS: below this an engine's output is silence
 
 
-def preload() -> None:
-    """Import the numeric libraries now (e.g. in a thread while other work waits)."""
-    import pyloudnorm  # noqa: F401
-    import scipy.ndimage
-    import scipy.signal  # noqa: F401
-
-
 def resample(x: Audio, src: int, dst: int) -> Audio:
-    from scipy.signal import resample_poly
-
+    """``x`` at ``src`` Hz as float32 at ``dst`` Hz (scipy's ``resample_poly``, see dsp.py)."""
     if src == dst or len(x) == 0:
         return x.astype(np.float32)
     g = gcd(src, dst)

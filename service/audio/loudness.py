@@ -1,32 +1,23 @@
-"""ITU-R BS.1770 loudness and true peak of a whole array, and a look-ahead limiter."""
+"""ITU-R BS.1770 loudness (whole or fed block by block) and true peak, and a look-ahead
+limiter."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from service.audio.arrays import Audio
-
-
-@lru_cache(maxsize=4)
-def _oversampling_filter(dtype: str) -> Audio:
-    from scipy.signal import firwin
-
-    # resample_poly(x, 4, 1)'s own filter (Kaiser-windowed sinc, 81 taps, gain 4), with the
-    # one sample of padding it adds in front: upfirdn with it gives resample_poly's samples.
-    h = firwin(81, 1 / 4, window=("kaiser", 5.0)).astype(dtype) * 4
-    return np.concatenate([np.zeros(1, dtype=dtype), h])
+from service.audio.arrays import Audio, resample
+from service.audio.dsp import moving_average, resample_poly, sliding_min
+from service.audio.iir import Cascade, k_weighting
 
 
 def oversample4(x: Audio) -> Audio:
-    """``resample_poly(x, 4, 1)``, without designing the filter again on every call."""
-    from scipy.signal import upfirdn
-
+    """``resample_poly(x, 4, 1)``: the 4x oversampled signal true peak is read from, in
+    ``x``'s precision (float32 stays float32)."""
     x = np.asarray(x)
-    dtype = "float32" if x.dtype == np.float32 else "float64"
-    return upfirdn(_oversampling_filter(dtype), x, 4, 1)[41 : 41 + 4 * len(x)]
+    y = resample_poly(x, 4, 1)
+    return y.astype(np.float32) if x.dtype == np.float32 else y
 
 
 def _abs_max(x: Audio) -> float:
@@ -42,13 +33,67 @@ def true_peak_db(x: Audio) -> float:
 
 
 def integrated_lufs(x: Audio, rate: int) -> float:
-    import pyloudnorm
+    """ITU-R BS.1770-4 integrated loudness in LUFS, as pyloudnorm measures it (audio
+    shorter than one 400 ms gating block padded with silence to 0.5 s)."""
+    meter = LoudnessMeter(rate)
+    meter.feed(x)
+    return meter.integrated()
 
-    meter = pyloudnorm.Meter(rate)
-    # pyloudnorm needs at least one 400 ms gating block.
-    if len(x) < rate // 2:
-        x = np.concatenate([x, np.zeros(rate // 2 - len(x), dtype=np.float32)])
-    return float(meter.integrated_loudness(x.astype(np.float64)))
+
+class LoudnessMeter:
+    """ITU-R BS.1770-4 integrated loudness fed block by block: the K-weighting filters keep
+    their state across blocks and each 100 ms hop keeps one sum of squares, so a one-hour
+    track needs 36,000 numbers, not the track. Filters and gating as pyloudnorm does them
+    (the blocks and their count are pyloudnorm's), so the figure is pyloudnorm's."""
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        self.filter = Cascade(k_weighting(rate))
+        self.hops: list[float] = []
+        self.acc = 0.0
+        self.pos = 0
+
+    def _bound(self, k: int) -> int:
+        return k * self.rate // 10  # end of hop k-1
+
+    def feed(self, x: Audio) -> None:
+        if len(x) == 0:
+            return
+        if not np.any(x) and np.max(np.abs(self.filter.z)) < 1e-30:
+            # Silence after the filters have rung out (a long timeline is mostly this): the
+            # output is zero to far below any gate, so no filtering at all.
+            self.filter.z[:] = 0.0
+            sq = np.zeros(len(x))
+        else:
+            sq = np.square(self.filter(x))
+        i = 0
+        while i < len(sq):
+            end = self._bound(len(self.hops) + 1)
+            take = min(len(sq) - i, end - self.pos)
+            self.acc += float(np.sum(sq[i : i + take]))
+            i += take
+            self.pos += take
+            if self.pos == end:
+                self.hops.append(self.acc)
+                self.acc = 0.0
+
+    def integrated(self) -> float:
+        if self.pos < self.rate // 2:  # as integrated_lufs: short audio padded to 0.5 s
+            self.feed(np.zeros(self.rate // 2 - self.pos))
+        hops = [*self.hops, self.acc, 0.0, 0.0, 0.0]
+        n = self.pos
+        blocks = int(np.round((n / self.rate - 0.4) / (0.4 * 0.25))) + 1
+        z = np.array([sum(hops[j : j + 4]) for j in range(blocks)]) / (0.4 * self.rate)
+        with np.errstate(divide="ignore"):
+            loud = -0.691 + 10 * np.log10(z)
+        above = z[loud >= -70.0]
+        if len(above) == 0:
+            return float("-inf")
+        relative = -0.691 + 10 * np.log10(np.mean(above)) - 10.0
+        gated = z[(loud > relative) & (loud > -70.0)]
+        if len(gated) == 0:
+            return float("-inf")
+        return float(-0.691 + 10 * np.log10(np.mean(gated)))
 
 
 def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
@@ -57,18 +102,23 @@ def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
     The needed gain is min-filtered over twice the smoothing window, then averaged over the
     window, so the smooth curve stays at or below the need everywhere (no overshoot).
     """
-    from scipy.ndimage import minimum_filter1d, uniform_filter1d
-
     ceiling = 10 ** (ceiling_db / 20)
     over = np.abs(oversample4(x))[: 4 * len(x)].reshape(-1, 4).max(axis=1)
     need = np.minimum(1.0, ceiling / np.maximum(over, 1e-9))
     if need.min() >= 1.0:
         return x
     w = max(3, int(rate * 0.008))
-    gain = uniform_filter1d(
-        minimum_filter1d(need, size=2 * w + 1, mode="nearest"), size=w, mode="nearest"
-    )
+    gain = moving_average(sliding_min(need, 2 * w + 1), w)
     return (x * gain).astype(np.float32)
+
+
+def preload(rate: int = 24000) -> None:
+    """Design the filters a render uses (espeak-ng's 22050 Hz to ``rate``, 4x oversampling,
+    K-weighting at ``rate``; ~10 ms, mostly the K-weighting's impulse responses) before the
+    first segment needs them, e.g. as a worker process starts."""
+    resample(np.zeros(64, dtype=np.float32), 22050, rate)
+    oversample4(np.zeros(64, dtype=np.float32))
+    LoudnessMeter(rate)
 
 
 @dataclass(frozen=True, slots=True)

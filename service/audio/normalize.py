@@ -10,15 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from service.audio.arrays import SILENCE_THRESHOLD, Audio
-from service.audio.loudness import Loudness, limit
-from service.audio.stream import (
-    _TP_CONTEXT,
-    ArraySource,
-    LoudnessMeter,
-    Source,
-    TruePeakMeter,
-    _blocks,
-)
+from service.audio.loudness import Loudness, LoudnessMeter, limit
+from service.audio.stream import _TP_CONTEXT, ArraySource, Source, TruePeakMeter, _blocks
 from service.audio.wav import quantize, to_pcm16
 
 
