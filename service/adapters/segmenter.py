@@ -78,35 +78,38 @@ class Segmenter:
 
     def __init__(self, index: wordindex.Index, added: Iterable[tuple[str, int, str]]) -> None:
         self._index = index
-        self._added: dict[str, list[tuple[str, int, str]]] = {}
+        # add_word's changes by bucket, in order: (entry, freq or None for a prefix, tag)
+        self._added: dict[str, list[tuple[str, int | None, str]]] = {}
         total = index.total
         for word, freq, tag in added:
-            self._added.setdefault(word[0], []).append((word, freq, tag))
+            for end in range(1, len(word) + 1):
+                entry = (word, freq, tag) if end == len(word) else (word[:end], None, "")
+                self._added.setdefault(word[:end][:2], []).append(entry)
             total += freq  # jieba adds it even when the word was there
         self.total = total
         self._logtotal = log(total)
         self._buckets: dict[str, Bucket] = {}
 
-    def _bucket(self, ch: str) -> Bucket:
-        """Freqs and tags of the words (and prefixes) starting with ``ch``: the index's, then
-        add_word's changes (the word's freq replaced, missing prefixes at 0, the tag set)."""
-        found = self._buckets.get(ch)
+    def _bucket(self, prefix: str) -> Bucket:
+        """Freqs and tags of the entries that are ``prefix`` (one character) or start with it
+        (two): the index's, then add_word's changes (the word's freq replaced, its tag set,
+        missing prefixes at 0)."""
+        found = self._buckets.get(prefix)
         if found is None:
-            freqs, tags = self._index.bucket(ch)
-            for word, freq, tag in self._added.get(ch, ()):
-                freqs[word] = freq
+            freqs, tags = self._index.bucket(prefix)
+            for entry, freq, tag in self._added.get(prefix, ()):
+                if freq is None:
+                    freqs.setdefault(entry, 0)
+                    continue
+                freqs[entry] = freq
                 if tag:
-                    tags[word] = tag
-                for end in range(1, len(word)):
-                    freqs.setdefault(word[:end], 0)
-            found = self._buckets[ch] = (freqs, tags)
+                    tags[entry] = tag
+            found = self._buckets[prefix] = (freqs, tags)
         return found
 
     def freq(self, word: str) -> int:
         """A word's freq (0 for a prefix or an unknown word), as ``jieba.dt.FREQ.get(w, 0)``."""
-        if len(word) == 1 and word not in self._added:
-            return self._index.char_freq(word)  # no bucket to decode
-        return self._bucket(word[0])[0].get(word, 0) if word else 0
+        return self._bucket(word[:2])[0].get(word, 0) if word else 0
 
     def _route(self, sentence: str) -> list[int]:
         """Where the best word starting at each position ends (inclusive): jieba's get_DAG
@@ -114,15 +117,17 @@ class Segmenter:
         n = len(sentence)
         dag: list[list[tuple[int, int]]] = []
         for k in range(n):
-            freqs = self._bucket(sentence[k])[0]
             ends = []
             i = k
             frag = sentence[k]
+            freqs = self._bucket(frag)[0]
             while i < n and frag in freqs:
                 if freqs[frag]:
                     ends.append((i, freqs[frag]))
                 i += 1
                 frag = sentence[k : i + 1]
+                if i == k + 1 and i < n:
+                    freqs = self._bucket(frag)[0]  # holds every longer word starting so
             dag.append(ends or [(k, 1)])  # FREQ.get(...) or 1: an unknown char costs log(1)
         logtotal = self._logtotal
         route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
@@ -166,7 +171,7 @@ class Segmenter:
                 if buf:
                     out.append((buf, "eng"))
                     buf = ""
-                out.append((word, self._bucket(word[0])[1].get(word) or "x"))
+                out.append((word, self._bucket(word[:2])[1].get(word) or "x"))
             x = y
         if buf:
             out.append((buf, "eng"))
