@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.adapters import wordindex
-from service.adapters.segmenter import EXTRA_FREQ, EXTRA_WORDS, Segmenter, segmenter
+from service.adapters.segmenter import EXTRA_FREQ, EXTRA_WORDS, DictSegmenter, segmenter
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = range(0x4E00, 0x9FD6)
@@ -39,7 +39,7 @@ def reference() -> tuple[jieba.Tokenizer, jieba.posseg.POSTokenizer]:
     return tk, pos
 
 
-def assert_same(reference: tuple[Any, Any], seg: Segmenter, text: str) -> None:
+def assert_same(reference: tuple[Any, Any], seg: DictSegmenter, text: str) -> None:
     tk, pos = reference
     assert seg.cut(text) == list(tk.cut(text, HMM=False)), text
     assert seg.tag_cut(text) == [(p.word, p.flag) for p in pos.cut(text, HMM=False)], text
@@ -87,8 +87,8 @@ def test_same_as_jieba_at_the_edges(reference: Any, text: str) -> None:
 
 
 def _alphabet() -> list[str]:
-    example = (ROOT / "examples" / "gagar-grpo-quality-ranking.md").read_text(encoding="utf-8")
-    hanzi = sorted({c for c in example if ord(c) in CJK})
+    examples = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "examples").glob("*.md"))
+    hanzi = sorted({c for c in examples if ord(c) in CJK} | set("的一是不了人我在有他这中大来上"))
     ascii_ = list("abcxyzABCTQ0123456789")
     punct = list(",.;:!?()[]\"'，。；：！？（）【】“”、…—·《》")
     spaces = [" ", "\t", "\n", "\r\n", "\u3000"]
@@ -213,5 +213,5 @@ def test_an_unwritable_cache_builds_in_memory(reference: Any, tmp_path: Path) ->
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     index = wordindex.load(blocker / "cache")
-    seg = Segmenter(index, [(w, EXTRA_FREQ, t) for w, t in EXTRA_WORDS.items()])
+    seg = DictSegmenter(index, [(w, EXTRA_FREQ, t) for w, t in EXTRA_WORDS.items()])
     assert_same(reference, seg, "数据集上的过拟合与欠拟合")

@@ -72,7 +72,7 @@ _ENG1 = re.compile("^[a-zA-Z0-9]$", re.U)
 Bucket = tuple[dict[str, int], dict[str, str]]
 
 
-class Segmenter:
+class DictSegmenter:
     """jieba's default tokenizer and POS tokenizer (HMM off) over an index, with words
     added as ``jieba.add_word(word, freq, tag)`` adds them, in order."""
 
@@ -212,17 +212,17 @@ class Segmenter:
 
 
 _lock = threading.Lock()
-_segmenter: Segmenter | None = None
+_segmenter: DictSegmenter | None = None
 
 
-def segmenter(cache_dir: Path | None = None) -> Segmenter:
+def segmenter() -> DictSegmenter:
     """The process's segmenter: the cached index (built first if missing or damaged) with
     EXTRA_WORDS added."""
     global _segmenter
     with _lock:
         if _segmenter is None:
-            index = wordindex.load(cache_dir)
-            _segmenter = Segmenter(index, ((w, EXTRA_FREQ, t) for w, t in EXTRA_WORDS.items()))
+            index = wordindex.load()
+            _segmenter = DictSegmenter(index, ((w, EXTRA_FREQ, t) for w, t in EXTRA_WORDS.items()))
         return _segmenter
 
 
