@@ -127,7 +127,7 @@ class DictSegmenter:
                 i += 1
                 frag = sentence[k : i + 1]
                 if i == k + 1 and i < n:
-                    freqs = self._bucket(frag)[0]  # holds every longer word starting so
+                    freqs = self._bucket(frag)[0]  # the pair's bucket: all longer entries too
             dag.append(ends or [(k, 1)])  # FREQ.get(...) or 1: an unknown char costs log(1)
         logtotal = self._logtotal
         route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
