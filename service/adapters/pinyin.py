@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from service.adapters.segmenter import cjk_words
+from service.adapters.segmenter import cjk_words, word_freq
 from service.domain.speech import Lexicon, Tools
 from service.domain.speech.lexicon import parse_tsv
 from service.domain.speech.pinyin import to_tone3
@@ -38,11 +38,8 @@ def word_pinyin(word: str) -> list[str]:
 @lru_cache(maxsize=1)
 def _homophones() -> dict[str, str]:
     """tone-number syllable -> the most frequent character that has only that reading."""
-    import jieba
     from pypinyin.pinyin_dict import pinyin_dict
 
-    jieba.initialize()
-    freq = jieba.dt.FREQ
     best: dict[str, tuple[int, str]] = {}
     for code, readings in pinyin_dict.items():
         if "," in readings:
@@ -52,7 +49,7 @@ def _homophones() -> dict[str, str]:
             syl = to_tone3(readings)
         except ValueError:
             continue
-        n = freq.get(ch, 0)
+        n = word_freq(ch)
         if n and (syl not in best or n > best[syl][0]):
             best[syl] = (n, ch)
     return {s: ch for s, (_, ch) in best.items()}

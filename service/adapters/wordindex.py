@@ -1,0 +1,214 @@
+"""A compact index of jieba's bundled dictionary (``jieba/dict.txt``), so that a cold process
+looks up only the words its text can contain instead of unmarshalling jieba's 500k-entry
+prefix dictionary (about a second of CPU).
+
+The index is built once from the installed package's file (never downloaded) into a cache
+file, keyed by jieba's version and the dictionary file's size and mtime, and memory-mapped.
+Entries are grouped by their first two characters (a single character on its own) into
+190k buckets, each a small block of UTF-8 text decoded only when a text contains that pair
+(the biggest, 中国, holds 1,629 words; by first character alone 一 would hold 5,022, and a
+script's first pass would cost 20 ms/KB). A CRC-32 of the whole file (3 ms) is checked on
+opening, so a damaged or truncated file is rebuilt, never trusted. The file holds what jieba
+derives from the dictionary: every word and every prefix of one (freq 0 when only a prefix),
+the freq of the last line of a word (jieba's ``gen_pfdict``), its tag (``load_word_tag``),
+and the total of all lines' freqs.
+
+Layout (little-endian): a 64-byte header (magic, SHA-256 of the key, total, number of
+buckets, blob length, CRC-32 of the rest), then the sorted bucket keys (``_code``), the
+buckets' blob offsets (one more at the end), then the blob. Bucket text: words, freqs and tags,
+each tab-joined, on three lines."""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import importlib.util
+import mmap
+import os
+import struct
+import tempfile
+import zlib
+from itertools import repeat
+from pathlib import Path
+
+MAGIC = b"NRWIDX02"  # bump the digit when the layout changes
+_HEAD = struct.Struct("<8s32sQIQI")  # magic, key digest, total, buckets, blob length, CRC
+_HEAD_SIZE = 64
+
+
+class CorruptIndex(Exception):
+    """The cache file is truncated, damaged or built from another dictionary."""
+
+
+def dict_path() -> Path:
+    """jieba's bundled dictionary, found without importing jieba (its import alone costs
+    0.2 s of pkg_resources)."""
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("jieba is not installed: its bundled dictionary is the word list")
+    return Path(next(iter(spec.submodule_search_locations))) / "dict.txt"
+
+
+def _jieba_version(package: Path) -> str:
+    """``__version__`` from jieba's ``__init__.py`` (importlib.metadata costs 20 ms)."""
+    with (package / "__init__.py").open("rb") as f:
+        head = f.read(4096).decode("utf-8", "replace")
+    for line in head.splitlines():
+        if line.startswith("__version__"):
+            return line.split("=", 1)[1].strip().strip("'\"")
+    return "unknown"
+
+
+def cache_key(path: Path) -> str:
+    st = path.stat()
+    return f"{MAGIC.decode()}|jieba {_jieba_version(path.parent)}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def cache_file(cache_dir: Path, key: str) -> Path:
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return cache_dir / f"jieba-dict-{digest}.idx"
+
+
+def default_cache() -> Path:
+    """``NARRATE_SEGMENTER_CACHE``, else ``~/.cache/narrate/segmenter`` (outside the repo:
+    shared by clones, like the voice packs)."""
+    env = os.environ.get("NARRATE_SEGMENTER_CACHE")
+    if env:
+        return Path(env)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "narrate" / "segmenter"
+
+
+def _parse(path: Path) -> tuple[dict[str, int], dict[str, str], int]:
+    """freq (words and prefixes), tags and total, as jieba's gen_pfdict and load_word_tag
+    derive them: the last line of a word wins, every line's freq counts in the total."""
+    freq: dict[str, int] = {}
+    tags: dict[str, str] = {}
+    total = 0
+    lines = path.read_bytes().split(b"\n")
+    if not lines[-1]:
+        lines.pop()  # the end of the last line, not a line (jieba reads the file by lines)
+    for lineno, raw in enumerate(lines, 1):
+        parts = raw.strip().decode("utf-8").split(" ")
+        if len(parts) != 3:
+            raise ValueError(f"invalid dictionary entry in {path} at line {lineno}: {raw!r}")
+        word, count, tag = parts[0], int(parts[1]), parts[2]
+        freq[word] = count
+        total += count
+        tags[word] = tag
+        for end in range(1, len(word)):
+            freq.setdefault(word[:end], 0)
+    if any("\t" in w for w in freq) or any("\t" in t for t in tags.values()):
+        raise ValueError(f"{path}: a tab inside a word or tag, which the index cannot hold")
+    return freq, tags, total
+
+
+def _code(prefix: str) -> int:
+    """A bucket's sort key: its first character, then its second (0 for none)."""
+    return ord(prefix[0]) << 22 | (ord(prefix[1]) + 1 if len(prefix) > 1 else 0)
+
+
+def build_bytes(path: Path, key: str) -> bytes:
+    """The index file's bytes for the dictionary at ``path``."""
+    freq, tags, total = _parse(path)
+    groups: dict[str, list[str]] = {}
+    for word in freq:
+        groups.setdefault(word[:2], []).append(word)
+    prefixes = sorted(groups, key=_code)
+    codes = [_code(p) for p in prefixes]
+    blobs = []
+    for prefix in prefixes:
+        words = groups[prefix]
+        text = "\n".join(
+            (
+                "\t".join(words),
+                "\t".join(map(str, map(freq.__getitem__, words))),
+                "\t".join(map(tags.get, words, repeat(""))),
+            )
+        )
+        blobs.append(text.encode("utf-8"))
+    offsets = [0]
+    for blob in blobs:
+        offsets.append(offsets[-1] + len(blob))
+    n = len(codes)
+    tables = struct.pack(f"<{n}Q", *codes) + struct.pack(f"<{n + 1}Q", *offsets)
+    body = tables + b"".join(blobs)
+    digest = hashlib.sha256(key.encode()).digest()
+    head = _HEAD.pack(MAGIC, digest, total, n, offsets[-1], zlib.crc32(body))
+    return head.ljust(_HEAD_SIZE, b"\0") + body
+
+
+class Index:
+    """A read-only view of an index file's bytes (a memory map, or bytes built in memory)."""
+
+    def __init__(self, buf: bytes | mmap.mmap, key: str) -> None:
+        if len(buf) < _HEAD_SIZE:
+            raise CorruptIndex("shorter than its header")
+        magic, digest, total, n, blob_len, crc = _HEAD.unpack_from(buf, 0)
+        if magic != MAGIC or digest != hashlib.sha256(key.encode()).digest():
+            raise CorruptIndex("another format or dictionary")
+        tables_end = _HEAD_SIZE + n * 16 + 8
+        if len(buf) != tables_end + blob_len:
+            raise CorruptIndex(f"{len(buf)} bytes, the header says {tables_end + blob_len}")
+        view = memoryview(buf)
+        if zlib.crc32(view[_HEAD_SIZE:]) != crc:
+            raise CorruptIndex("damaged (CRC mismatch)")
+        self._codes = view[_HEAD_SIZE : _HEAD_SIZE + 8 * n].cast("Q")
+        self._offsets = view[_HEAD_SIZE + 8 * n : tables_end].cast("Q")
+        self._blob = view[tables_end:]
+        self._buf = buf  # keeps the map open as long as the views live
+        self.total: int = total
+
+    def bucket(self, prefix: str) -> tuple[dict[str, int], dict[str, str]]:
+        """Freqs of the words and prefixes that are ``prefix`` (one character) or start with
+        it (two), and tags of the words (fresh dicts: the caller may add its own words)."""
+        code = _code(prefix)
+        i = bisect.bisect_left(self._codes, code)
+        if i == len(self._codes) or self._codes[i] != code:
+            return {}, {}
+        chunk = self._blob[self._offsets[i] : self._offsets[i + 1]]
+        words, freqs, tags = str(chunk, "utf-8").split("\n")
+        keys = words.split("\t")
+        counts = map(int, freqs.split("\t"))
+        return dict(zip(keys, counts, strict=True)), dict(zip(keys, tags.split("\t"), strict=True))
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Temp file in the same directory, then rename: a reader sees no file or a whole one,
+    and concurrent builders each replace it with the same bytes."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide it from other users (Docker)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _open(target: Path, key: str) -> Index:
+    with target.open("rb") as f:
+        try:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError as e:  # an empty file cannot be mapped
+            raise CorruptIndex("empty") from e
+    return Index(mm, key)
+
+
+def load(cache_dir: Path | None = None, source: Path | None = None) -> Index:
+    """The index of ``source`` (jieba's bundled dictionary) from the cache, built there first
+    if it is missing, damaged or stale; built in memory only when the cache directory is not
+    writable."""
+    source = source or dict_path()
+    key = cache_key(source)
+    target = cache_file(cache_dir or default_cache(), key)
+    with contextlib.suppress(OSError, CorruptIndex):
+        return _open(target, key)
+    data = build_bytes(source, key)
+    with contextlib.suppress(OSError):
+        _write_atomic(target, data)
+    return Index(data, key)
