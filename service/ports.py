@@ -90,6 +90,22 @@ class MuxRequest:
     encoded_video: Path | None = None  # the picture already re-encoded: stream-copy it
     encoded_audio: Path | None = None  # the narration already AAC, padded: stream-copy it
 
+    @property
+    def mixes_original(self) -> bool:
+        """The source's own audio stays under the narration (ducked): the mux mixes them."""
+        return self.original_audio == "mix" and self.info.has_audio
+
+
+class PcmSink(Protocol):
+    """Where 16-bit PCM goes as it is made: ``finish`` when all is written (raises if the
+    consumer failed), ``cancel`` to drop it."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
 
 class Encoding(Protocol):
     """A re-encode running in the background."""
@@ -106,9 +122,9 @@ class Media(Protocol):
         """Start re-encoding the picture if the request changes it (burn-in, frozen end)."""
         ...
 
-    def encode_audio(self, request: MuxRequest, output: Path) -> Encoding | None:
-        """Start encoding the narration for the mux (while the picture encodes); None when
-        the mux must mix it with the source's own audio."""
+    def audio_sink(self, request: MuxRequest, rate: int, output: Path) -> PcmSink:
+        """An encoder of the video's sound track (mono 16-bit PCM at ``rate`` in, AAC padded
+        to the video's length out), fed while the narration is normalised."""
         ...
 
     def mux(self, request: MuxRequest) -> None: ...

@@ -201,21 +201,12 @@ def join_args(listing: Path, output: Path, settings: Settings) -> list[str]:
     ]  # fmt: skip
 
 
-def mixes_original(req: MuxRequest) -> bool:
-    return req.original_audio == "mix" and req.info.has_audio
-
-
-def encode_audio_args(req: MuxRequest, settings: Settings, output: Path) -> list[str]:
-    """The narration as the video's AAC track, padded with silence to the video's length."""
+def sound_args(req: MuxRequest, settings: Settings, rate: int, output: Path) -> list[str]:
+    """The sound track from mono 16-bit PCM on standard input: AAC, padded with silence to
+    the video's length, ready for the mux to copy."""
     duration = _duration(req)
-    argv = [
-        settings.ffmpeg,
-        "-nostdin",
-        "-y",
-        "-v",
-        "error",
-        *_input(req.narration, settings, "wav"),
-    ]
+    argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error", "-protocol_whitelist", "pipe"]
+    argv += ["-f", "s16le", "-ar", str(rate), "-ac", "1", "-i", "pipe:0"]
     argv += ["-af", f"apad=whole_dur={duration:.3f}", *AAC, *_BITEXACT, "-map_metadata", "-1"]
     return [*argv, "-t", f"{duration:.3f}", "-f", "mp4", str(output)]
 
@@ -228,7 +219,7 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
     picture = req.encoded_video or req.video
     argv += _input(picture, settings)
-    if req.encoded_audio is not None and not mixes_original(req):
+    if req.encoded_audio is not None and not req.mixes_original:
         argv += _input(req.encoded_audio, settings)
         argv += _input(req.subtitles_srt, settings, "srt")
         argv += ["-map", "0:v:0", "-c:v", "copy", "-map", "1:a:0", "-c:a", "copy"]
@@ -236,11 +227,11 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
     argv += _input(req.narration, settings, "wav")
     argv += _input(req.subtitles_srt, settings, "srt")
     original = "0:a"
-    if req.encoded_video is not None and mixes_original(req):
+    if req.encoded_video is not None and req.mixes_original:
         argv += _input(req.video, settings)
         original = "3:a"
     narration = f"[1:a]apad=whole_dur={duration:.3f}[nar]"
-    if mixes_original(req):
+    if req.mixes_original:
         graph = (
             f"{narration};[{original}]aresample=48000,aformat=channel_layouts=stereo,"
             f"volume='{_duck_expr(req.duck_intervals)}':eval=frame[orig];"
@@ -310,6 +301,22 @@ class PartsEncoding:
             path.unlink(missing_ok=True)
 
 
+class EncoderSink:
+    """PCM fed to an encoder as it is made (the PcmSink port on a running ffmpeg)."""
+
+    def __init__(self, running: Running, timeout: float) -> None:
+        self.running, self.timeout = running, timeout
+
+    def write(self, data: bytes) -> None:
+        self.running.feed(data)
+
+    def finish(self) -> None:
+        self.running.wait(self.timeout)
+
+    def cancel(self) -> None:
+        self.running.cancel()
+
+
 class FfmpegMedia:
     """The Media port on the local ffmpeg, ffprobe and rubberband."""
 
@@ -343,10 +350,9 @@ class FfmpegMedia:
         ]
         return PartsEncoding(running, join_args(listing, output, self.settings), (*files, listing))
 
-    def encode_audio(self, request: MuxRequest, output: Path) -> PartsEncoding | None:
-        if mixes_original(request):
-            return None
-        return PartsEncoding([Running(encode_audio_args(request, self.settings, output))])
+    def audio_sink(self, request: MuxRequest, rate: int, output: Path) -> EncoderSink:
+        argv = sound_args(request, self.settings, rate, output)
+        return EncoderSink(Running(argv, stdin=b""), self.settings.ffmpeg_timeout)
 
     def mux(self, request: MuxRequest) -> None:
         run(mux_args(request, self.settings), self.settings.ffmpeg_timeout)

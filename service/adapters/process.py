@@ -40,6 +40,13 @@ class Running:
         except OSError as exc:
             raise MediaError(argv, NOT_FOUND, f"cannot run {argv[0]}: {exc}") from None
 
+    def feed(self, data: bytes) -> None:
+        """Write to its standard input while it runs (started with ``stdin=b""``; ``wait``
+        then closes it)."""
+        assert self.proc.stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # it has ended: ``wait`` says why
+            self.proc.stdin.write(data)
+
     def wait(self, timeout: float) -> subprocess.CompletedProcess[bytes]:
         proc = self.proc
         try:

@@ -6,6 +6,7 @@ import os
 import wave
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from service.audio.arrays import SILENCE_THRESHOLD, Audio
 from service.audio.loudness import Loudness, LoudnessMeter, limit
 from service.audio.stream import _TP_CONTEXT, ArraySource, Source, TruePeakMeter, _blocks
 from service.audio.wav import quantize, to_pcm16
+
+if TYPE_CHECKING:
+    from service.ports import PcmSink
 
 
 def _limit_block(src: Source, a: int, b: int, gain: float, rate: int, ceiling_db: float) -> Audio:
@@ -28,10 +32,11 @@ def _limit_block(src: Source, a: int, b: int, gain: float, rate: int, ceiling_db
 
 class _WavOut:
     """Mono 16-bit PCM written block by block under a temporary name; ``commit`` renames it
-    into place (never half a file), ``discard`` removes it."""
+    into place (never half a file), ``discard`` removes it. ``sink`` gets the same PCM as it
+    is written (an encoder that then need not wait for the file)."""
 
-    def __init__(self, path: Path, rate: int, frames: int) -> None:
-        self.path = path
+    def __init__(self, path: Path, rate: int, frames: int, sink: PcmSink | None = None) -> None:
+        self.path, self.sink = path, sink
         self.tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         self.w = wave.open(str(self.tmp), "wb")  # noqa: SIM115 (closed by commit/discard)
         self.w.setnchannels(1)
@@ -40,15 +45,26 @@ class _WavOut:
         self.w.setnframes(frames)
 
     def write(self, x: Audio) -> None:
-        self.w.writeframesraw(to_pcm16(x).tobytes())
+        pcm = to_pcm16(x).tobytes()
+        self.w.writeframesraw(pcm)
+        if self.sink is not None:
+            self.sink.write(pcm)
 
     def commit(self) -> None:
         self.w.close()
+        if self.sink is not None:
+            try:
+                self.sink.finish()
+            except BaseException:
+                self.tmp.unlink(missing_ok=True)
+                raise
         os.replace(self.tmp, self.path)
 
     def discard(self) -> None:
         self.w.close()
         self.tmp.unlink(missing_ok=True)
+        if self.sink is not None:
+            self.sink.cancel()
 
 
 class _ArrayOut:
@@ -118,11 +134,23 @@ def _normalize(
 
 
 def normalize_to_wav(
-    src: Source, rate: int, path: Path, target: float = -16.0, peak_db: float = -1.0
+    src: Source,
+    rate: int,
+    path: Path,
+    target: float = -16.0,
+    peak_db: float = -1.0,
+    sink: Callable[[], PcmSink] | None = None,
 ) -> Loudness:
     """Normalize ``src`` (see ``_normalize``) into a mono 16-bit WAV at ``path``, in blocks:
-    memory stays the same for a one-minute and a one-hour track."""
-    return _normalize(src, rate, target, peak_db, lambda: _WavOut(path, rate, src.length))
+    memory stays the same for a one-minute and a one-hour track. Each pass also feeds a new
+    ``sink()``; the kept pass's is finished, the others' cancelled."""
+    return _normalize(
+        src,
+        rate,
+        target,
+        peak_db,
+        lambda: _WavOut(path, rate, src.length, sink() if sink is not None else None),
+    )
 
 
 def normalize(

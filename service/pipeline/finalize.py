@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
 from service.pipeline.manifest import Placed, build_manifest
 from service.pipeline.results import Plan, Progress, Rendered, SegmentResult, no_progress
-from service.ports import Media, MuxRequest, Workspace
+from service.ports import Media, MuxRequest, PcmSink, Workspace
 from service.styles import job_style
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
@@ -137,10 +138,20 @@ class FinalizeStep:
         must), then mux."""
         picture, sound = work.local(PICTURE), work.local(SOUND)
         encoding = self.media.encode_video(mux, picture) if mux is not None else None
-        encodings = [encoding] if encoding is not None else []
+        # Without music or the source's own audio to mix in, the sound track is the narration:
+        # it is encoded as it is normalised, and the mux only copies it.
+        copy_sound = mux is not None and music is None and not mux.mixes_original
+        sr = self.settings.sample_rate
+
+        def sink() -> PcmSink:
+            assert mux is not None
+            return self.media.audio_sink(mux, sr, sound)
+
         try:
             t = time.perf_counter()
-            loud = self._mix_narration(placed, work, outdir / "narration.wav")
+            loud = self._mix_narration(
+                placed, work, outdir / "narration.wav", sink if copy_sound else None
+            )
             if music is not None:
                 music_info.update(self._mix_music(plan, music, placed, work, outdir))
                 if mux is not None:
@@ -150,19 +161,15 @@ class FinalizeStep:
             if mux is not None:
                 t = time.perf_counter()
                 if encoding is not None:
-                    # The narration's AAC encode runs beside the picture's, so the mux after
-                    # them only copies.
-                    audio = self.media.encode_audio(mux, sound)
-                    encodings += [audio] if audio is not None else []
-                    for running in encodings:
-                        running.wait(self.settings.ffmpeg_timeout)
-                    encoded_audio = sound if audio is not None else None
-                    mux = replace(mux, encoded_video=picture, encoded_audio=encoded_audio)
+                    encoding.wait(self.settings.ffmpeg_timeout)
+                    mux = replace(mux, encoded_video=picture)
+                if copy_sound:
+                    mux = replace(mux, encoded_audio=sound)
                 self.media.mux(mux)
                 timings["mux"] = round(time.perf_counter() - t, 4)
         finally:
-            for running in encodings:
-                running.cancel()  # on failure: no encoder left running
+            if encoding is not None:
+                encoding.cancel()  # on failure: no encoder left running
         return loud
 
     def _mux_request(
@@ -239,7 +246,13 @@ class FinalizeStep:
             },
         }
 
-    def _mix_narration(self, placed: Placed, work: Workspace, path: Path) -> dsp.Loudness:
+    def _mix_narration(
+        self,
+        placed: Placed,
+        work: Workspace,
+        path: Path,
+        sink: Callable[[], PcmSink] | None = None,
+    ) -> dsp.Loudness:
         """Lay the fitted segments on a silent track and normalize it into ``path``, block by
         block: memory does not grow with the timeline."""
         sr = self.settings.sample_rate
@@ -252,5 +265,5 @@ class FinalizeStep:
             sr,
         )
         return dsp.normalize_to_wav(
-            track, sr, path, self.settings.target_lufs, self.settings.true_peak_db
+            track, sr, path, self.settings.target_lufs, self.settings.true_peak_db, sink
         )
