@@ -14,7 +14,7 @@ from service.audio.arrays import (
 from service.audio.loudness import Loudness, integrated_lufs, limit, oversample4, true_peak_db
 from service.audio.normalize import Out, _limit_block, normalize, normalize_to_wav
 from service.audio.stream import BLOCK, ArraySource, LoudnessMeter, MixSource, Source, TruePeakMeter
-from service.audio.wav import quantize, read_wav, to_pcm16, write_wav
+from service.audio.wav import quantize, read_wav, to_pcm16, wav_bytes, write_wav
 
 __all__ = [
     "BLOCK",
@@ -42,5 +42,6 @@ __all__ = [
     "speech_bounds",
     "to_pcm16",
     "true_peak_db",
+    "wav_bytes",
     "write_wav",
 ]
