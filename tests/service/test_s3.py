@@ -274,6 +274,7 @@ def test_the_store_going_away_mid_job_fails_it_cleanly(
     start(fleet, "worker3", faults="finalize_sleep=3")
     fleet.wait_ready(1)
     try:
+        done, _ = render(fleet, SHORT_SCRIPT, None)
         with fleet.client() as c:
             job_id = submit(c, SHORT_SCRIPT, short_video).json()["id"]
             wait_for(c, job_id, until=("running",))
@@ -289,6 +290,9 @@ def test_the_store_going_away_mid_job_fails_it_cleanly(
                 assert job["artifacts"] == []
                 r = c.get(f"/v1/jobs/{job_id}/artifacts/narration.wav")
                 assert r.status_code == 404
+                # An artifact of a job that did succeed: the store is away, the API says so.
+                r = c.get(done["links"]["artifacts"]["narration.wav"])
+                assert r.status_code == 503 and "object storage" in r.json()["detail"]
             finally:
                 s3.server.start()
             assert leftovers(data_dir(fleet, "worker3")) == []
