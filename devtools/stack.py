@@ -52,11 +52,12 @@ class Stack:
         )
         wait_for_redis(self.env["NARRATE_REDIS_URL"])
 
-    def start_worker(self, name: str) -> None:
+    def start_worker(self, name: str, env: dict[str, str] | None = None) -> None:
+        """A worker process; ``env`` over the stack's (another data dir: another machine)."""
         log = (self.data_dir / f"{name}.log").open("wb")
         self.procs[name] = subprocess.Popen(
             worker_argv(name, app=self.worker_app),
-            env=self.env,
+            env={**self.env, **(env or {})},
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -70,6 +70,18 @@ class Settings(BaseSettings):
     # a hung Redis costs a request this long, and the API answers 503.
     redis_timeout: float = 2.0
 
+    # Storage: None keeps every byte under data_dir (one machine, or a shared disk);
+    # "s3://bucket/prefix" puts uploads, work files, the TTS cache and artifacts in an
+    # S3-compatible store (credentials and region: the standard AWS_* variables).
+    storage_url: str | None = None
+    s3_endpoint_url: str | None = None  # MinIO, Ceph, R2...; None: AWS
+    s3_max_attempts: int = 5  # per request, with backoff, on 5xx, throttling and lost links
+    s3_retry_mode: str = "standard"  # botocore's: standard | adaptive
+    s3_connect_timeout: float = 5.0
+    s3_read_timeout: float = 60.0
+    s3_part_size: int = 8 << 20  # multipart upload part size (S3's minimum: 5 MiB)
+    presign_seconds: int = 300  # how long an artifact's redirect URL stays valid
+
     # Workers
     task_soft_time_limit: float = 300.0
     task_time_limit: float = 360.0
@@ -105,6 +117,11 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.data_dir / "cache"
+
+    @property
+    def scratch_dir(self) -> Path:
+        """This machine's copies of a job's files while a step runs (object storage)."""
+        return self.data_dir / "scratch"
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import TtsEngine
+from service.ports import Storage, TtsEngine
 from service.voicepacks import zh_baker
 from service.voices import load_catalog
 
@@ -79,7 +79,8 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
 
         found.append(FastSpeech2Engine(pack, english=espeak))  # models load on first use
     if settings.tts_cache:
-        return {e.name: CachedEngine(e, settings.cache_dir) for e in found}
+        cache = storage(settings).cache()
+        return {e.name: CachedEngine(e, cache) for e in found}
     return {e.name: e for e in found}
 
 
@@ -105,8 +106,15 @@ def job_store(settings: Settings) -> JobStore:
     return JobStore.from_url(settings.broker_url, settings.redis_timeout, settings.redis_timeout)
 
 
-def storage(settings: Settings) -> LocalStorage:
-    return LocalStorage(settings.artifacts_dir)
+def storage(settings: Settings) -> Storage:
+    """Local directories by default; an S3-compatible store for NARRATE_STORAGE_URL=s3://."""
+    if not settings.storage_url:
+        return LocalStorage(settings.artifacts_dir, settings.cache_dir)
+    from service.adapters.s3 import S3Storage  # boto3 only where it is used
+    from service.adapters.s3client import S3Objects, parse_url
+
+    bucket, prefix = parse_url(settings.storage_url)
+    return S3Storage(S3Objects(settings, bucket), prefix, settings.scratch_dir)
 
 
 def celery(settings: Settings) -> Celery:

@@ -1,5 +1,6 @@
 """Artifact storage: a local directory tree ``<root>/<tenant>/<job>/`` that a fleet on several
-machines can share (NFS or similar). Every write is a rename, so readers never see half a file."""
+machines can share (NFS or similar). Every write is a rename, so readers never see half a file.
+The object-store adapter (S3 and compatibles) is service/adapters/s3.py."""
 
 from __future__ import annotations
 
@@ -8,22 +9,31 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from service.domain.errors import InputError
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _FILE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
+INPUTS = ("video", "music")  # what a job may upload; stored as source.<kind>
+
+
+def input_name(kind: str) -> str:
+    if kind not in INPUTS:
+        raise InputError(f"unknown input {kind!r} (one of {', '.join(INPUTS)})")
+    return f"source.{kind}"
 
 
 class LocalWorkspace:
     """A job's intermediate files in one local (or shared) directory: nothing to move."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, inputs: Path | None = None) -> None:
         self.directory = directory
-        directory.mkdir(parents=True, exist_ok=True)
+        self.inputs = inputs  # where the job's uploads are (None: it has none)
 
     def local(self, name: str) -> Path:
-        return self.directory / _file(name)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self.directory / work_file(name)
 
     def keep(self, name: str) -> None:
         pass  # already where every step looks
@@ -34,22 +44,123 @@ class LocalWorkspace:
             raise FileNotFoundError(2, "no such work file", name)
         return path
 
+    def input(self, kind: str) -> Path:
+        path = self.inputs / input_name(kind) if self.inputs is not None else None
+        if path is None or not path.is_file():
+            raise FileNotFoundError(2, "the job has no such input", kind)
+        return path
+
     def scratch(self) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
         return self.directory
 
+    def close(self) -> None:
+        pass  # the work directory is shared by the job's steps; clear_work removes it
 
-class LocalStorage:
+
+class LocalIncoming:
+    """An upload written straight to its place (the job's input directory)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file: BinaryIO | None = None
+
+    def write(self, chunk: bytes) -> None:
+        if self.file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = self.path.open("wb")
+        self.file.write(chunk)
+
+    def pending(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        pass
+
+    def commit(self) -> None:
+        if self.file is None:  # an empty part: still an (empty) file, as before
+            self.write(b"")
+        self.close()
+
+    def abort(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self.file is not None and not self.file.closed:
+            self.file.close()
+
+
+class LocalArtifact:
+    """A published artifact on the local disk: sent by the server as the file it is."""
+
+    def __init__(self, path: Path) -> None:
+        st = path.stat()
+        self.path: Path | None = path
+        self.size, self.modified = st.st_size, st.st_mtime
+        self.etag = f'"{st.st_mtime_ns:x}-{st.st_size:x}"'
+
+    def open(self, start: int = 0) -> BinaryIO:
+        assert self.path is not None
+        f = self.path.open("rb")
+        f.seek(start)
+        return f
+
+    def read(self, start: int, end: int) -> bytes:
+        with self.open(start) as f:
+            return f.read(max(0, end - start))
+
+    def url(self, seconds: int) -> str | None:
+        return None  # nothing but the API can reach the file
+
+
+class LocalBlobs:
+    """The TTS cache as files under ``root``, each written by atomic rename."""
+
     def __init__(self, root: Path) -> None:
         self.root = root
 
+    def get(self, name: str) -> bytes | None:
+        try:
+            return (self.root / name).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def put(self, name: str, data: bytes) -> None:
+        atomic_write(self.root / name, data)
+
+
+class LocalStorage:
+    def __init__(self, root: Path, cache: Path | None = None) -> None:
+        self.root = root
+        self.cache_root = cache if cache is not None else root.parent / "cache"
+
+    def cache(self) -> LocalBlobs:
+        return LocalBlobs(self.cache_root)
+
     def job_dir(self, tenant: str, job_id: str) -> Path:
-        # Both parts are checked so that no path built here can leave the root.
-        if not (_NAME.match(tenant) and _NAME.match(job_id)):
-            raise InputError(f"invalid tenant or job id: {tenant!r}/{job_id!r}")
+        check_ids(tenant, job_id)  # so that no path built here can leave the root
         return self.root / tenant / job_id
 
     def workspace(self, tenant: str, job_id: str) -> LocalWorkspace:
-        return LocalWorkspace(self.job_dir(tenant, job_id) / "work")
+        base = self.job_dir(tenant, job_id)
+        return LocalWorkspace(base / "work", base / "input")
+
+    def receive(self, tenant: str, job_id: str, kind: str) -> LocalIncoming:
+        return LocalIncoming(self.job_dir(tenant, job_id) / "input" / input_name(kind))
+
+    def copy_input(self, tenant: str, source_job: str, job_id: str, kind: str) -> bool:
+        """The same bytes under the new job: a hard link, a copy where links fail."""
+        src = self.job_dir(tenant, source_job) / "input" / input_name(kind)
+        if not src.is_file():
+            return False
+        dest = self.job_dir(tenant, job_id) / "input" / input_name(kind)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(src, dest)
+        except OSError:
+            shutil.copyfile(src, dest)
+        return True
 
     def input_video(self, tenant: str, job_id: str) -> Path:
         return self.job_dir(tenant, job_id) / "input" / "source.video"
@@ -76,10 +187,10 @@ class LocalStorage:
                 published.append(name)
         return published
 
-    def served(self, tenant: str, job_id: str, name: str) -> Path | None:
+    def served(self, tenant: str, job_id: str, name: str) -> LocalArtifact | None:
         """A published artifact as a regular file to send, or None (never a symlink)."""
         path = self.artifact(tenant, job_id, name)
-        return path if path.is_file() and not path.is_symlink() else None
+        return LocalArtifact(path) if path.is_file() and not path.is_symlink() else None
 
     def put_work(self, tenant: str, job_id: str, name: str, data: bytes) -> None:
         """Keep an intermediate file (a finished segment) for the step that needs it next."""
@@ -87,7 +198,7 @@ class LocalStorage:
 
     def get_work(self, tenant: str, job_id: str, name: str) -> bytes:
         """An intermediate file; FileNotFoundError when it is missing."""
-        return (self.job_dir(tenant, job_id) / "work" / _file(name)).read_bytes()
+        return (self.job_dir(tenant, job_id) / "work" / work_file(name)).read_bytes()
 
     def clear_work(self, tenant: str, job_id: str) -> None:
         """Remove the intermediate files and any staging left by a killed finalize."""
@@ -100,7 +211,12 @@ class LocalStorage:
         shutil.rmtree(self.job_dir(tenant, job_id), ignore_errors=True)
 
 
-def _file(name: str) -> str:
+def check_ids(tenant: str, job_id: str) -> None:
+    if not (_NAME.match(tenant) and _NAME.match(job_id)):
+        raise InputError(f"invalid tenant or job id: {tenant!r}/{job_id!r}")
+
+
+def work_file(name: str) -> str:
     if not _FILE.match(name):
         raise InputError(f"invalid work file name: {name!r}")
     return name

@@ -1,5 +1,5 @@
 """How errors become HTTP answers: every narrate error by its kind, an unreachable job store
-as 503 with Retry-After."""
+or object store as 503 with Retry-After."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from service.domain.errors import (
     IdempotencyConflict,
     InputError,
     QueueUnavailable,
+    StorageUnavailable,
 )
 
 RETRY = {"Retry-After": "5"}
@@ -33,6 +34,11 @@ async def queue_down(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, 503, headers=RETRY)
 
 
+async def storage_down(request: Request, exc: Exception) -> JSONResponse:
+    detail = "the object storage is unavailable, try again shortly"
+    return JSONResponse({"detail": detail}, 503, headers=RETRY)
+
+
 async def conflict(request: Request, exc: Exception) -> JSONResponse:
     detail = "Idempotency-Key was already used with a different body"
     return JSONResponse({"detail": detail}, 409)
@@ -46,5 +52,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(BodyTooLarge, too_large)
     app.add_exception_handler(redis.RedisError, store_down)
     app.add_exception_handler(QueueUnavailable, queue_down)
+    app.add_exception_handler(StorageUnavailable, storage_down)
     app.add_exception_handler(IdempotencyConflict, conflict)
     app.add_exception_handler(InputError, bad_input)

@@ -17,6 +17,7 @@ from service.config import Settings
 from service.domain.errors import InputError
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
+from service.ports import Incoming
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +32,14 @@ class JobRequest:
 
 
 async def read_body(
-    request: Request, settings: Settings, video_path: Path, music_path: Path
+    request: Request, settings: Settings, video: Incoming, music: Incoming
 ) -> bytes | Upload:
-    """The raw body, never more than the limits: multipart parts stream to their place (the
-    video to ``video_path``, the music to ``music_path``), a JSON spec is read up to
-    max_script_bytes."""
+    """The raw body, never more than the limits: multipart parts stream to their place in
+    storage (``video``, ``music``), a JSON spec is read up to max_script_bytes."""
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         files = {
-            "video": (video_path, settings.max_video_bytes),
-            "music": (music_path, settings.max_music_bytes),
+            "video": (video, settings.max_video_bytes),
+            "music": (music, settings.max_music_bytes),
         }
         return await read_multipart(request, files, settings.max_script_bytes)
     raw = bytearray()

@@ -1,19 +1,22 @@
 """Multipart uploads parsed as they stream in: the video and the music go straight to their
-places in storage (no spooling to a temp file first), small fields stay in memory, every limit is
-checked as the bytes arrive."""
+places in storage (no spooling to a temp file first; an object store takes them part by part,
+so memory holds one part at most), small fields stay in memory, every limit is checked as the
+bytes arrive."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from fastapi import HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
 from service.domain.errors import InputError
+from service.ports import Incoming
 
 FIELDS = ("script", "video", "music", "options")
 
@@ -23,9 +26,10 @@ class Upload:
     script: bytes = b""
     script_name: str = ""
     options: str = "{}"
-    video: Path | None = None
+    video: Path | None = None  # a local copy to check (ffprobe) at the door
     music: Path | None = None
     digest: Any = field(default_factory=hashlib.sha256)  # of everything, for Idempotency-Key
+    received: list[Incoming] = field(default_factory=list)  # the file parts that came
 
 
 class _Part:
@@ -35,13 +39,13 @@ class _Part:
         self.filename = ""
         self.data = bytearray()
         self.size = 0
-        self.file: BinaryIO | None = None
+        self.file: Incoming | None = None
 
 
 class _Reader:
     """multipart's callbacks: each part's headers, then its bytes to memory or to the file."""
 
-    def __init__(self, files: dict[str, tuple[Path, int]], script_limit: int) -> None:
+    def __init__(self, files: dict[str, tuple[Incoming, int]], script_limit: int) -> None:
         self.files = files  # file part -> (where it goes, its size limit)
         self.script_limit = script_limit
         self.upload = Upload()
@@ -76,10 +80,9 @@ class _Reader:
             )
         self.seen.add(part.name)
         if part.name in self.files:
-            dest = self.files[part.name][0]
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            part.file = dest.open("wb")
-            setattr(self.upload, part.name, dest)
+            part.file = self.files[part.name][0]
+            self.upload.received.append(part.file)
+            setattr(self.upload, part.name, part.file.path)
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         part, chunk = self.part, data[start:end]
@@ -99,23 +102,24 @@ class _Reader:
     def on_part_end(self) -> None:
         part = self.part
         if part.file is not None:
-            part.file.close()
+            pass  # committed once the whole body is in
         elif part.name == "script":
             self.upload.script, self.upload.script_name = bytes(part.data), part.filename
         elif part.name == "options":
             self.upload.options = part.data.decode("utf-8", errors="replace") or "{}"
         self.part = _Part()
 
-    def close(self) -> None:
-        if self.part.file is not None and not self.part.file.closed:
-            self.part.file.close()
+    def pending(self) -> list[Incoming]:
+        """File parts with a whole store part buffered, to send before reading on."""
+        return [f for f in self.upload.received if f.pending()]
 
 
 async def read_multipart(
-    request: Request, files: dict[str, tuple[Path, int]], script_limit: int
+    request: Request, files: dict[str, tuple[Incoming, int]], script_limit: int
 ) -> Upload:
     """Parse ``script``, ``options`` and the file parts (``video``, ``music``: each streamed
-    to its place in ``files`` within its limit); 413 past a limit or for extra fields."""
+    to its place in ``files`` within its limit, and committed there once the body is whole);
+    413 past a limit or for extra fields. The caller aborts and closes ``files``."""
     _, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if not boundary or len(boundary) > 70:  # RFC 2046: 1 to 70 characters
@@ -125,11 +129,13 @@ async def read_multipart(
     try:
         async for chunk in request.stream():
             parser.write(chunk)
+            for incoming in reader.pending():  # a store part is full: send it (blocking)
+                await run_in_threadpool(incoming.flush)
         parser.finalize()
     except FormParserError as exc:
         raise InputError(f"the multipart body is malformed: {exc}") from None
-    finally:
-        reader.close()
     if "script" not in reader.seen:
         raise InputError("multipart field 'script' is required")
+    for incoming in reader.upload.received:
+        await run_in_threadpool(incoming.commit)
     return reader.upload

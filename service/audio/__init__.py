@@ -21,7 +21,7 @@ from service.audio.loudness import (
 )
 from service.audio.normalize import Out, _limit_block, normalize, normalize_to_wav
 from service.audio.stream import BLOCK, ArraySource, MixSource, Source, TruePeakMeter
-from service.audio.wav import quantize, read_wav, to_pcm16, write_wav
+from service.audio.wav import quantize, read_wav, to_pcm16, wav_bytes, write_wav
 
 __all__ = [
     "BLOCK",
@@ -49,5 +49,6 @@ __all__ = [
     "speech_bounds",
     "to_pcm16",
     "true_peak_db",
+    "wav_bytes",
     "write_wav",
 ]

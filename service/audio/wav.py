@@ -40,6 +40,17 @@ def quantize(x: Audio) -> Audio:
     return to_pcm16(x).astype(np.float32) / 32768.0
 
 
+def wav_bytes(x: Audio, rate: int) -> bytes:
+    """Mono 16-bit PCM WAV as bytes (what ``write_wav`` writes)."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(to_pcm16(x).tobytes())
+    return out.getvalue()
+
+
 def write_wav(path: Path, x: Audio, rate: int) -> None:
     """Mono 16-bit PCM, written under a temporary name and renamed: never half a file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -122,6 +122,11 @@ class QueueUnavailable(NarrateError):
     """The broker or job store could not take the job; nothing of it was kept (HTTP 503)."""
 
 
+class StorageUnavailable(NarrateError):
+    """The object store could not be reached, or kept refusing, after the retries (HTTP 503
+    at the API; a failed job in a worker)."""
+
+
 class IdempotencyConflict(NarrateError):
     """An Idempotency-Key reused with a different body (HTTP 409)."""
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 
 from service.adapters.jobstore import JobStore
 from service.config import Settings
-from service.domain.errors import CanceledError
+from service.domain.errors import CanceledError, StorageUnavailable
 from service.domain.job import Job
 from service.ports import Storage
 
@@ -32,7 +33,7 @@ class Lifecycle:
     def fail(self, job: Job, reason: str) -> None:
         reason = self.public(reason)
         # Intermediate files go first: a client that sees "failed" finds none of them.
-        self.storage.clear_work(job.tenant, job.id)
+        self._tidy(self.storage.clear_work, job)
         if self.store.advance(job.id, "failed", error=reason):
             log.warning("job %s failed: %s", job.id, reason)
         self.discard_work(job)
@@ -42,9 +43,17 @@ class Lifecycle:
         finalize runs that were killed); artifacts stay. A failed or canceled job keeps
         nothing at all: no artifacts, no upload, no empty folders."""
         if self.store.status(job.id) in ("failed", "canceled"):
-            self.storage.delete(job.tenant, job.id)
+            self._tidy(self.storage.delete, job)
         else:
-            self.storage.clear_work(job.tenant, job.id)
+            self._tidy(self.storage.clear_work, job)
+
+    def _tidy(self, remove: Callable[[str, str], None], job: Job) -> None:
+        """Remove files; an unreachable store leaves them (a later delete takes them) rather
+        than keep the job from ending."""
+        try:
+            remove(job.tenant, job.id)
+        except StorageUnavailable as exc:
+            log.warning("job %s: files left in storage: %s", job.id, exc)
 
     def check_canceled(self, job_id: str) -> None:
         """Stop work on a job that was canceled, or failed by another step, meanwhile."""

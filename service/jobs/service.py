@@ -17,6 +17,7 @@ from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
 from service.pipeline import ARTIFACTS
+from service.ports import Artifact, Incoming, Workspace
 from service.voices import Voice
 
 log = logging.getLogger("narrate.jobs")
@@ -40,13 +41,16 @@ class JobService(JobParts):
         return self.lifecycle.public(message)
 
     # -- submit ----------------------------------------------------------------------------
-    def upload_path(self, tenant: str, job_id: str) -> Path:
-        """Where an uploaded video is written while the request streams in."""
-        return self.storage.input_video(tenant, job_id)
+    def receive(self, tenant: str, job_id: str, kind: str) -> Incoming:
+        """Where an uploaded ``video`` or ``music`` goes while the request streams in."""
+        return self.storage.receive(tenant, job_id, kind)
 
-    def music_path(self, tenant: str, job_id: str) -> Path:
-        """Where an uploaded music file is written while the request streams in."""
-        return self.storage.input_music(tenant, job_id)
+    def copy_input(self, tenant: str, source_job: str, job_id: str, kind: str) -> bool:
+        return self.storage.copy_input(tenant, source_job, job_id, kind)
+
+    def workspace(self, tenant: str, job_id: str) -> Workspace:
+        """The job's files on this machine (its inputs, to check them at the door)."""
+        return self.storage.workspace(tenant, job_id)
 
     def drop_upload(self, tenant: str, job_id: str) -> None:
         """Remove what a request that made no new job left behind."""
@@ -107,8 +111,8 @@ class JobService(JobParts):
     ) -> tuple[list[Job], int | None]:
         return self.store.page(tenant, status, limit, cursor)
 
-    def artifact(self, job: Job, name: str) -> Path | None:
-        """A published artifact's file, or None."""
+    def artifact(self, job: Job, name: str) -> Artifact | None:
+        """A published artifact, or None."""
         if name not in ARTIFACTS or name not in job.artifacts:
             return None
         return self.storage.served(job.tenant, job.id, name)

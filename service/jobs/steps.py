@@ -16,6 +16,7 @@ from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
 from service.pipeline import ARTIFACTS, Plan, Rendered, SegmentResult
+from service.ports import Workspace
 
 log = logging.getLogger("narrate.jobs")
 FINALIZE_STAGES = ("subtitles", "loudness", "mux")  # observed here; segment stages per segment
@@ -26,12 +27,11 @@ def result_name(index: int) -> str:
 
 
 class WorkerSteps(JobParts):
-    def _plan(self, job: Job, with_video: bool = False) -> Plan:
+    def _plan(self, job: Job, work: Workspace | None = None) -> Plan:
+        """The job's plan; with ``work``, its video (fetched there) probed too."""
         spec = JobSpec.model_validate(job.spec)
         options = RenderOptions.model_validate(job.options)
-        video = (
-            self.storage.input_video(job.tenant, job.id) if with_video and job.has_video else None
-        )
+        video = work.input("video") if work is not None and job.has_video else None
         return self.pipeline.plan(spec, options, video)
 
     def _admit(self, job_id: str, task: str, what: str) -> Job | None:
@@ -91,13 +91,15 @@ class WorkerSteps(JobParts):
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
             self.lifecycle.check_canceled(job_id)
+            self.storage.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
         except CanceledError:
             self.lifecycle.discard_work(job)
             return
         except NarrateError as exc:
             self.lifecycle.fail(job, f"segment {index + 1}: {exc}")
             return
-        self.storage.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
+        finally:
+            work.close()
         self._record_segment(job_id, result)
         if self.store.segment_done(job_id, index):
             self.queue.send(FINALIZE_TASK, [job_id])
@@ -125,12 +127,17 @@ class WorkerSteps(JobParts):
         job = self._admit(job_id, "finalize", "finalize")
         if job is None:
             return
-        staged = self.storage.staging(job.tenant, job_id)
         self.store.update(
             job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
         )
         try:
-            rendered = self._finalize(job, staged)
+            staged = self.storage.staging(job.tenant, job_id)
+        except NarrateError as exc:
+            self.lifecycle.fail(job, str(exc))
+            return
+        work = self.storage.workspace(job.tenant, job_id)
+        try:
+            rendered = self._finalize(job, staged, work)
             published = self.storage.publish(job.tenant, job_id, staged, ARTIFACTS)
             self._succeeded(job, rendered, published)
         except CanceledError:
@@ -140,9 +147,10 @@ class WorkerSteps(JobParts):
         except FileNotFoundError as exc:
             self.lifecycle.fail(job, f"a segment's output is missing: {exc.filename}")
         finally:
+            work.close()
             shutil.rmtree(staged, ignore_errors=True)
 
-    def _finalize(self, job: Job, staged: Path) -> Rendered:
+    def _finalize(self, job: Job, staged: Path, work: Workspace) -> Rendered:
         def progress(fraction: float, stage: str) -> None:
             self.lifecycle.check_canceled(job.id)
             self.store.update(job.id, stage=stage, stage_progress=round(min(fraction, 0.99), 4))
@@ -153,10 +161,9 @@ class WorkerSteps(JobParts):
             )
             for i in range(job.segments_total)
         ]
-        plan = self._plan(job, with_video=True)
-        video = self.storage.input_video(job.tenant, job.id) if job.has_video else None
-        work = self.storage.workspace(job.tenant, job.id)
-        music = self.storage.input_music(job.tenant, job.id) if job.has_music else None
+        plan = self._plan(job, work)
+        video = work.input("video") if job.has_video else None
+        music = work.input("music") if job.has_music else None
         rendered = self.pipeline.finalize(plan, results, work, staged, video, progress, music)
         self.lifecycle.check_canceled(job.id)
         return rendered

@@ -1,9 +1,10 @@
-"""Content-addressed TTS cache, shared by the fleet through artifact storage.
+"""Content-addressed TTS cache, shared by the fleet through the storage (local files, or the
+object store's ``cache/`` prefix).
 
 The key covers everything that changes the audio: engine, engine version, voice, rate,
 pitch, volume, phrase size, the phrase split and the normalised text (the text is what the
 engine is given, after the speech front-end, so a changed lexicon or phrasing is a new key).
-The value is the trimmed audio (WAV) and its boundaries (JSON), each written by atomic rename."""
+The value is the trimmed audio (WAV) and its boundaries (JSON), each put atomically."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import unicodedata
 from dataclasses import asdict
 from pathlib import Path
 
-from service.adapters.storage import atomic_write
-from service.audio import quantize, read_wav, write_wav
+from service.adapters.storage import LocalBlobs
+from service.audio import quantize, read_wav, wav_bytes
 from service.domain.errors import AudioFormatError
-from service.ports import Boundary, Speech, TtsEngine, TtsRequest
+from service.ports import Blobs, Boundary, Speech, TtsEngine, TtsRequest
 
 
 def normalize_text(text: str) -> str:
@@ -42,9 +43,9 @@ def cache_key(engine: TtsEngine, request: TtsRequest) -> str:
 class CachedEngine:
     """Wraps any engine: a hit makes no call to it."""
 
-    def __init__(self, engine: TtsEngine, root: Path) -> None:
+    def __init__(self, engine: TtsEngine, store: Blobs | Path) -> None:
         self.engine = engine
-        self.root = root
+        self.store = LocalBlobs(store) if isinstance(store, Path) else store
         self.name = engine.name
         self.min_rate = engine.min_rate
         self.max_rate = engine.max_rate
@@ -57,12 +58,13 @@ class CachedEngine:
 
     def synthesize(self, request: TtsRequest) -> Speech:
         key = cache_key(self.engine, request)
-        base = self.root / self.engine.name / key[:2] / key
-        wav, meta = base.with_suffix(".wav"), base.with_suffix(".json")
-        if wav.is_file() and meta.is_file():
+        base = f"{self.engine.name}/{key[:2]}/{key}"
+        wav = self.store.get(base + ".wav")
+        meta = self.store.get(base + ".json") if wav is not None else None
+        if wav is not None and meta is not None:
             try:
                 audio, rate = read_wav(wav)
-                bounds = [Boundary(**b) for b in json.loads(meta.read_text(encoding="utf-8"))]
+                bounds = [Boundary(**b) for b in json.loads(meta.decode("utf-8"))]
                 self.hits += 1
                 return Speech(audio, rate, bounds, cached=True)
             except (OSError, AudioFormatError, ValueError, TypeError):
@@ -71,8 +73,7 @@ class CachedEngine:
         speech = self.engine.synthesize(request)
         # Return exactly what a later hit will read, so a job renders the same either way.
         speech.audio = quantize(speech.audio)
-        base.parent.mkdir(parents=True, exist_ok=True)
         # The boundaries are written first: an entry counts only once its WAV exists.
-        atomic_write(meta, json.dumps([asdict(b) for b in speech.boundaries]).encode())
-        write_wav(wav, speech.audio, speech.rate)
+        self.store.put(base + ".json", json.dumps([asdict(b) for b in speech.boundaries]).encode())
+        self.store.put(base + ".wav", wav_bytes(speech.audio, speech.rate))
         return speech

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
@@ -11,9 +12,12 @@ from service.api.deps import CurrentSettings, Jobs, OwnedJob, Tenant
 from service.api.intake import parse_body, read_body
 from service.api.schemas import Created, JobList, JobOut
 from service.api.views import ERRORS, job_out, links
+from service.domain.errors import StorageUnavailable
 from service.domain.job import Job
 from service.jobs import JobService
+from service.ports import Incoming
 
+log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
 
 REQUEST_BODY: dict[str, Any] = {
@@ -58,19 +62,31 @@ async def create_job(
     JSON file), optional `video` (file), optional `music` (audio file laid under the voice)
     and optional `options` (JSON)."""
     job_id = service.new_id()
+    video, music = service.receive(who, job_id, "video"), service.receive(who, job_id, "music")
     try:
-        body = await read_body(
-            request, settings, service.upload_path(who, job_id), service.music_path(who, job_id)
-        )
+        body = await read_body(request, settings, video, music)
         # Parsing, planning (ffprobe) and Redis all block: never on the event loop.
         job, created = await run_in_threadpool(accept, service, who, job_id, body, idempotency_key)
     except BaseException:
-        await run_in_threadpool(service.drop_upload, who, job_id)
+        await run_in_threadpool(_drop, service, who, job_id, video, music)
         raise
+    finally:
+        video.close()  # the local copies the checks read (the stored input stays)
+        music.close()
     if not created:  # an Idempotency-Key replay: the first request's job is the answer
         await run_in_threadpool(service.drop_upload, who, job_id)
     response.headers["Location"] = str(request.url_for("get_job", job_id=job.id))
     return Created(id=job.id, status=job.status, links=links(request, job))
+
+
+def _drop(service: JobService, who: str, job_id: str, *uploads: Incoming) -> None:
+    """Leave nothing of a request that made no job: no upload part, no input."""
+    try:
+        for upload in uploads:
+            upload.abort()
+        service.drop_upload(who, job_id)
+    except StorageUnavailable as exc:  # the request's own error is the one to answer
+        log.warning("job %s: upload left in storage: %s", job_id, exc)
 
 
 def accept(

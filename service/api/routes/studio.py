@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
 import wave
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.timeline import pace_checks
 from service.jobs import JobService
+from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
 FILES = {
@@ -140,11 +139,11 @@ def source(job: OwnedJob) -> Source:
 def segment_audio(index: int, job: OwnedJob, service: Jobs) -> Response:
     """Segment ``index`` (1-based) as heard in narration.wav: its slot, fitted and
     normalised, as a WAV file."""
-    manifest_path = service.artifact(job, "manifest.json")
+    manifest = service.artifact(job, "manifest.json")
     narration = service.artifact(job, "narration.wav")
-    if manifest_path is None or narration is None:
+    if manifest is None or narration is None:
         raise HTTPException(404, "the job has no narration yet")
-    segs = json.loads(manifest_path.read_text(encoding="utf-8"))["segments"]
+    segs = json.loads(manifest.read(0, manifest.size).decode("utf-8"))["segments"]
     if not 1 <= index <= len(segs):
         raise HTTPException(404, f"no segment {index}: the job has {len(segs)}")
     seg = segs[index - 1]
@@ -182,31 +181,27 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
     """The re-render as a stored, queued job (in a worker thread)."""
     spec = _spec(body.spec)
     options = body.options or RenderOptions.model_validate(parent.options)
-    video = None
-    if parent.has_video:
-        src = service.upload_path(parent.tenant, parent.id)
-        if not src.is_file():
-            raise InputError("the original video is gone: submit the job again")
-        video = service.upload_path(parent.tenant, new_id)
-        video.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(src, video)  # same bytes, no copy
-        except OSError:
-            shutil.copyfile(src, video)
-    music = None
-    if parent.has_music:  # the same bed under the fixed narration
-        src = service.music_path(parent.tenant, parent.id)
-        if not src.is_file():
-            raise InputError("the original music is gone: submit the job again")
-        music = service.music_path(parent.tenant, new_id)
-        music.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(src, music)
-        except OSError:
-            shutil.copyfile(src, music)
-    child, _ = service.submit(
-        parent.tenant, new_id, spec, options, video, parent=parent.id, music=music
-    )
+    # The parent's video and music (the same bed under the fixed narration), copied within
+    # the storage (a hard link, a server-side copy), then checked at the door as uploads are.
+    inputs: dict[str, Path | None] = {"video": None, "music": None}
+    work = service.workspace(parent.tenant, new_id)
+    try:
+        for kind, has in (("video", parent.has_video), ("music", parent.has_music)):
+            if has:
+                if not service.copy_input(parent.tenant, parent.id, new_id, kind):
+                    raise InputError(f"the original {kind} is gone: submit the job again")
+                inputs[kind] = work.input(kind)
+        child, _ = service.submit(
+            parent.tenant,
+            new_id,
+            spec,
+            options,
+            inputs["video"],
+            parent=parent.id,
+            music=inputs["music"],
+        )
+    finally:
+        work.close()
     return child
 
 
@@ -221,17 +216,32 @@ def _spec(data: dict[str, Any]) -> JobSpec:
     return spec
 
 
-def _slice_wav(path: Path, start: float, end: float) -> bytes:
-    """Frames [start, end) s of a PCM WAV file, as a WAV file of their own."""
-    with wave.open(str(path), "rb") as src:
-        rate = src.getframerate()
-        first = min(round(start * rate), src.getnframes())
-        src.setpos(first)
-        frames = src.readframes(max(0, min(round(end * rate), src.getnframes()) - first))
-        out = io.BytesIO()
-        with wave.open(out, "wb") as dst:
-            dst.setnchannels(src.getnchannels())
-            dst.setsampwidth(src.getsampwidth())
-            dst.setframerate(rate)
-            dst.writeframes(frames)
+def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
+    """Frames [start, end) s of a PCM WAV artifact, as a WAV file of their own: the header
+    and then just those frames are read (the artifact may be in an object store)."""
+    head = wav.read(0, min(wav.size, 4096))
+    with wave.open(io.BytesIO(head), "rb") as src:
+        rate, width = src.getframerate(), src.getsampwidth() * src.getnchannels()
+        channels, total = src.getnchannels(), src.getnframes()
+    data = _data_offset(head)
+    first = min(round(start * rate), total)
+    last = max(first, min(round(end * rate), total))
+    frames = wav.read(data + first * width, data + last * width)
+    out = io.BytesIO()
+    with wave.open(out, "wb") as dst:
+        dst.setnchannels(channels)
+        dst.setsampwidth(width // channels)
+        dst.setframerate(rate)
+        dst.writeframes(frames)
     return out.getvalue()
+
+
+def _data_offset(head: bytes) -> int:
+    """Where a WAV file's frames start: after the RIFF header, past each chunk to ``data``."""
+    pos = 12
+    while pos + 8 <= len(head):
+        size = int.from_bytes(head[pos + 4 : pos + 8], "little")
+        if head[pos : pos + 4] == b"data":
+            return pos + 8
+        pos += 8 + size + (size & 1)
+    raise HTTPException(500, "narration.wav has no data chunk in its first 4 KiB")
