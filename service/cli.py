@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import sys
@@ -17,13 +18,15 @@ from service.domain.spec import JobSpec, json_schema
 
 
 def _warm_up() -> None:
-    """Load jieba's dictionary (most of a second of CPU) and design the audio filters in
-    the background, while the main thread waits on ffprobe and espeak-ng."""
+    """Import pypinyin's tables (~0.3 s of CPU), open the word index and design the audio
+    filters in a thread: the first segment needs them all, and the main thread spends part
+    of that time waiting on ffprobe."""
     try:
         from service import audio
-        from service.adapters.segmenter import warm
+        from service.adapters import pinyin, segmenter
 
-        warm()
+        segmenter.warm()
+        pinyin.warm()
         audio.preload()
     except Exception:  # best effort: the render loads them itself when it needs them
         pass
@@ -286,5 +289,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def entry() -> None:
+    """The `narrate` command: ``main``, then leave without tearing the interpreter down.
+    Freeing the pinyin and word tables one object at a time took ~0.3 s of a 2.3 s render;
+    by now every file is closed and every thread joined (coverage saves its data on _exit)."""
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
