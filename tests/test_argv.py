@@ -4,13 +4,21 @@ binary shows here as a diff, not as a silent change to what ships."""
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from service.adapters.media import encode_video_args, mux_args, probe_args, stretch_args
-from service.adapters.process import NOT_FOUND, run
+from service.adapters.media import (
+    encode_video_args,
+    join_args,
+    mux_args,
+    probe_args,
+    sound_args,
+    stretch_args,
+)
+from service.adapters.process import NOT_FOUND, Running, run
 from service.adapters.tts.edge import decode_args
 from service.adapters.tts.espeak import phoneme_args, speak_args, version_args
 from service.config import Settings
@@ -70,6 +78,15 @@ def test_run_names_a_program_that_cannot_be_started() -> None:
         run(["/nonexistent/espeak-ng", "--version"], 10)
     assert err.value.returncode == NOT_FOUND
     assert "/nonexistent/espeak-ng" in str(err.value)
+
+
+def test_a_program_that_stops_reading_its_input_is_killed_at_the_deadline() -> None:
+    running = Running(["sleep", "30"], stdin=b"")
+    t = time.monotonic()
+    with pytest.raises(MediaError) as err:
+        running.feed(b"x" * (1 << 20), t + 0.5)  # more than a pipe holds
+    assert err.value.returncode is None and "timed out" in str(err.value)
+    assert time.monotonic() - t < 5 and running.proc.returncode is not None
 
 
 # -- ffmpeg, ffprobe, rubberband: the binaries come from Settings ------------------------------
@@ -139,6 +156,26 @@ def test_burn_in_encodes_the_picture_then_the_mux_copies_it() -> None:
         *[("/w/picture.mp4" if a == "/w/in.mp4" else a) for a in INPUTS],
         "-filter_complex", "[1:a]apad=whole_dur=12.500[aout]", *TAIL,
         "-t", "12.500", "-movflags", "+faststart", "-f", "mp4", "/w/video.mp4",
+    ]  # fmt: skip
+
+
+def test_the_sound_track_is_encoded_from_pcm_on_stdin_and_the_mux_copies_it() -> None:
+    assert sound_args(SOFT, TOOLS, 24000, Path("/w/sound.m4a")) == [
+        "/opt/ff/ffmpeg", "-nostdin", "-y", "-v", "error", "-protocol_whitelist", "pipe",
+        "-f", "s16le", "-ar", "24000", "-ac", "1", "-i", "pipe:0",
+        "-af", "apad=whole_dur=10.000", "-c:a", "aac", "-aac_coder", "fast", "-b:a", "160k",
+        "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
+        "-map_metadata", "-1", "-t", "10.000", "-f", "mp4", "/w/sound.m4a",
+    ]  # fmt: skip
+    copied = mux_args(replace(SOFT, encoded_audio=Path("/w/sound.m4a")), TOOLS)
+    inputs = [copied[i + 1] for i, a in enumerate(copied) if a == "-i"]
+    assert inputs == ["/w/in.mp4", "/w/sound.m4a", "/w/subtitles.srt"]
+    assert "-filter_complex" not in copied and copied.count("copy") == 2  # picture, sound
+    assert join_args(Path("/w/parts.txt"), Path("/w/picture.mp4"), TOOLS) == [
+        "/opt/ff/ffmpeg", "-nostdin", "-y", "-v", "error", "-protocol_whitelist", "file",
+        "-f", "concat", "-safe", "0", "-i", "/w/parts.txt", "-c", "copy",
+        "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
+        "-map_metadata", "-1", "-f", "mp4", "/w/picture.mp4",
     ]  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -305,13 +306,13 @@ class EncoderSink:
     """PCM fed to an encoder as it is made (the PcmSink port on a running ffmpeg)."""
 
     def __init__(self, running: Running, timeout: float) -> None:
-        self.running, self.timeout = running, timeout
+        self.running, self.deadline = running, time.monotonic() + timeout
 
     def write(self, data: bytes) -> None:
-        self.running.feed(data)
+        self.running.feed(data, self.deadline)
 
     def finish(self) -> None:
-        self.running.wait(self.timeout)
+        self.running.wait(max(0.0, self.deadline - time.monotonic()))
 
     def cancel(self) -> None:
         self.running.cancel()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
+import time
 
 from service.domain.errors import MediaError
 
@@ -40,12 +42,26 @@ class Running:
         except OSError as exc:
             raise MediaError(argv, NOT_FOUND, f"cannot run {argv[0]}: {exc}") from None
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes, deadline: float) -> None:
         """Write to its standard input while it runs (started with ``stdin=b""``; ``wait``
-        then closes it)."""
+        then closes it). A program that stops reading is killed at ``deadline``
+        (``time.monotonic()``) with a timeout error, never waited on for ever."""
         assert self.proc.stdin is not None
-        with contextlib.suppress(BrokenPipeError):  # it has ended: ``wait`` says why
-            self.proc.stdin.write(data)
+        fd = self.proc.stdin.fileno()
+        os.set_blocking(fd, False)
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                _kill_group(self.proc.pid)
+                _, err = self.proc.communicate()
+                raise MediaError(self.argv, None, err.decode(errors="replace")[-2000:])
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                return  # it has ended: ``wait`` says why
 
     def wait(self, timeout: float) -> subprocess.CompletedProcess[bytes]:
         proc = self.proc
