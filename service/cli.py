@@ -44,10 +44,16 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
-    from service import wiring  # the adapters load only for the commands that use them
+    from service.adapters.media import FfmpegMedia
 
     video = Path(args.video) if args.video else None
-    pipeline = wiring.pipeline(settings)
+    media = FfmpegMedia(settings)
+    if video is not None:
+        media.prefetch(video)  # ffprobe runs while the rest of the adapters load
+
+    from service import wiring  # the adapters load only for the commands that use them
+
+    pipeline = wiring.pipeline(settings, media)
     plan = pipeline.plan(spec, render_options(args), video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)

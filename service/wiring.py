@@ -84,14 +84,14 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
     return {e.name: e for e in found}
 
 
-def pipeline(settings: Settings) -> Pipeline:
+def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
     """The pipeline on this machine's adapters (the speech front-end's tools load on first
     use)."""
     lexicons = settings.voices_file.parent / "lexicon"
     return Pipeline(
         settings,
         engines(settings),
-        FfmpegMedia(settings),
+        media or FfmpegMedia(settings),
         load_catalog(settings.voices_file),
         tagged_words,
         speech=speech_tools,

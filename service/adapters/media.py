@@ -323,12 +323,20 @@ class FfmpegMedia:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._probing: dict[Path, Running] = {}
+
+    def prefetch(self, path: Path) -> None:
+        """Start probing ``path`` now; ``probe`` collects the answer (the CLI overlaps the
+        ffprobe run with its own start-up)."""
+        if path.is_file():
+            self._probing[path] = Running(probe_args(path, self.settings))
 
     def probe(self, path: Path) -> VideoInfo:
         if not path.is_file():
             raise MediaInputError("no such video file", path.name)
         try:
-            out = run(probe_args(path, self.settings), self.settings.probe_timeout).stdout
+            running = self._probing.pop(path, None) or Running(probe_args(path, self.settings))
+            out = running.wait(self.settings.probe_timeout).stdout
         except MediaError as exc:
             why = (exc.stderr_tail.strip().splitlines() or ["unknown format"])[-1]
             raise MediaInputError(f"not a readable video file ({why})", path.name) from None
