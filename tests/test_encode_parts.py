@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from service import wiring
-from service.adapters.media import encode_parts, encode_video_args
+from service.adapters.media import TEXT_COST, encode_parts, encode_video_args
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
@@ -47,6 +47,17 @@ def test_cuts_fall_half_a_frame_between_two_frames(fps: float) -> None:
         assert end is not None and abs(end * fps % 1 - 0.5) < 1e-6
 
 
+def test_parts_under_the_narration_are_shorter_so_that_all_end_together() -> None:
+    # Subtitles over the first 60 s of 90: frames there cost 1 + TEXT_COST.
+    (_, cut), _ = encode_parts(request(duck_intervals=((0.0, 30.0), (30.0, 60.0))), 2)
+    assert cut is not None
+    frames_before, total = cut * 30 + 0.5, 60 * 30 * (1 + TEXT_COST) + 30 * 30
+    assert abs(frames_before * (1 + TEXT_COST) - total / 2) <= 1 + TEXT_COST
+    # Soft subtitles burn nothing in: the frames weigh alike.
+    soft = encode_parts(request(burn_in=False, extend_to=95.0, duck_intervals=((0.0, 60.0),)), 2)
+    assert soft[0][1] == (1350 - 0.5) / 30
+
+
 def test_a_file_that_cannot_be_cut_by_time_is_encoded_whole() -> None:
     assert encode_parts(request(replace(CFR, constant_rate=False)), 8) == [(None, None)]
     # Parts shorter than MIN_PART_SECONDS cost more than they save.
@@ -66,7 +77,7 @@ def test_only_the_last_part_freezes_the_last_frame() -> None:
     assert tail[tail.index("-ss") + 1] == "44.983333" and "-copyts" in tail
     assert "tpad=stop_mode=clone:stop_duration=5.000" in tail_graph
     assert tail_graph.endswith("setpts=PTS-STARTPTS[vout]")
-    assert tail[tail.index("-t") + 1] == "50.017"  # 95 s in all
+    assert tail[tail.index("-frames:v") + 1] == "1500"  # 95 s in all: 2850 frames
     assert head.count("-threads") == tail.count("-threads") == 2  # decoder and encoder
 
 
