@@ -14,8 +14,25 @@ import srt
 
 from service import audio as dsp
 from service.domain.units import ms_to_samples, s_to_ms
+from service.ports import MuxRequest, VideoInfo
 
 FRAME_MS = 1000 / 30
+# A 10 s 1080x1920 H.264 file at 30 fps, as ffprobe would describe it.
+VIDEO_INFO = VideoInfo("mov,mp4,m4a,3gp,3g2,mj2", 1080, 1920, 10.0, 30.0, "h264", True)
+
+
+def mux_request(**fields: Any) -> MuxRequest:
+    """A MuxRequest on made-up paths under /w (its argument lists are checked as data)."""
+    base: dict[str, Any] = dict(
+        video=Path("/w/source.video"),
+        narration=Path("/w/narration.wav"),
+        subtitles_srt=Path("/w/subtitles.srt"),
+        subtitles_ass=Path("/w/subtitles.ass"),
+        output=Path("/w/video.mp4"),
+        info=VIDEO_INFO,
+        language="zh",
+    )
+    return MuxRequest(**{**base, **fields})
 
 
 def ffprobe(path: Path) -> dict[str, Any]:

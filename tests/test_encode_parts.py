@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,24 +19,13 @@ from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
 from service.ports import MuxRequest, VideoInfo
 from tests.conftest import make_video
-from tests.helpers import ffprobe
+from tests.helpers import ffprobe, mux_request
 
 CFR = VideoInfo("mov,mp4,m4a,3gp,3g2,mj2", 1080, 1920, 90.0, 30.0, "h264", True, True)
 
 
-def request(info: VideoInfo = CFR, **kw: object) -> MuxRequest:
-    base = dict(
-        video=Path("/w/source.video"),
-        narration=Path("/w/narration.wav"),
-        subtitles_srt=Path("/w/subtitles.srt"),
-        subtitles_ass=Path("/w/subtitles.ass"),
-        output=Path("/w/video.mp4"),
-        info=info,
-        language="zh",
-        burn_in=True,
-    )
-    base.update(kw)
-    return MuxRequest(**base)  # type: ignore[arg-type]
+def request(info: VideoInfo = CFR, **kw: Any) -> MuxRequest:
+    return mux_request(**{"info": info, "burn_in": True, **kw})
 
 
 @pytest.mark.parametrize("fps", [30.0, 30000 / 1001, 25.0, 60.0])

@@ -8,28 +8,12 @@ from service.adapters.media import FfmpegMedia, mux_args, parse_probe, probe_arg
 from service.adapters.process import run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError
-from service.ports import MuxRequest, VideoInfo
 from tests.conftest import make_video
-
-INFO = VideoInfo("mov,mp4,m4a,3gp,3g2,mj2", 1080, 1920, 10.0, 30.0, "h264", True)
-
-
-def request(**kw: object) -> MuxRequest:
-    base = dict(
-        video=Path("/w/source.video"),
-        narration=Path("/w/narration.wav"),
-        subtitles_srt=Path("/w/subtitles.srt"),
-        subtitles_ass=Path("/w/subtitles.ass"),
-        output=Path("/w/video.mp4"),
-        info=INFO,
-        language="zh",
-    )
-    base.update(kw)
-    return MuxRequest(**base)  # type: ignore[arg-type]
+from tests.helpers import mux_request
 
 
 def test_soft_mux_copies_video_and_adds_aac_and_mov_text() -> None:
-    argv = mux_args(request(), Settings())
+    argv = mux_args(mux_request(), Settings())
     assert argv.count("-protocol_whitelist") == 3
     assert argv[argv.index("-c:v") + 1] == "copy"
     assert argv[argv.index("-c:a") + 1] == "aac"
@@ -39,7 +23,7 @@ def test_soft_mux_copies_video_and_adds_aac_and_mov_text() -> None:
 
 
 def test_burn_in_and_extend_reencode_with_libx264() -> None:
-    argv = mux_args(request(burn_in=True, extend_to=12.5), Settings())
+    argv = mux_args(mux_request(burn_in=True, extend_to=12.5), Settings())
     graph = argv[argv.index("-filter_complex") + 1]
     assert (
         "subtitles=filename='/w/subtitles.ass'" in graph
@@ -50,7 +34,7 @@ def test_burn_in_and_extend_reencode_with_libx264() -> None:
 
 
 def test_mix_ducks_the_original_under_narration() -> None:
-    argv = mux_args(request(original_audio="mix", duck_intervals=((1.0, 3.0),)), Settings())
+    argv = mux_args(mux_request(original_audio="mix", duck_intervals=((1.0, 3.0),)), Settings())
     graph = argv[argv.index("-filter_complex") + 1]
     assert "[0:a]" in graph and "amix" in graph and "volume=" in graph
 

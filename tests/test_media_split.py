@@ -18,26 +18,13 @@ from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
 from service.pipeline import Pipeline
-from service.ports import MuxRequest, VideoInfo
+from service.ports import MuxRequest
 from tests.conftest import SHORT_SCRIPT, make_video
-from tests.helpers import ffprobe, stream_md5
-
-INFO = VideoInfo("mov,mp4,m4a,3gp,3g2,mj2", 1080, 1920, 10.0, 30.0, "h264", True)
+from tests.helpers import ffprobe, mux_request, stream_md5
 
 
-def request(**kw: object) -> MuxRequest:
-    base = dict(
-        video=Path("/w/source.video"),
-        narration=Path("/w/narration.wav"),
-        subtitles_srt=Path("/w/subtitles.srt"),
-        subtitles_ass=Path("/w/subtitles.ass"),
-        output=Path("/w/video.mp4"),
-        info=INFO,
-        language="zh",
-        burn_in=True,
-    )
-    base.update(kw)
-    return MuxRequest(**base)  # type: ignore[arg-type]
+def request(**kw: Any) -> MuxRequest:
+    return mux_request(**{"burn_in": True, **kw})
 
 
 def test_the_picture_encode_needs_only_video_and_subtitles() -> None:
