@@ -14,10 +14,10 @@ from service.adapters.media import (
     encode_video_args,
     join_args,
     mux_args,
-    probe_args,
     sound_args,
     stretch_args,
 )
+from service.adapters.probe import probe_args
 from service.adapters.process import NOT_FOUND, Running, run
 from service.adapters.tts.edge import decode_args
 from service.adapters.tts.espeak import phoneme_args, speak_args, version_args

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.adapters.media import TEXT_COST, encode_parts, encode_video_args
+from service.adapters.media import encode_video_args
+from service.adapters.parts import TEXT_COST, encode_parts
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.adapters.media import FfmpegMedia, PartsEncoding, encode_video_args, mux_args
+from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
+from service.adapters.parts import PartsEncoding
 from service.audio import Loudness
 from service.config import Settings
 from service.domain.script import parse_markdown

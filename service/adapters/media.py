@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
-from fractions import Fraction
 from math import ceil
 from pathlib import Path
-from typing import Any
 
+from service.adapters.parts import PartsEncoding, encode_parts, frames_before, parts_listing
+from service.adapters.probe import parse_probe, probe_args
 from service.adapters.process import Running, run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError
@@ -20,74 +19,6 @@ from service.ports import MuxRequest, VideoInfo
 SUBTITLE_LANGUAGE = {"zh": "chi", "en": "eng"}
 DUCK_GAIN = 0.2  # -14 dB under narration
 DUCK_RAMP = 0.15  # seconds
-
-
-def probe_args(path: Path, settings: Settings) -> list[str]:
-    return [
-        settings.ffprobe, "-v", "error",
-        "-protocol_whitelist", "file",
-        "-format_whitelist", settings.allowed_formats,
-        "-show_format", "-show_streams", "-of", "json",
-        str(path),
-    ]  # fmt: skip
-
-
-def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInfo:
-    """Check ffprobe's figures against the limits before anything is decoded."""
-    fmt = data.get("format") or {}
-    streams = data.get("streams") or []
-    video = next(
-        (
-            s
-            for s in streams
-            if s.get("codec_type") == "video" and not s.get("disposition", {}).get("attached_pic")
-        ),
-        None,
-    )
-    if video is None:
-        raise MediaInputError("the file has no video stream", name)
-    width, height = int(video.get("width") or 0), int(video.get("height") or 0)
-    if not (0 < width <= settings.max_width and 0 < height <= settings.max_height):
-        raise MediaInputError(
-            f"video is {width}x{height}, limits are {settings.max_width}x{settings.max_height}",
-            name,
-        )
-    try:
-        duration = float(fmt.get("duration") or video.get("duration") or 0)
-    except ValueError:
-        duration = 0.0
-    if not 0 < duration <= settings.max_video_seconds:
-        raise MediaInputError(
-            f"video lasts {duration:g} s, must be between 0 and {settings.max_video_seconds:g} s",
-            name,
-        )
-    rate = str(video.get("avg_frame_rate") or video.get("r_frame_rate") or "0/1")
-    try:
-        fps = float(Fraction(rate)) if rate != "0/0" else 0.0
-    except (ValueError, ZeroDivisionError):
-        fps = 0.0
-    if fps > settings.max_fps:
-        raise MediaInputError(f"video runs at {fps:g} fps, limit is {settings.max_fps:g}", name)
-    return VideoInfo(
-        format_name=str(fmt.get("format_name", "")),
-        width=width,
-        height=height,
-        duration=duration,
-        fps=fps or 30.0,
-        video_codec=str(video.get("codec_name", "")),
-        has_audio=any(s.get("codec_type") == "audio" for s in streams),
-        constant_rate=fps > 0
-        and video.get("r_frame_rate") == video.get("avg_frame_rate")
-        and _float(video.get("start_time")) == 0.0
-        and _float(fmt.get("start_time")) == 0.0,
-    )
-
-
-def _float(value: object) -> float | None:
-    try:
-        return float(str(value))
-    except ValueError:
-        return None
 
 
 def _duck_expr(intervals: tuple[tuple[float, float], ...]) -> str:
@@ -144,43 +75,6 @@ AAC = ["-c:a", "aac", "-aac_coder", "fast", "-b:a", "160k"]
 _BITEXACT = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact"]
 
 
-MIN_PART_SECONDS = 10.0  # shorter parts cost more in start-up and seeking than they save
-# A frame with burned-in text costs this much more to encode than one without (libass blends
-# it, x264 codes its edges): measured 1.17x on footage-like and 1.25x on flat video here.
-TEXT_COST = 0.2
-
-
-def encode_parts(req: MuxRequest, parts: int) -> list[tuple[float | None, float | None]]:
-    """The time parts the picture is encoded in: ``(start, end)`` in source seconds, None for
-    the file's start or end. Parts cost alike (frames under the narration, which carry
-    subtitles, weigh more), so they end together. Cuts fall half a frame between two frames,
-    so which side a frame lands on never depends on rounding; only a constant-rate file
-    starting at 0 is cut."""
-    info = req.info
-    parts = min(parts, int(info.duration // MIN_PART_SECONDS)) if info.constant_rate else 1
-    if parts <= 1:
-        return [(None, None)]
-    fps, frames = info.fps, round(info.duration * info.fps)
-    spans = [(ceil(a * fps), ceil(b * fps)) for a, b in req.duck_intervals] if req.burn_in else []
-
-    def cost(m: int) -> float:  # of frames [0, m)
-        return m + TEXT_COST * sum(max(0, min(m, b) - a) for a, b in spans)
-
-    total = cost(frames)
-    marks = [_first(cost, total * k / parts, frames) for k in range(1, parts)]
-    cuts = [(m - 0.5) / info.fps for m in marks]
-    return list(zip([None, *cuts], [*cuts, None], strict=True))
-
-
-def _first(cost: Callable[[int], float], target: float, hi: int) -> int:
-    """The least m in [0, hi] with cost(m) >= target (cost grows with m), by bisection."""
-    lo = 0
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if cost(mid) >= target else (mid + 1, hi)
-    return lo
-
-
 def encode_video_args(
     req: MuxRequest,
     settings: Settings,
@@ -213,31 +107,11 @@ def encode_video_args(
     argv += ["-an", "-sn", "-dn", *_BITEXACT, "-map_metadata", "-1"]
     if start is not None and end is None:  # the last part: the whole's frames after its start
         fps = req.info.fps
-        frames = ceil(round(_duration(req), 3) * fps - 1e-6) - _frames_before(start, fps)
+        frames = ceil(round(_duration(req), 3) * fps - 1e-6) - frames_before(start, fps)
         argv += ["-frames:v", str(frames)]
     elif end is None:
         argv += ["-t", f"{_duration(req):.3f}"]
     return [*argv, "-f", "mp4", str(output)]
-
-
-def parts_listing(
-    files: list[Path], parts: list[tuple[float | None, float | None]], fps: float
-) -> str:
-    """The concat demuxer's list of the parts, each with its exact length in frames: left to
-    the demuxer, a part's length comes from its container rounded to the millisecond, and the
-    next part's timestamps drift by the rounding."""
-    lines = []
-    for f, (start, end) in zip(files, parts, strict=True):
-        lines.append(f"file '{f}'")
-        if end is not None:
-            frames = _frames_before(end, fps) - (_frames_before(start, fps) if start else 0)
-            lines.append(f"duration {frames / fps:.6f}")
-    return "".join(f"{line}\n" for line in lines)
-
-
-def _frames_before(cut: float, fps: float) -> int:
-    """How many frames come before a cut made half a frame after one."""
-    return round(cut * fps + 0.5)
 
 
 def join_args(listing: Path, output: Path, settings: Settings) -> list[str]:
@@ -321,32 +195,6 @@ def decode_audio_args(
 def stretch_args(source: Path, dest: Path, ratio: float, settings: Settings) -> list[str]:
     # R3 ("finer") engine: pitch-preserving, best quality, sample-exact output length.
     return [settings.rubberband, "-3", "-q", "-t", f"{ratio:.6f}", str(source), str(dest)]
-
-
-class PartsEncoding:
-    """A picture encode under way: one ffmpeg, or one per time part (single-threaded each:
-    independent processes keep every core busy, where one encoder's threads wait on each
-    other) and the stream-copy join that ``wait`` runs once they are all done."""
-
-    def __init__(
-        self, parts: list[Running], join: list[str] | None = None, temporary: tuple[Path, ...] = ()
-    ) -> None:
-        self.parts, self.join, self.temporary = parts, join, temporary
-
-    def wait(self, timeout: float) -> None:
-        try:
-            for part in self.parts:
-                part.wait(timeout)
-            if self.join is not None:
-                run(self.join, timeout)
-        finally:
-            self.cancel()
-
-    def cancel(self) -> None:
-        for part in self.parts:
-            part.cancel()
-        for path in self.temporary:
-            path.unlink(missing_ok=True)
 
 
 class EncoderSink:
