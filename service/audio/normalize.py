@@ -84,20 +84,24 @@ class _ArrayOut:
 Out = _WavOut | _ArrayOut
 
 
+SAMPLE_FROM = 9 * BLOCK  # a longer track's limiter loss is measured on every third block
+
+
+def _sampled(i: int, length: int) -> bool:
+    """Whether block ``i`` is in the sample the limiter's loss is measured on."""
+    return length <= SAMPLE_FROM or i % 3 == 0
+
+
 def _aim(
-    src: Source, rate: int, target: float, lufs: float, ceiling_db: float
+    src: Source, rate: int, target: float, lufs: float, sample: float, ceiling_db: float
 ) -> tuple[float, float]:
     """The gain for the first full pass. The limiter takes back part of any gain (0.5-0.8 LU on
     espeak's peaky speech at -16 LUFS), the more the more gain, so solve ``lufs + gain +
     loss(gain) = target`` by secant steps, the loss measured on a sample of the track (every
     third block of a long one): a guess, as the full pass measures the whole track anyway.
-    Returns the gain and the slope of loudness against gain there (for a next step)."""
-    step = 3 if src.length > 9 * BLOCK else 1
-    blocks = [ab for i, ab in enumerate(_blocks(src.length)) if i % step == 0]
-    raw = LoudnessMeter(rate)
-    for a, b in blocks:
-        raw.feed(src.read(a, b))
-    sample = raw.integrated()
+    ``sample`` is the sample's loudness, as measured. Returns the gain and the slope of
+    loudness against gain there (for a next step)."""
+    blocks = [ab for i, ab in enumerate(_blocks(src.length)) if _sampled(i, src.length)]
     if not np.isfinite(sample):
         return target - lufs, 1.0
 
@@ -135,10 +139,13 @@ def _normalize(
     16-bit result lands within 0.2 LU of the target with the peak under the ceiling. Each
     pass streams the track in blocks and writes its result as it goes; the last is kept.
     """
-    meter, loudest = LoudnessMeter(rate), 0.0
-    for a, b in _blocks(src.length):
+    meter, sample, loudest = LoudnessMeter(rate), LoudnessMeter(rate), 0.0
+    sampling = src.length > SAMPLE_FROM  # else the sample is the track: ``meter`` measures it
+    for i, (a, b) in enumerate(_blocks(src.length)):
         x = src.read(a, b)
         meter.feed(x)
+        if sampling and _sampled(i, src.length):
+            sample.feed(x)
         loudest = max(loudest, float(np.max(np.abs(x))) if len(x) else 0.0)
     if loudest <= SILENCE_THRESHOLD:
         out = new_out()
@@ -148,7 +155,9 @@ def _normalize(
         return Loudness(float("-inf"), float("-inf"), 0.0)
     # Aimed for the limiter's loss, the first full pass usually lands (on all three examples,
     # which took two before: one gain, limit, write and encode less per render).
-    gain_db, slope = _aim(src, rate, target, meter.integrated(), peak_db - 0.3)
+    lufs = meter.integrated()
+    sampled = sample.integrated() if sampling else lufs
+    gain_db, slope = _aim(src, rate, target, lufs, sampled, peak_db - 0.3)
     tried: list[tuple[float, float]] = []  # (gain dB, LUFS) of the full passes so far
     lufs = tp = 0.0
     for attempt in range(6):
