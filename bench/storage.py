@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 from devtools.media import make_video  # noqa: E402
 from devtools.stack import free_port  # noqa: E402
 from service import audio, wiring  # noqa: E402
+from service.adapters import pinyin  # noqa: E402
 from service.adapters.s3client import TRAFFIC  # noqa: E402
-from service.adapters.segmenter import warm  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
@@ -86,8 +86,7 @@ def run(mode: str, base: Settings, video: Path, runs: int) -> list[dict[str, flo
     # Built once, as each process of the fleet builds them once (boto3's client included).
     service = wiring.job_service(settings)
     steps = wiring.worker_steps(settings, wiring.celery(settings))
-    steps.pipeline.warm()  # what a worker process loads before its first task
-    warm()
+    pinyin.warm()  # what a worker process loads before its first task
     audio.preload()
     return [one_job(service, steps, video, f"{mode}{i}") for i in range(runs)]
 

@@ -24,9 +24,8 @@ def _warm_up() -> None:
     of that time waiting on ffprobe."""
     try:
         from service import audio
-        from service.adapters import pinyin, segmenter
+        from service.adapters import pinyin
 
-        segmenter.warm()
         pinyin.warm()
         audio.preload()
     except Exception:  # best effort: the render loads them itself when it needs them

@@ -12,8 +12,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init
 
 from service import audio, wiring
+from service.adapters import pinyin
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
-from service.adapters.segmenter import warm
 from service.config import get_settings
 from service.jobs import WorkerSteps
 from workers.celery_app import app
@@ -33,8 +33,8 @@ def steps() -> WorkerSteps:
 def _warm(**_: object) -> None:
     """Build the steps (imports, catalog, engines, the word index, pypinyin, audio filters) as
     each pool process starts, not inside its first task's time limit."""
-    steps().pipeline.warm()
-    warm()
+    steps()
+    pinyin.warm()
     audio.preload()
 
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from service.adapters.segmenter import cjk_words, word_freq
+from service.adapters.segmenter import warm as warm_segmenter
 from service.domain.speech import Lexicon, Tools
 from service.domain.speech.lexicon import parse_tsv
 from service.domain.speech.pinyin import to_tone3
@@ -31,7 +32,10 @@ def _word(word: str) -> tuple[str, ...]:
 
 
 def warm() -> None:
-    """Import pypinyin's tables now (~0.3 s of CPU), e.g. in a thread while ffprobe runs."""
+    """Open the word index and import pypinyin's tables (~0.3 s of CPU) now: the first
+    Chinese segment needs both (the CLI does it in a thread while ffprobe runs, a worker as
+    its process starts)."""
+    warm_segmenter()
     _word("中")
 
 

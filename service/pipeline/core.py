@@ -58,11 +58,6 @@ class Pipeline(SegmentStep, FinalizeStep):
             raise RuntimeError("this pipeline was built without the speech front-end's tools")
         return self.make_speech()
 
-    def warm(self) -> Tools:
-        """Load the speech front-end's tools now (pypinyin's dictionaries, about a second),
-        not inside a timed task."""
-        return self.speech
-
     def lexicon(self, spec: JobSpec) -> Lexicon:
         """The shipped lexicon of the job's language with the job's own entries over it."""
         return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
