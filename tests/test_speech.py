@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from service.config import ROOT
 from service.domain.script import parse_script
 from service.domain.speech import front_end
 from service.domain.text import comparable
+from tests.helpers import narrate
 
 pytestmark = pytest.mark.integration
 
@@ -86,15 +86,6 @@ def test_the_cache_key_covers_the_phrase_split() -> None:
     two = TtsRequest(text, "cmn-latn-pinyin", "zh", phrases=((0, 9), (9, len(text))))
     assert cache_key(Fake(), one) != cache_key(Fake(), two)  # type: ignore[arg-type]
     assert cache_key(Fake(), one) == cache_key(Fake(), one)  # type: ignore[arg-type]
-
-
-def narrate(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def _latin_and_numbers(text: str) -> tuple[list[str], list[str]]:
