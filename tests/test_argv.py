@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from service.adapters.burn import Box, Burn
 from service.adapters.media import (
     encode_video_args,
     join_args,
@@ -140,11 +141,24 @@ def test_soft_mux_copies_the_picture_and_pads_the_narration() -> None:
 
 def test_burn_in_encodes_the_picture_then_the_mux_copies_it() -> None:
     burn = replace(SOFT, burn_in=True, extend_to=12.5)
-    assert encode_video_args(burn, TOOLS, Path("/w/picture.mp4")) == [
+    text = Burn(
+        Path("/w/subtitles.ass"),
+        Path("/w/canvas.rgb"),
+        1080,
+        1920,
+        (0, 900),
+        Box(0, 1600, 1080, 120),
+    )
+    assert encode_video_args(burn, TOOLS, Path("/w/picture.mp4"), text=(text, Path("/w/canvas.txt"))) == [
         "/opt/ff/ffmpeg", "-nostdin", "-y", "-v", "error",
         "-protocol_whitelist", "file", "-format_whitelist", FORMATS, "-i", "/w/in.mp4",
+        "-itsoffset", "0.000000", "-protocol_whitelist", "file",
+        "-f", "concat", "-safe", "0", "-i", "/w/canvas.txt",
         "-filter_complex",
-        "[0:v:0]tpad=stop_mode=clone:stop_duration=2.500,subtitles=filename='/w/subtitles.ass'[vout]",
+        "[0:v:0]tpad=stop_mode=clone:stop_duration=2.500[main];"
+        "[1:v]subtitles=filename='/w/subtitles.ass':alpha=1,setpts=max(PTS-0.001/TB\\,0),"
+        "crop=1080:120:0:1600,format=gbrap,unpremultiply=inplace=1[text];"
+        "[main][text]overlay=0:1600:eof_action=repeat[vout]",
         "-map", "[vout]", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "23",
         "-pix_fmt", "yuv420p", "-an", "-sn", "-dn",
         "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",

@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.adapters.media import encode_video_args
-from service.adapters.parts import TEXT_COST, encode_parts
+from service.adapters import media
+from service.adapters import parts as parts_module
+from service.adapters.media import FfmpegMedia, encode_video_args
+from service.adapters.parts import Frames, Part, PartsEncoding, encode_parts, frames_done
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
@@ -32,44 +34,51 @@ def request(info: VideoInfo = CFR, **kw: Any) -> MuxRequest:
 @pytest.mark.parametrize("fps", [30.0, 30000 / 1001, 25.0, 60.0])
 def test_cuts_fall_half_a_frame_between_two_frames(fps: float) -> None:
     parts = encode_parts(request(replace(CFR, fps=fps)), 3)
-    assert len(parts) == 3 and parts[0][0] is None and parts[-1][1] is None
-    for (_, end), (start, _) in pairwise(parts):
-        assert end == start
-        assert end is not None and abs(end * fps % 1 - 0.5) < 1e-6
+    assert len(parts) == 3 and parts[0].first == 0 and parts[-1].end is None
+    for a, b in pairwise(parts):
+        assert a.end == b.first
+        (_, end), (start, _) = a.times(fps), b.times(fps)
+        assert end == start and end is not None and abs(end * fps % 1 - 0.5) < 1e-6
 
 
-def test_parts_under_the_narration_are_shorter_so_that_all_end_together() -> None:
-    # Subtitles over the first 60 s of 90: frames there cost 1 + TEXT_COST.
-    (_, cut), _ = encode_parts(request(duck_intervals=((0.0, 30.0), (30.0, 60.0))), 2)
-    assert cut is not None
-    frames_before, total = cut * 30 + 0.5, 60 * 30 * (1 + TEXT_COST) + 30 * 30
-    assert abs(frames_before * (1 + TEXT_COST) - total / 2) <= 1 + TEXT_COST
-    # Soft subtitles burn nothing in: the frames weigh alike.
-    soft = encode_parts(request(burn_in=False, extend_to=95.0, duck_intervals=((0.0, 60.0),)), 2)
-    assert soft[0][1] == (1350 - 0.5) / 30
+def test_parts_are_alike_and_the_frozen_end_belongs_to_the_last() -> None:
+    parts = encode_parts(request(extend_to=95.0), 2)
+    assert parts == [Part(0, 1350), Part(1350, None)]
+    frames = Frames(request(extend_to=95.0))
+    assert [frames.count(p) for p in parts] == [1350, 1500]  # 95 s in all: 2850 frames
+    # The rest of a part is shared out inside the file's own frames: the frozen end (after
+    # frame 2700) cannot be sought into.
+    assert frames.share(2000, None, 3) == [Part(2000, 2233), Part(2233, 2466), Part(2466, None)]
+    assert frames.share(10, 13, 4) == [Part(10, 11), Part(11, 12), Part(12, 13)]
 
 
 def test_a_file_that_cannot_be_cut_by_time_is_encoded_whole() -> None:
-    assert encode_parts(request(replace(CFR, constant_rate=False)), 8) == [(None, None)]
+    assert encode_parts(request(replace(CFR, constant_rate=False)), 8) == [Part(0)]
     # Parts shorter than MIN_PART_SECONDS cost more than they save.
     assert len(encode_parts(request(replace(CFR, duration=25.0)), 8)) == 2
-    assert encode_parts(request(replace(CFR, duration=15.0)), 8) == [(None, None)]
+    assert encode_parts(request(replace(CFR, duration=15.0)), 8) == [Part(0)]
 
 
 def test_only_the_last_part_freezes_the_last_frame() -> None:
     req = request(extend_to=95.0)
-    (first, last) = encode_parts(req, 2)
-    head = encode_video_args(req, Settings(), Path("/w/p0.mp4"), first, threads=1)
-    tail = encode_video_args(req, Settings(), Path("/w/p1.mp4"), last, threads=1)
+    first, last = encode_parts(req, 2)
+    head = encode_video_args(req, Settings(), Path("/w/p0.mp4"), first)
+    tail = encode_video_args(req, Settings(), Path("/w/p1.mp4"), last)
     head_graph = head[head.index("-filter_complex") + 1]
     tail_graph = tail[tail.index("-filter_complex") + 1]
-    assert "-ss" not in head and head_graph.startswith("[0:v:0]trim=end=44.983333,subtitles=")
-    assert "tpad" not in head_graph and "-t" not in head
+    assert "-ss" not in head and head_graph == "[0:v:0]trim=end=44.983333[vout]"
+    assert "-t" not in head
     assert tail[tail.index("-ss") + 1] == "44.983333" and "-copyts" in tail
-    assert "tpad=stop_mode=clone:stop_duration=5.000" in tail_graph
-    assert tail_graph.endswith("setpts=PTS-STARTPTS[vout]")
-    assert tail[tail.index("-frames:v") + 1] == "1500"  # 95 s in all: 2850 frames
+    assert tail_graph == "[0:v:0]tpad=stop_mode=clone:stop_duration=5.000,setpts=PTS-STARTPTS[vout]"
+    assert tail[tail.index("-frames:v") + 1] == "1500"
     assert head.count("-threads") == tail.count("-threads") == 2  # decoder and encoder
+
+
+def test_ffmpeg_progress_is_read_from_its_last_complete_report() -> None:
+    report = b"frame=30\nfps=0.0\nprogress=continue\nframe=61\nfps=60\nprogress=continue\n"
+    assert frames_done(report) == 61
+    assert frames_done(report + b"frame=9") == 61  # a report still being written
+    assert frames_done(b"") == frames_done(b"frame=12\n") == 0
 
 
 SCRIPT = """\
@@ -94,26 +103,50 @@ def frame_psnr(a: Path, b: Path, log: Path) -> list[float]:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("seconds", [24.0, 21.0])  # 21: the video is frozen to 24 s
-def test_a_picture_in_parts_is_the_one_pass_picture(tmp_path: Path, seconds: float) -> None:
-    video = make_video(tmp_path / "clip.mp4", seconds, size="360x640")
+@pytest.mark.parametrize(
+    ("seconds", "size", "uneven"),
+    [
+        (24.0, "360x640", False),
+        (21.0, "360x640", False),  # the video is frozen to 24 s
+        # First cut badly (3 s against 21 s): the long part is stopped when the short one
+        # ends, and the rest of its frames encoded in two new parts.
+        (24.0, "1080x1920", True),
+    ],
+)
+def test_a_picture_in_parts_is_the_one_pass_picture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, size: str, uneven: bool
+) -> None:
+    video = make_video(tmp_path / "clip.mp4", seconds, size=size)
     spec = parse_markdown(SCRIPT)
     options = RenderOptions(engine="espeak", burn_in=True, extend_video=True)
+    encodings: list[PartsEncoding] = []
+    encode = FfmpegMedia.encode_video
+
+    def recorded(self: FfmpegMedia, request: MuxRequest, output: Path) -> PartsEncoding | None:
+        encodings.append(encoding := encode(self, request, output))  # type: ignore[arg-type]
+        return encoding
+
+    monkeypatch.setattr(FfmpegMedia, "encode_video", recorded)
     outputs = {}
     for parts in (1, 2):
+        if uneven and parts == 2:
+            monkeypatch.setattr(media, "encode_parts", lambda req, n: [Part(0, 90), Part(90)])
+            monkeypatch.setattr(parts_module, "SPLIT_SECONDS", 0.0)
         settings = Settings(data_dir=tmp_path / f"data{parts}", encode_parts=parts)
         pipeline = wiring.pipeline(settings)
         plan = pipeline.plan(spec, options, video)
         assert plan.video is not None and plan.video.constant_rate
         pipeline.render(plan, tmp_path / f"out{parts}", video)
         outputs[parts] = tmp_path / f"out{parts}" / "video.mp4"
+    one_pass, in_parts = (e.started for e in encodings)
+    assert one_pass == 1 and (in_parts >= 4 if uneven else in_parts == 2)
     one, two = (ffprobe(outputs[p])["streams"] for p in (1, 2))
     frames = [next(s for s in streams if s["codec_type"] == "video") for streams in (one, two)]
     assert frames[0]["nb_frames"] == frames[1]["nb_frames"] == "720"  # 24 s at 30 fps
     assert frames[0]["duration"] == frames[1]["duration"]
     # Each frame as the one-pass encode made it: a cue one frame early or late, or a frame
-    # lost or doubled at the cut, is a frame with text against one without (< 30 dB).
+    # lost or doubled at a cut, is a frame with text against one without (< 30 dB).
     psnr = frame_psnr(outputs[1], outputs[2], tmp_path / "psnr.log")
     assert len(psnr) == 720 and min(psnr) > 40, min(psnr)
-    left = [p for p in tmp_path.rglob("*.part*")]
-    assert not left  # the parts and their listing are removed after the join
+    left = [p.name for p in tmp_path.rglob("*") if p.parent.name == "work" or ".part" in p.name]
+    assert not left  # parts, progress reports, listings and the canvas: all removed

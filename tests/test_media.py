@@ -23,15 +23,11 @@ def test_soft_mux_copies_video_and_adds_aac_and_mov_text() -> None:
     assert argv[argv.index("-t") + 1] == "10.000"
 
 
-def test_burn_in_and_extend_reencode_with_libx264() -> None:
-    argv = mux_args(mux_request(burn_in=True, extend_to=12.5), Settings())
-    graph = argv[argv.index("-filter_complex") + 1]
-    assert (
-        "subtitles=filename='/w/subtitles.ass'" in graph
-        and "tpad=stop_mode=clone:stop_duration=2.500" in graph
-    )
-    assert argv[argv.index("-c:v") + 1] == "libx264"
-    assert argv[argv.index("-t") + 1] == "12.500"
+def test_the_mux_never_reencodes_a_picture_that_changes() -> None:
+    # Burn-in and a frozen end are encode_video's (in parts, while the narration is mixed):
+    # a mux asked to do it would encode in series, single-process.
+    with pytest.raises(ValueError, match="encode it first"):
+        mux_args(mux_request(burn_in=True, extend_to=12.5), Settings())
 
 
 def test_mix_ducks_the_original_under_narration() -> None:

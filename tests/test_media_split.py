@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from service import wiring
+from service.adapters.burn import Box, Burn
 from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
 from service.adapters.parts import PartsEncoding
 from service.audio import Loudness
@@ -29,8 +30,12 @@ def request(**kw: Any) -> MuxRequest:
 
 
 def test_the_picture_encode_needs_only_video_and_subtitles() -> None:
-    argv = encode_video_args(request(extend_to=12.5), Settings(), Path("/w/picture.mp4"))
-    assert argv.count("-i") == 1 and "/w/narration.wav" not in argv
+    text = Burn(Path("/w/subtitles.ass"), Path("/w/c.rgb"), 1080, 1920, (0,), Box(0, 0, 2, 2))
+    argv = encode_video_args(
+        request(extend_to=12.5), Settings(), Path("/w/picture.mp4"), text=(text, Path("/w/c.txt"))
+    )
+    inputs = [argv[i + 1] for i, a in enumerate(argv) if a == "-i"]
+    assert inputs == ["/w/source.video", "/w/c.txt"]  # the canvas the subtitles are drawn on
     graph = argv[argv.index("-filter_complex") + 1]
     assert "subtitles=filename='/w/subtitles.ass'" in graph and "tpad" in graph
     assert argv[argv.index("-c:v") + 1] == "libx264" and "-an" in argv

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from math import ceil
 from pathlib import Path
 
-from service.adapters.parts import PartsEncoding, encode_parts, frames_before, parts_listing
+from service.adapters.burn import Burn, canvas_listing, overlay_filters, prepare
+from service.adapters.parts import Frames, Part, PartsEncoding, encode_parts
 from service.adapters.probe import parse_probe, probe_args
 from service.adapters.process import Running, run
 from service.config import Settings
@@ -47,16 +47,11 @@ def needs_encode(req: MuxRequest) -> bool:
     return req.burn_in or bool(req.extend_to and req.extend_to > req.info.duration)
 
 
-def _video_filters(req: MuxRequest) -> list[str]:
-    filters = []
+def _freeze(req: MuxRequest) -> list[str]:
+    """The filter that holds the last frame up to ``extend_to``, if the request asks it."""
     if req.extend_to and req.extend_to > req.info.duration:
-        filters.append(
-            f"tpad=stop_mode=clone:stop_duration={req.extend_to - req.info.duration:.3f}"
-        )
-    if req.burn_in:
-        ass = str(req.subtitles_ass).replace("\\", "/").replace(":", "\\:").replace("'", "\\'")
-        filters.append(f"subtitles=filename='{ass}'")
-    return filters
+        return [f"tpad=stop_mode=clone:stop_duration={req.extend_to - req.info.duration:.3f}"]
+    return []
 
 
 def _x264(settings: Settings) -> list[str]:
@@ -79,36 +74,41 @@ def encode_video_args(
     req: MuxRequest,
     settings: Settings,
     output: Path,
-    part: tuple[float | None, float | None] = (None, None),
-    threads: int | None = None,
+    part: Part | None = None,
+    progress: Path | None = None,
+    text: tuple[Burn, Path] | None = None,
 ) -> list[str]:
     """The picture alone (no audio, no subtitle track): burned-in subtitles and/or the frozen
     last frame. It needs only the subtitles, so it can run while the narration is mixed.
 
-    ``part`` limits it to the frames from ``start`` up to ``end``: the input is sought with its
-    timestamps kept (-copyts), so the subtitles filter sees each frame's own time, and the
-    part starts at 0 for the join."""
-    start, end = part
+    ``text``: the burn-in and the listing of canvas frames its states are drawn on (see
+    burn.py). A ``part`` is encoded single-threaded (see PartsEncoding), its frames only:
+    the input is sought with its timestamps kept (-copyts), so the text is laid on each frame
+    by its own time, and the part starts at 0 for the join. ``progress``: where ffmpeg
+    reports the frames it has encoded."""
+    start, end = part.times(req.info.fps) if part is not None else (None, None)
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
-    if threads is not None:
-        argv += ["-threads", str(threads)]
+    if progress is not None:
+        argv += ["-progress", str(progress), "-stats_period", "0.25"]
+    threads = ["-threads", "1"] if part is not None else []
+    argv += threads
     if start is not None:
         argv += ["-ss", f"{start:.6f}", "-copyts"]
     argv += _input(req.video, settings)
-    filters = _video_filters(req)
-    if end is not None:  # the frozen last frame belongs to the last part alone
-        filters = [f"trim=end={end:.6f}", *(f for f in filters if not f.startswith("tpad"))]
+    # The frozen last frame belongs to the last part alone.
+    chain = _freeze(req) if end is None else [f"trim=end={end:.6f}"]
+    graph = f"[0:v:0]{','.join(chain) or 'null'}"
+    if text is not None and text[0].box is not None:
+        burn, listing = text
+        argv += ["-itsoffset", f"{start or 0.0:.6f}", "-protocol_whitelist", "file"]
+        argv += ["-f", "concat", "-safe", "0", "-i", str(listing)]  # our own: absolute paths
+        graph = f"{graph}[main];{overlay_filters(burn, 1, '[main]')}"
     if start is not None:
-        filters.append("setpts=PTS-STARTPTS")
-    argv += ["-filter_complex", f"[0:v:0]{','.join(filters)}[vout]"]
-    argv += ["-map", "[vout]", *_x264(settings)]
-    if threads is not None:
-        argv += ["-threads", str(threads)]
+        graph += ",setpts=PTS-STARTPTS"
+    argv += ["-filter_complex", f"{graph}[vout]", "-map", "[vout]", *_x264(settings), *threads]
     argv += ["-an", "-sn", "-dn", *_BITEXACT, "-map_metadata", "-1"]
-    if start is not None and end is None:  # the last part: the whole's frames after its start
-        fps = req.info.fps
-        frames = ceil(round(_duration(req), 3) * fps - 1e-6) - frames_before(start, fps)
-        argv += ["-frames:v", str(frames)]
+    if part is not None and end is None and part.first:  # the whole's frames after its start
+        argv += ["-frames:v", str(Frames(req).count(part))]
     elif end is None:
         argv += ["-t", f"{_duration(req):.3f}"]
     return [*argv, "-f", "mp4", str(output)]
@@ -134,9 +134,11 @@ def sound_args(req: MuxRequest, settings: Settings, rate: int, output: Path) -> 
 
 
 def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
-    """The video file: the picture (stream-copied: the source's, or ``encoded_video`` made by
-    ``encode_video_args``; re-encoded here only when neither fits), the narration as AAC
-    (with the original audio ducked under it for ``mix``) and the SRT as a mov_text track."""
+    """The video file: the picture stream-copied (the source's, or ``encoded_video`` made by
+    ``encode_video_args`` when it changes), the narration as AAC (with the original audio
+    ducked under it for ``mix``) and the SRT as a mov_text track."""
+    if needs_encode(req) and req.encoded_video is None:
+        raise ValueError("the picture changes: encode it first (encode_video_args)")
     duration = _duration(req)
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
     picture = req.encoded_video or req.video
@@ -162,13 +164,7 @@ def mux_args(req: MuxRequest, settings: Settings) -> list[str]:
         )
     else:
         graph = narration.replace("[nar]", "[aout]")
-    filters = [] if req.encoded_video is not None else _video_filters(req)
-    if filters:
-        graph += f";[0:v:0]{','.join(filters)}[vout]"
-        argv += ["-filter_complex", graph, "-map", "[vout]", *_x264(settings)]
-    else:
-        argv += ["-filter_complex", graph, "-map", "0:v:0", "-c:v", "copy"]
-    argv += ["-map", "[aout]", *AAC]
+    argv += ["-filter_complex", graph, "-map", "0:v:0", "-c:v", "copy", "-map", "[aout]", *AAC]
     return [*argv, *_tracks(req, duration)]
 
 
@@ -241,18 +237,28 @@ class FfmpegMedia:
         """Start re-encoding the picture when it changes; None when a stream copy will do."""
         if not needs_encode(request):
             return None
-        wanted = self.settings.encode_parts or min(8, os.cpu_count() or 1)
-        parts = encode_parts(request, wanted)
-        if len(parts) == 1:
-            return PartsEncoding([Running(encode_video_args(request, self.settings, output))])
-        files = [output.with_name(f"{output.stem}.part{i}.mp4") for i in range(len(parts))]
-        listing = output.with_name(f"{output.stem}.parts.txt")
-        listing.write_text(parts_listing(files, parts, request.info.fps), encoding="utf-8")
-        running = [
-            Running(encode_video_args(request, self.settings, f, part, threads=1))
-            for f, part in zip(files, parts, strict=True)
-        ]
-        return PartsEncoding(running, join_args(listing, output, self.settings), (*files, listing))
+        info, settings = request.info, self.settings
+        burn = None
+        if request.burn_in:
+            canvas = output.with_name(f"{output.stem}.canvas.rgb")
+            burn = prepare(request.subtitles_ass, canvas, info.width, info.height, settings)
+        parts = encode_parts(request, settings.encode_parts or min(8, os.cpu_count() or 1))
+
+        def launch(part: Part | None, file: Path, progress: Path) -> tuple[Running, list[Path]]:
+            text = None
+            if burn is not None and burn.box is not None:
+                listing = progress.with_suffix(".canvas.txt")
+                times = part.times(info.fps) if part is not None else (None, None)
+                listing.write_text(canvas_listing(burn, *times), encoding="utf-8")
+                text = (burn, listing)
+            argv = encode_video_args(request, settings, file, part, progress, text)
+            return Running(argv), [text[1]] if text else []
+
+        def join(listing: Path) -> list[str]:
+            return join_args(listing, output, self.settings)
+
+        made = (burn.canvas,) if burn is not None else ()
+        return PartsEncoding(Frames(request), parts, launch, join, output, made)
 
     def audio_sink(self, request: MuxRequest, rate: int, output: Path) -> EncoderSink:
         argv = sound_args(request, self.settings, rate, output)

@@ -1,94 +1,213 @@
 """The picture re-encoded in time parts at once, one single-threaded ffmpeg per core, then
 joined by a stream copy: where the parts are cut, how the join lists them, and the encode
-under way. The argument lists themselves are built in media.py."""
+under way, which re-cuts the work as it goes so that every core stays busy to the end. The
+argument lists themselves are built in media.py."""
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from math import ceil
 from pathlib import Path
 
 from service.adapters.process import Running, run
+from service.domain.errors import MediaError
 from service.ports import MuxRequest
 
 MIN_PART_SECONDS = 10.0  # shorter parts cost more in start-up and seeking than they save
-# A frame with burned-in text costs this much more to encode than one without (libass blends
-# it, x264 codes its edges): measured 1.17x on footage-like and 1.25x on flat video here.
-TEXT_COST = 0.2
+# A part whose rest would take longer than this is stopped when a core falls idle, and its
+# rest shared out: stopping, restarting and seeking cost ~0.3 s.
+SPLIT_SECONDS = 1.0
+POLL_SECONDS = 0.05
 
 
-def encode_parts(req: MuxRequest, parts: int) -> list[tuple[float | None, float | None]]:
-    """The time parts the picture is encoded in: ``(start, end)`` in source seconds, None for
-    the file's start or end. Parts cost alike (frames under the narration, which carry
-    subtitles, weigh more), so they end together. Cuts fall half a frame between two frames,
-    so which side a frame lands on never depends on rounding; only a constant-rate file
-    starting at 0 is cut."""
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Frames ``first`` up to ``end`` (exclusive) of the picture; ``end`` None: to its end,
+    the frozen last frame included."""
+
+    first: int
+    end: int | None = None
+
+    def times(self, fps: float) -> tuple[float | None, float | None]:
+        """Where it is cut, in source seconds: half a frame before a frame, so which side a
+        frame lands on never depends on rounding; None for the picture's start or end."""
+        start = None if self.first == 0 else (self.first - 0.5) / fps
+        return start, None if self.end is None else (self.end - 0.5) / fps
+
+
+class Frames:
+    """The frames of one request: those the file has, and those the picture will have (the
+    frozen last frame repeated up to ``extend_to``). Frames cost alike: burned-in text is one
+    overlay on every frame (see burn.py)."""
+
+    def __init__(self, req: MuxRequest) -> None:
+        info = req.info
+        self.fps = info.fps
+        self.source = round(info.duration * info.fps)
+        self.total = ceil(round(req.extend_to or info.duration, 3) * info.fps - 1e-6)
+
+    def share(self, first: int, end: int | None, parts: int) -> list[Part]:
+        """Frames [first, end) in ``parts`` parts alike. Cuts stay inside the file's own
+        frames (the frozen end cannot be sought into)."""
+        stop = self.source if end is None else end
+        marks = sorted({first + (stop - first) * k // parts for k in range(1, parts)} - {first})
+        return [Part(a, b) for a, b in zip([first, *marks], [*marks, end], strict=True)]
+
+    def count(self, part: Part) -> int:
+        return (self.total if part.end is None else part.end) - part.first
+
+
+def encode_parts(req: MuxRequest, parts: int) -> list[Part]:
+    """The parts the picture is first cut in: as many as ``parts`` (one per core), alike, so
+    they end together; only a constant-rate file starting at 0 is cut, and none shorter than
+    MIN_PART_SECONDS."""
     info = req.info
     parts = min(parts, int(info.duration // MIN_PART_SECONDS)) if info.constant_rate else 1
-    if parts <= 1:
-        return [(None, None)]
-    fps, frames = info.fps, round(info.duration * info.fps)
-    spans = [(ceil(a * fps), ceil(b * fps)) for a, b in req.duck_intervals] if req.burn_in else []
-
-    def cost(m: int) -> float:  # of frames [0, m)
-        return m + TEXT_COST * sum(max(0, min(m, b) - a) for a, b in spans)
-
-    total = cost(frames)
-    marks = [_first(cost, total * k / parts, frames) for k in range(1, parts)]
-    cuts = [(m - 0.5) / info.fps for m in marks]
-    return list(zip([None, *cuts], [*cuts, None], strict=True))
+    return Frames(req).share(0, None, parts) if parts > 1 else [Part(0)]
 
 
-def _first(cost: Callable[[int], float], target: float, hi: int) -> int:
-    """The least m in [0, hi] with cost(m) >= target (cost grows with m), by bisection."""
-    lo = 0
-    while lo < hi:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if cost(mid) >= target else (mid + 1, hi)
-    return lo
-
-
-def parts_listing(
-    files: list[Path], parts: list[tuple[float | None, float | None]], fps: float
-) -> str:
-    """The concat demuxer's list of the parts, each with its exact length in frames: left to
-    the demuxer, a part's length comes from its container rounded to the millisecond, and the
-    next part's timestamps drift by the rounding."""
+def parts_listing(done: list[tuple[Path, int]], fps: float) -> str:
+    """The concat demuxer's list of the encoded parts in order, each with its exact length in
+    frames: left to the demuxer, a part's length comes from its container rounded to the
+    millisecond, and the next part's timestamps drift by the rounding."""
     lines = []
-    for f, (start, end) in zip(files, parts, strict=True):
+    for i, (f, frames) in enumerate(done):
         lines.append(f"file '{f}'")
-        if end is not None:
-            frames = frames_before(end, fps) - (0 if start is None else frames_before(start, fps))
+        if i < len(done) - 1:
             lines.append(f"duration {frames / fps:.6f}")
     return "".join(f"{line}\n" for line in lines)
 
 
-def frames_before(cut: float, fps: float) -> int:
-    """How many frames come before a cut made half a frame after one."""
-    return round(cut * fps + 0.5)
+_FRAME = re.compile(rb"^frame=(\d+)$", re.MULTILINE)
+
+
+def frames_done(progress: bytes) -> int:
+    """The frames an ffmpeg has encoded, from what it writes to ``-progress``: its last
+    complete report (a report being written may be cut short)."""
+    counts = _FRAME.findall(progress[: progress.rfind(b"progress=") + 1])
+    return int(counts[-1]) if counts else 0
+
+
+@dataclass(slots=True)
+class _Run:
+    part: Part
+    file: Path
+    progress: Path  # where its ffmpeg reports the frames it has encoded
+    running: Running
+    started: float
+
+    def frames(self) -> int:
+        try:
+            return frames_done(self.progress.read_bytes())
+        except FileNotFoundError:
+            return 0
 
 
 class PartsEncoding:
-    """A picture encode under way: one ffmpeg, or one per time part (single-threaded each:
-    independent processes keep every core busy, where one encoder's threads wait on each
-    other) and the stream-copy join that ``wait`` runs once they are all done."""
+    """A picture encode under way: one ffmpeg for the whole picture, or one single-threaded
+    ffmpeg per part and core (independent processes keep every core busy, where one
+    encoder's threads wait on each other), then the stream-copy join. When a part ends while
+    another still has more than SPLIT_SECONDS to go, that one is stopped (ffmpeg closes its
+    file at the frame it is on) and the rest of its frames shared out among it and the idle
+    cores: the first cuts are an estimate, and a machine's other work slows one part more
+    than another. ``launch`` starts the ffmpeg for a part (None: the whole picture) into a
+    file, reporting progress to another, and names the files it made for it; those and
+    ``temporary`` go when the encode ends."""
 
     def __init__(
-        self, parts: list[Running], join: list[str] | None = None, temporary: tuple[Path, ...] = ()
+        self,
+        frames: Frames,
+        parts: list[Part],
+        launch: Callable[[Part | None, Path, Path], tuple[Running, list[Path]]],
+        join: Callable[[Path], list[str]],
+        output: Path,
+        temporary: tuple[Path, ...] = (),
     ) -> None:
-        self.parts, self.join, self.temporary = parts, join, temporary
+        self.frames, self.launch, self.join, self.output = frames, launch, join, output
+        self.slots, self.whole = len(parts), len(parts) == 1
+        self.active: list[_Run] = []
+        self.done: list[tuple[Part, Path, int]] = []
+        self.made: list[Path] = list(temporary)
+        self.started = 0
+        for part in parts:
+            self._start(part)
+
+    def _start(self, part: Part) -> None:
+        name = f"{self.output.stem}.part{self.started}"
+        file, progress = (self.output.with_name(name + ext) for ext in (".mp4", ".progress"))
+        if self.whole:
+            file = self.output
+        else:
+            self.made.append(file)
+        self.made.append(progress)
+        self.started += 1
+        running, scratch = self.launch(None if self.whole else part, file, progress)
+        self.made += scratch
+        self.active.append(_Run(part, file, progress, running, time.monotonic()))
 
     def wait(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
         try:
-            for part in self.parts:
-                part.wait(timeout)
-            if self.join is not None:
-                run(self.join, timeout)
+            while self.active:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise MediaError(self.active[0].running.argv, None, "timed out")
+                time.sleep(min(POLL_SECONDS, left))
+                ended = [r for r in self.active if r.running.proc.poll() is not None]
+                for r in ended:
+                    self.active.remove(r)
+                    r.running.wait(left)  # raises on a failed part
+                    self._finished(r)
+                if ended:
+                    self._share_out(deadline)
+            if self.whole:
+                return
+            listing = self.output.with_name(f"{self.output.stem}.parts.txt")
+            self.made.append(listing)
+            done = sorted(self.done, key=lambda d: d[0].first)
+            listing.write_text(parts_listing([(f, n) for _, f, n in done], self.frames.fps))
+            run(self.join(listing), max(1.0, deadline - time.monotonic()))
         finally:
             self.cancel()
 
+    def _finished(self, r: _Run) -> int:
+        """Record what a part encoded (all of it, or up to where it was stopped)."""
+        n = r.frames()
+        if n:
+            self.done.append((Part(r.part.first, r.part.first + n), r.file, n))
+        return n
+
+    def _share_out(self, deadline: float) -> None:
+        """Stop the part with the most left to do, if it is worth it, so that its rest is
+        shared among the idle cores and its own."""
+        idle = self.slots - len(self.active)
+        if idle <= 0 or not self.active:
+            return
+        now = time.monotonic()
+        r = max(self.active, key=lambda r: self._seconds_left(r, now))
+        if self._seconds_left(r, now) < SPLIT_SECONDS:
+            return
+        r.running.stop(max(1.0, deadline - now))
+        self.active.remove(r)
+        n = self._finished(r)
+        if n < self.frames.count(r.part):  # not ended on its own meanwhile
+            for part in self.frames.share(r.part.first + n, r.part.end, idle + 1):
+                self._start(part)
+
+    def _seconds_left(self, r: _Run, now: float) -> float:
+        done = r.frames()
+        if done < self.frames.fps / 2:  # too early to tell its speed
+            return 0.0
+        if r.part.end is None and r.part.first + done + 2 * self.frames.fps > self.frames.source:
+            return 0.0  # what is left is the frozen end, which cannot be sought into
+        return (self.frames.count(r.part) - done) * (now - r.started) / done
+
     def cancel(self) -> None:
-        for part in self.parts:
-            part.cancel()
-        for path in self.temporary:
+        for r in self.active:
+            r.running.cancel()
+        self.active.clear()
+        for path in self.made:
             path.unlink(missing_ok=True)

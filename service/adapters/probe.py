@@ -36,6 +36,8 @@ def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInf
     if video is None:
         raise MediaInputError("the file has no video stream", name)
     width, height = int(video.get("width") or 0), int(video.get("height") or 0)
+    if _rotation(video) % 180 == 90:  # ffmpeg turns the frames upright: their size is swapped
+        width, height = height, width
     if not (0 < width <= settings.max_width and 0 < height <= settings.max_height):
         raise MediaInputError(
             f"video is {width}x{height}, limits are {settings.max_width}x{settings.max_height}",
@@ -70,6 +72,14 @@ def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInf
         and _float(video.get("start_time")) == 0.0
         and _float(fmt.get("start_time")) == 0.0,
     )
+
+
+def _rotation(video: dict[str, Any]) -> int:
+    """Degrees the player turns the picture (display matrix, or the older ``rotate`` tag)."""
+    for side in video.get("side_data_list") or []:
+        if "rotation" in side:
+            return round(_float(side["rotation"]) or 0)
+    return round(_float((video.get("tags") or {}).get("rotate", 0)) or 0)
 
 
 def _float(value: object) -> float | None:

@@ -15,6 +15,7 @@ import time
 from service.domain.errors import MediaError
 
 NOT_FOUND = 127  # the shell's exit code for a program that cannot be run
+FFMPEG_STOPPED = 255  # ffmpeg's exit code after a signal asked it to end
 
 
 class Running:
@@ -77,6 +78,17 @@ class Running:
         if proc.returncode != 0:
             raise MediaError(self.argv, proc.returncode, err.decode(errors="replace")[-2000:])
         return subprocess.CompletedProcess(self.argv, proc.returncode, out, err)
+
+    def stop(self, timeout: float) -> None:
+        """Ask ffmpeg to end early, as its ``q`` key does (SIGINT): it stops reading, encodes
+        what it holds and closes its file properly, then exits 255 (0 if it was ending)."""
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.wait(timeout)
+        except MediaError as exc:
+            if exc.returncode != FFMPEG_STOPPED:
+                raise
 
     def cancel(self) -> None:
         if self.proc.returncode is None:
