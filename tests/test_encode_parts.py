@@ -50,6 +50,7 @@ def test_parts_are_alike_and_the_frozen_end_belongs_to_the_last() -> None:
     # frame 2700) cannot be sought into.
     assert frames.share(2000, None, 3) == [Part(2000, 2233), Part(2233, 2466), Part(2466, None)]
     assert frames.share(10, 13, 4) == [Part(10, 11), Part(11, 12), Part(12, 13)]
+    assert frames.share(2750, None, 2) == [Part(2750, None)]  # stopped inside the frozen end
 
 
 def test_a_file_that_cannot_be_cut_by_time_is_encoded_whole() -> None:

@@ -53,7 +53,8 @@ class Frames:
         """Frames [first, end) in ``parts`` parts alike. Cuts stay inside the file's own
         frames (the frozen end cannot be sought into)."""
         stop = self.source if end is None else end
-        marks = sorted({first + (stop - first) * k // parts for k in range(1, parts)} - {first})
+        cuts = {first + (stop - first) * k // parts for k in range(1, parts)}
+        marks = sorted(m for m in cuts if first < m < stop)  # none past the file's end
         return [Part(a, b) for a, b in zip([first, *marks], [*marks, end], strict=True)]
 
     def count(self, part: Part) -> int:
