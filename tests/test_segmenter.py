@@ -1,6 +1,7 @@
 """The segmenter gives exactly jieba's words and tags (cut and posseg.cut, HMM off, with the same
 add_word calls) without importing jieba, from a cached dictionary index that is rebuilt when
-stale, damaged or missing, safely from concurrent processes."""
+stale, damaged or missing, safely from concurrent processes; the pinyin of its words is exactly
+pypinyin's, from a table built next to that index (or pypinyin itself for a word it lacks)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import ast
 import json
 import logging
 import os
+import random
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,15 +19,28 @@ from typing import Any
 
 import jieba
 import jieba.posseg
+import pypinyin
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pypinyin import Style, lazy_pinyin
+from pypinyin.contrib import tone_sandhi
+from pypinyin.pinyin_dict import pinyin_dict
 
-from service.adapters import wordindex
-from service.adapters.segmenter import EXTRA_FREQ, EXTRA_WORDS, DictSegmenter, segmenter
+from service.adapters import pinyinindex, wordindex
+from service.adapters.pinyin import word_pinyin
+from service.adapters.segmenter import (
+    EXTRA_FREQ,
+    EXTRA_WORDS,
+    DictSegmenter,
+    cjk_words,
+    segmenter,
+)
+from service.domain.speech import zh_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = range(0x4E00, 0x9FD6)
+TONE_TO_TONE2 = tone_sandhi.tone_to_tone2
 
 
 @pytest.fixture(scope="module")
@@ -215,3 +231,109 @@ def test_an_unwritable_cache_builds_in_memory(reference: Any, tmp_path: Path) ->
     index = wordindex.load(blocker / "cache")
     seg = DictSegmenter(index, [(w, EXTRA_FREQ, t) for w, t in EXTRA_WORDS.items()])
     assert_same(reference, seg, "数据集上的过拟合与欠拟合")
+
+
+# -- pinyin readings table (service/adapters/pinyinindex.py) -----------------------------------
+
+
+def pypinyin_reading(word: str) -> tuple[str, ...]:
+    """What service/adapters/pinyin.py called for every word before the table."""
+    out = lazy_pinyin(
+        [word], style=Style.TONE3, neutral_tone_with_five=True, tone_sandhi=True, errors="ignore"
+    )
+    return tuple(out)
+
+
+def example_words() -> list[str]:
+    """Every CJK word the segmenter finds in the example scripts, whole and run by run (as the
+    speech front-end cuts them)."""
+    text = "".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.md")))
+    runs = re.findall(f"[{zh_tables.CJK}]+", text)
+    words = [*segmenter().cut(text), *(w for run in runs for w in cjk_words(run))]
+    return list(dict.fromkeys(w for w in words if any(ord(c) in CJK for c in w)))
+
+
+def test_the_readings_are_pypinyins() -> None:
+    table = pinyinindex.load()
+    rng = random.Random(20261130)
+    words = list(dict.fromkeys(wordindex.words(wordindex.dict_path())))
+    chars = [chr(c) for c in pinyin_dict]
+    examples = example_words()
+    assert len(examples) > 300 and "上下文" in examples
+    sample = [
+        *rng.sample(words, 8000),
+        *rng.sample(chars, 2000),
+        *examples,
+        *pinyinindex.added_words(),
+        *"一不",  # the tone sandhi's characters, alone and in words
+        *[w for w in words if w.startswith(("一", "不")) and len(w) < 4][:500],
+    ]
+    for word in sample:
+        want = pypinyin_reading(word)
+        assert table.get(word) == want, word
+        assert word_pinyin(word) == list(want), word
+    assert pinyinindex.pypinyin_version() == pypinyin.__version__
+
+
+def test_every_word_and_character_is_in_the_table() -> None:
+    table = pinyinindex.load()
+    words = [*wordindex.words(wordindex.dict_path()), *map(chr, pinyin_dict)]
+    missing = [w for w in words if table.get(w) is None]
+    assert missing == [] and table.total == len(set(words) | set(pinyinindex.added_words()))
+    assert table.get("B超") == pypinyin_reading("B超") == ("chao1",)  # the letter is dropped
+
+
+@pytest.mark.parametrize("word", ["三千一百亿", "一点零二万亿", "不一不二", "狍子狍", "𠀀𠀀"])
+def test_a_word_the_table_lacks_is_read_by_pypinyin(word: str) -> None:
+    assert pinyinindex.load().get(word) is None
+    assert word_pinyin(word) == list(pypinyin_reading(word)) != []
+
+
+def _small_dictionary(tmp_path: Path) -> Path:
+    """A dictionary of a few words, so that a build reads little more than pypinyin's chars."""
+    src = tmp_path / "dict.txt"
+    src.write_text("狍子 3 n\n一定 900 d\n不是 900 v\n大模型 5 n\n行长 40 n\n", encoding="utf-8")
+    (tmp_path / "__init__.py").write_text("__version__ = '0.42.1'\n")
+    return src
+
+
+def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = _small_dictionary(tmp_path)
+    cache = tmp_path / "cache"
+    table = pinyinindex.load(cache, src, ["算力"])
+    assert table.get("行长") == pypinyin_reading("行长") and table.get("算力") == ("suan4", "li4")
+    assert table.get("中国") is None  # not in this dictionary
+    assert tone_sandhi.tone_to_tone2 is TONE_TO_TONE2  # the build's memo is undone
+    monkeypatch.setattr(pinyinindex, "pypinyin_version", lambda: "99.0")
+    pinyinindex.load(cache, src, ["算力"])
+    assert len(list(cache.glob("pypinyin-readings-*.idx"))) == 2  # a new pypinyin, a new file
+    assert pinyinindex.load(cache, src, ["算力", "显卡"]).get("显卡") == pypinyin_reading("显卡")
+    src.write_text(src.read_text(encoding="utf-8") + "中国 7 ns\n", encoding="utf-8")
+    assert pinyinindex.load(cache, src, ["算力"]).get("中国") == ("zhong1", "guo2")
+    assert len(list(cache.glob("pypinyin-readings-*.idx"))) == 4
+    with pytest.raises(wordindex.CorruptIndex):  # the key is checked, not only the file name
+        pinyinindex.Readings(next(cache.glob("*.idx")).read_bytes(), "another key")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str) -> None:
+    src = _small_dictionary(tmp_path)
+    cache = tmp_path / "cache"
+    pinyinindex.load(cache, src, ["算力"])
+    (target,) = cache.glob("*.idx")
+    good = target.read_bytes()
+    bad = {
+        "truncate": good[: len(good) // 2],
+        "flip": good[:-100] + bytes([good[-100] ^ 0x20]) + good[-99:],
+        "empty": b"",
+        "garbage": os.urandom(4096),
+    }[damage]
+    target.write_bytes(bad)
+    _, key = pinyinindex.cache_target(cache, src, ["算力"])
+    with pytest.raises(wordindex.CorruptIndex):
+        pinyinindex.Readings(bad, key)
+    table = pinyinindex.load(cache, src, ["算力"])
+    assert target.read_bytes() == good
+    assert table.get("一定") == pypinyin_reading("一定") == ("yi2", "ding4")

@@ -31,7 +31,7 @@ def steps() -> WorkerSteps:
 
 @worker_process_init.connect
 def _warm(**_: object) -> None:
-    """Build the steps (imports, catalog, engines, the word index, pypinyin, audio filters) as
+    """Build the steps (imports, catalog, engines, the word and pinyin tables, audio filters) as
     each pool process starts, not inside its first task's time limit."""
     steps()
     pinyin.warm()

@@ -1,5 +1,7 @@
 """Pinyin for the speech front-end, from pypinyin's bundled dictionaries (nothing downloaded),
-and homophone characters for engines that take no phoneme markup (edge).
+and homophone characters for engines that take no phoneme markup (edge). The readings come
+from a table of pypinyin's own, computed when the cache is built (service/adapters/
+pinyinindex.py), so a render imports pypinyin only for a word the table lacks.
 
 Measured before choosing: pypinyin-dict's larger phrase data (cc_cedict, large_pinyin) fixed
 none of the 多音字 that go wrong in the examples (长上下文, 方差, 当奖励 ...), costs 108 MB and
@@ -9,34 +11,43 @@ its date reading is wrong (2026-09-30 -> 二千零二十六负九负三十)."""
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from pathlib import Path
 
+from service.adapters import pinyinindex
 from service.adapters.segmenter import cjk_words, word_freq
 from service.adapters.segmenter import warm as warm_segmenter
 from service.domain.speech import Lexicon, Tools
 from service.domain.speech.lexicon import parse_tsv
 from service.domain.speech.pinyin import to_tone3
 
+_lock = threading.Lock()
+_table: pinyinindex.Readings | None = None
+
+
+def _readings() -> pinyinindex.Readings:
+    """The process's readings table (pinyinindex: built into the cache first if missing)."""
+    global _table
+    with _lock:
+        if _table is None:
+            _table = pinyinindex.load()
+        return _table
+
 
 @lru_cache(maxsize=16384)
 def _word(word: str) -> tuple[str, ...]:
-    from pypinyin import Style, lazy_pinyin
-
-    # One pre-segmented word (a list): pypinyin's phrase dictionary resolves its 多音字; tone
-    # sandhi of 一 and 不 applied, as they are said (3-3 sandhi is left to the engine).
-    out = lazy_pinyin(
-        [word], style=Style.TONE3, neutral_tone_with_five=True, tone_sandhi=True, errors="ignore"
-    )
-    return tuple(out)
+    # pypinyin's reading, from the table; a word it lacks (a number in hanzi) is read live.
+    found = _readings().get(word)
+    return found if found is not None else pinyinindex.live(word)
 
 
 def warm() -> None:
-    """Open the word index and import pypinyin's tables (~0.3 s of CPU) now: the first
-    Chinese segment needs both (the CLI does it in a thread while ffprobe runs, a worker as
-    its process starts)."""
+    """Open the word index and the readings table now (milliseconds; a one-off build when
+    the cache is missing) rather than inside the first Chinese segment (the CLI does it in a
+    thread while ffprobe runs, a worker as its process starts)."""
     warm_segmenter()
-    _word("中")
+    _readings()
 
 
 def word_pinyin(word: str) -> list[str]:

@@ -260,19 +260,28 @@ def warm() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m service.adapters.segmenter [CACHE]``: build the dictionary index into the
-    cache ahead of time (the test script and the Docker image do), or check it is there."""
+    """``python -m service.adapters.segmenter [CACHE]``: build the dictionary index and the
+    pinyin readings table (service/adapters/pinyinindex.py) into the cache ahead of time (the
+    test script and the Docker image do), or check they are there."""
     import sys
     import time
 
+    from service.adapters import pinyinindex
+
     args = sys.argv[1:] if argv is None else argv
     cache = Path(args[0]) if args else wordindex.default_cache()
+    source = wordindex.dict_path()
     t0 = time.perf_counter()
-    index = wordindex.load(cache)
-    target = wordindex.cache_file(cache, wordindex.cache_key(wordindex.dict_path()))
+    index = wordindex.load(cache, source)
+    target = wordindex.cache_file(cache, wordindex.cache_key(source))
     where = target if target.is_file() else "memory only (cache not writable)"
     print(f"segmenter: dictionary index ready in {time.perf_counter() - t0:.2f} s -> {where}")
-    return 0 if index.total else 1
+    t0 = time.perf_counter()
+    readings = pinyinindex.load(cache, source)
+    target = pinyinindex.cache_target(cache, source, pinyinindex.added_words())[0]
+    where = target if target.is_file() else "memory only (cache not writable)"
+    print(f"segmenter: pinyin readings ready in {time.perf_counter() - t0:.2f} s -> {where}")
+    return 0 if index.total and readings.total else 1
 
 
 if __name__ == "__main__":
