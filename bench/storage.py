@@ -86,7 +86,7 @@ def run(mode: str, base: Settings, video: Path, runs: int) -> list[dict[str, flo
     # Built once, as each process of the fleet builds them once (boto3's client included).
     service = wiring.job_service(settings)
     steps = wiring.worker_steps(settings, wiring.celery(settings))
-    pinyin.warm()  # what a worker process loads before its first task
+    pinyin.warm(misses=True)  # what a worker process loads before its first task
     audio.preload()
     return [one_job(service, steps, video, f"{mode}{i}") for i in range(runs)]
 

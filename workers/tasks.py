@@ -34,7 +34,7 @@ def _warm(**_: object) -> None:
     """Build the steps (imports, catalog, engines, the word and pinyin tables, audio filters) as
     each pool process starts, not inside its first task's time limit."""
     steps()
-    pinyin.warm()
+    pinyin.warm(misses=True)
     audio.preload()
 
 

@@ -42,12 +42,16 @@ def _word(word: str) -> tuple[str, ...]:
     return found if found is not None else pinyinindex.live(word)
 
 
-def warm() -> None:
+def warm(misses: bool = False) -> None:
     """Open the word index and the readings table now (milliseconds; a one-off build when
     the cache is missing) rather than inside the first Chinese segment (the CLI does it in a
-    thread while ffprobe runs, a worker as its process starts)."""
+    thread while ffprobe runs, a worker as its process starts). ``misses``: import pypinyin
+    too (~0.3 s), for the words the table lacks (numbers in hanzi): a long-lived worker
+    pays that once as it starts, not inside a task."""
     warm_segmenter()
     _readings()
+    if misses:
+        pinyinindex.live("中")
 
 
 def word_pinyin(word: str) -> list[str]:
