@@ -203,6 +203,16 @@ def test_the_cache_is_rebuilt_when_the_dictionary_changes(tmp_path: Path) -> Non
         wordindex.Index(next(cache.glob("*.idx")).read_bytes(), "another key")
 
 
+def damaged(good: bytes, damage: str) -> bytes:
+    """A cache file's bytes cut short, with one bit flipped, emptied, or replaced."""
+    return {
+        "truncate": good[: len(good) // 2],
+        "flip": good[:-100] + bytes([good[-100] ^ 0x20]) + good[-99:],
+        "empty": b"",
+        "garbage": os.urandom(4096),
+    }[damage]
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str) -> None:
     src = _dictionary(tmp_path)
@@ -210,12 +220,7 @@ def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str
     wordindex.load(cache, src)
     (target,) = cache.glob("*.idx")
     good = target.read_bytes()
-    bad = {
-        "truncate": good[: len(good) // 2],
-        "flip": good[:-100] + bytes([good[-100] ^ 0x20]) + good[-99:],
-        "empty": b"",
-        "garbage": os.urandom(4096),
-    }[damage]
+    bad = damaged(good, damage)
     target.write_bytes(bad)
     key = wordindex.cache_key(src)
     with pytest.raises(wordindex.CorruptIndex):
@@ -324,12 +329,7 @@ def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path, damage: 
     pinyinindex.load(cache, src, ["算力"])
     (target,) = cache.glob("*.idx")
     good = target.read_bytes()
-    bad = {
-        "truncate": good[: len(good) // 2],
-        "flip": good[:-100] + bytes([good[-100] ^ 0x20]) + good[-99:],
-        "empty": b"",
-        "garbage": os.urandom(4096),
-    }[damage]
+    bad = damaged(good, damage)
     target.write_bytes(bad)
     _, key = pinyinindex.cache_target(cache, src, ["算力"])
     with pytest.raises(wordindex.CorruptIndex):
