@@ -24,8 +24,9 @@ from service.adapters.tts.edge import decode_args
 from service.adapters.tts.espeak import phoneme_args, speak_args, version_args
 from service.config import Settings
 from service.domain.errors import MediaError
-from service.ports import MuxRequest, VideoInfo
+from service.ports import VideoInfo
 from service.stack import redis_argv, worker_argv
+from tests.helpers import mux_request
 
 
 def test_espeak_speaks_one_phrase_from_stdin_to_a_wav_on_stdout() -> None:
@@ -96,15 +97,7 @@ TOOLS = Settings(
 )
 FORMATS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
 INFO = VideoInfo(FORMATS, 1080, 1920, 10.0, 30.0, "h264", True)
-SOFT = MuxRequest(
-    video=Path("/w/in.mp4"),
-    narration=Path("/w/narration.wav"),
-    subtitles_srt=Path("/w/subtitles.srt"),
-    subtitles_ass=Path("/w/subtitles.ass"),
-    output=Path("/w/video.mp4"),
-    info=INFO,
-    language="zh",
-)
+SOFT = mux_request(video=Path("/w/in.mp4"), info=INFO)
 INPUTS = [
     "-protocol_whitelist", "file", "-format_whitelist", FORMATS, "-i", "/w/in.mp4",
     "-protocol_whitelist", "file", "-f", "wav", "-i", "/w/narration.wav",

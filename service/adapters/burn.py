@@ -12,7 +12,7 @@ before it (so a frame exactly on a cue's start shows the cue)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,7 +133,7 @@ def prepare(ass: Path, canvas: Path, width: int, height: int, settings: Settings
     finally:
         sample.unlink(missing_ok=True)
     canvas.write_bytes(bytes(width * height * 4))
-    return Burn(ass, canvas, width, height, burn.marks, box_of(alpha, width, height))
+    return replace(burn, box=box_of(alpha, width, height))
 
 
 def box_args(sample: Path, width: int, height: int, settings: Settings) -> list[str]:

@@ -86,7 +86,7 @@ def encode_video_args(
     the input is sought with its timestamps kept (-copyts), so the text is laid on each frame
     by its own time, and the part starts at 0 for the join. ``progress``: where ffmpeg
     reports the frames it has encoded."""
-    start, end = part.times(req.info.fps) if part is not None else (None, None)
+    start, end = (part or Part(0)).times(req.info.fps)
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
     if progress is not None:
         argv += ["-progress", str(progress), "-stats_period", "0.25"]
@@ -98,7 +98,7 @@ def encode_video_args(
     # The frozen last frame belongs to the last part alone.
     chain = _freeze(req) if end is None else [f"trim=end={end:.6f}"]
     graph = f"[0:v:0]{','.join(chain) or 'null'}"
-    if text is not None and text[0].box is not None:
+    if text is not None:
         burn, listing = text
         argv += ["-itsoffset", f"{start or 0.0:.6f}", "-protocol_whitelist", "file"]
         argv += ["-f", "concat", "-safe", "0", "-i", str(listing)]  # our own: absolute paths
@@ -248,7 +248,7 @@ class FfmpegMedia:
             text = None
             if burn is not None and burn.box is not None:
                 listing = progress.with_suffix(".canvas.txt")
-                times = part.times(info.fps) if part is not None else (None, None)
+                times = (part or Part(0)).times(info.fps)
                 listing.write_text(canvas_listing(burn, *times), encoding="utf-8")
                 text = (burn, listing)
             argv = encode_video_args(request, settings, file, part, progress, text)

@@ -130,7 +130,7 @@ class PartsEncoding:
         self.frames, self.launch, self.join, self.output = frames, launch, join, output
         self.slots, self.whole = len(parts), len(parts) == 1
         self.active: list[_Run] = []
-        self.done: list[tuple[Part, Path, int]] = []
+        self.done: list[tuple[int, Path, int]] = []  # first frame, file, frames
         self.made: list[Path] = list(temporary)
         self.started = 0
         for part in parts:
@@ -168,8 +168,8 @@ class PartsEncoding:
                 return
             listing = self.output.with_name(f"{self.output.stem}.parts.txt")
             self.made.append(listing)
-            done = sorted(self.done, key=lambda d: d[0].first)
-            listing.write_text(parts_listing([(f, n) for _, f, n in done], self.frames.fps))
+            done = [(f, n) for _, f, n in sorted(self.done)]
+            listing.write_text(parts_listing(done, self.frames.fps))
             run(self.join(listing), max(1.0, deadline - time.monotonic()))
         finally:
             self.cancel()
@@ -178,7 +178,7 @@ class PartsEncoding:
         """Record what a part encoded (all of it, or up to where it was stopped)."""
         n = r.frames()
         if n:
-            self.done.append((Part(r.part.first, r.part.first + n), r.file, n))
+            self.done.append((r.part.first, r.file, n))
         return n
 
     def _share_out(self, deadline: float) -> None:
