@@ -9,6 +9,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from voices import DIR as VOICES_DIR
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -19,7 +21,8 @@ class Settings(BaseSettings):
     data_dir: Path = ROOT / "var"
     # None: `narrate serve` starts a local Redis with AOF under data_dir.
     redis_url: str | None = None
-    voices_file: Path = ROOT / "voices" / "catalog.json"
+    # The shipped catalog; styles.json and lexicon/ are read from the same folder.
+    voices_file: Path = VOICES_DIR / "catalog.json"
 
     # Audio
     sample_rate: int = 24000

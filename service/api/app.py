@@ -4,6 +4,7 @@ rendering happens here. The routes (service/api/routes/) talk to JobService alon
 from __future__ import annotations
 
 import logging
+from importlib.metadata import version
 from typing import Any
 
 from fastapi import FastAPI
@@ -25,7 +26,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     settings = settings or get_settings()
     app = FastAPI(
         title="narrate",
-        version="0.1.0",
+        version=version("narrate"),  # one version: pyproject.toml's
         description="TTS narration and subtitle production. Submit a script, follow the job, "
         "download narration.wav, subtitles and video.mp4.",
     )
