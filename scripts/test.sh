@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up (scripts/setup.sh), then lint, type-check and run the whole test suite.
+# Set up (scripts/setup.sh), then lint, check the formatting, type-check and run the whole test
+# suite (both tiers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -13,5 +14,6 @@ bash scripts/setup.sh
 # ~/.cache/narrate/segmenter (~10 s once; the first use builds them too, but not inside a timed
 # test).
 .venv/bin/python -m service.adapters.segmenter
-# Branch coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
-.venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"
+# Both test tiers (tests/conftest.py: a bare `pytest` is the fast tier alone), with branch
+# coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
+NARRATE_TESTS=all .venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"

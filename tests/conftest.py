@@ -1,10 +1,30 @@
+"""Shared fixtures, the test tiers and the hypothesis profiles (see CONTRIBUTING.md).
+
+Tiers: a bare ``pytest`` runs the fast tier (everything not marked ``integration``: pure
+domain, in-process API tests on the in-memory store and queue, pipeline steps on small audio);
+``pytest -m integration`` runs the tests with real Redis, Celery, uvicorn, ffmpeg renders,
+Chromium and S3; ``NARRATE_TESTS=all`` (what scripts/test.sh sets) runs both. Tests named on
+the command line (a file, a node id) run whatever their tier.
+
+Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (300) when
+``CI=true`` or ``HYPOTHESIS_PROFILE=ci``; a test that names its own count keeps it."""
+
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from devtools.media import make_video
+
+settings.register_profile("dev", max_examples=30)
+settings.register_profile("ci", max_examples=300, print_blob=True)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
+)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 GAGAR_EXAMPLE = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
@@ -34,3 +54,15 @@ def short_script(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def short_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_video(tmp_path_factory.mktemp("video") / "clip.mp4", 11)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A bare ``pytest`` is the fast tier; ``-m``, ``NARRATE_TESTS=all`` or named tests choose
+    otherwise."""
+    named = config.args_source == pytest.Config.ArgsSource.ARGS
+    if config.option.markexpr or named or os.environ.get("NARRATE_TESTS") == "all":
+        return
+    fast = [item for item in items if item.get_closest_marker("integration") is None]
+    if len(fast) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in fast])
+        items[:] = fast

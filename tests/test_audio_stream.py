@@ -108,6 +108,7 @@ def test_the_limiter_in_blocks_equals_the_whole_track(speech: np.ndarray, gain_d
     assert np.max(np.abs(dsp.to_pcm16(np.concatenate(blocks)).astype(int) - whole)) <= 1
 
 
+@pytest.mark.integration
 def test_block_normalize_lands_where_the_whole_track_did(speech: np.ndarray) -> None:
     y, loud = dsp.normalize(speech, RATE)
     ref, ref_loud = whole_track_normalize(speech, RATE)
@@ -196,6 +197,7 @@ def peak_traced_mib(tmp: Path, speech: np.ndarray, minutes: float) -> float:
         tracemalloc.stop()
 
 
+@pytest.mark.integration
 def test_loudness_memory_does_not_grow_with_the_timeline(
     tmp_path: Path, speech: np.ndarray
 ) -> None:

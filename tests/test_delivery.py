@@ -220,6 +220,7 @@ def test_refresh_replaces_edge_voices_and_keeps_espeak_and_defaults(tmp_path: Pa
     assert cat.by_id["zh-CN-YunxiNeural"].name.startswith("Microsoft Yunxi")
 
 
+@pytest.mark.integration
 def test_voices_cli_filters_and_refresh_fails_clearly_offline(tmp_path: Path) -> None:
     import os
 

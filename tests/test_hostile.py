@@ -165,7 +165,7 @@ HOSTILE = [
 ]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(HOSTILE), min_size=1, max_size=30).map("".join))
 def test_hostile_text_is_refused_or_shown_literally(text: str) -> None:
     try:

@@ -151,6 +151,7 @@ print(json.dumps([words, tags, homophone("ma3"), "jieba" in sys.modules]))
 """
 
 
+@pytest.mark.integration
 def test_a_fresh_process_builds_the_cache_and_never_imports_jieba(
     reference: Any, tmp_path: Path
 ) -> None:
@@ -166,6 +167,7 @@ def test_a_fresh_process_builds_the_cache_and_never_imports_jieba(
         assert len(list(cache.glob("*.idx"))) == 1
 
 
+@pytest.mark.integration
 def test_two_processes_on_first_use_share_one_whole_cache_file(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     env = {**os.environ, "NARRATE_SEGMENTER_CACHE": str(cache)}
@@ -190,6 +192,7 @@ def _dictionary(tmp_path: Path, extra: str = "") -> Path:
     return src
 
 
+@pytest.mark.integration
 def test_the_cache_is_rebuilt_when_the_dictionary_changes(tmp_path: Path) -> None:
     src = _dictionary(tmp_path)
     cache = tmp_path / "cache"
@@ -213,6 +216,7 @@ def damaged(good: bytes, damage: str) -> bytes:
     }[damage]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str) -> None:
     src = _dictionary(tmp_path)
@@ -230,6 +234,7 @@ def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str
     assert index.bucket("的")[0]["的"] == wordindex.Index(good, key).bucket("的")[0]["的"] > 0
 
 
+@pytest.mark.integration
 def test_an_unwritable_cache_builds_in_memory(reference: Any, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -258,6 +263,7 @@ def example_words() -> list[str]:
     return list(dict.fromkeys(w for w in words if any(ord(c) in CJK for c in w)))
 
 
+@pytest.mark.integration
 def test_the_readings_are_pypinyins() -> None:
     table = pinyinindex.load()
     rng = random.Random(20261130)
@@ -280,6 +286,7 @@ def test_the_readings_are_pypinyins() -> None:
     assert pinyinindex.pypinyin_version() == pypinyin.__version__
 
 
+@pytest.mark.integration
 def test_every_word_and_character_is_in_the_table() -> None:
     table = pinyinindex.load()
     words = [*wordindex.words(wordindex.dict_path()), *map(chr, pinyin_dict)]
@@ -302,6 +309,7 @@ def _small_dictionary(tmp_path: Path) -> Path:
     return src
 
 
+@pytest.mark.integration
 def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -322,6 +330,7 @@ def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
         pinyinindex.Readings(next(cache.glob("*.idx")).read_bytes(), "another key")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
 def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str) -> None:
     src = _small_dictionary(tmp_path)

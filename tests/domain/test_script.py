@@ -188,7 +188,7 @@ def specs(draw: st.DrawFn) -> JobSpec:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(specs())
 def test_markdown_round_trip(spec: JobSpec) -> None:
     assert parse_markdown(to_markdown(spec)) == spec

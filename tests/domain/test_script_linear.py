@@ -77,7 +77,7 @@ def bound(text: str) -> float:
     return FLOOR + SECONDS_PER_KB * len(text.encode()) / 1024
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     prefix=glue,
     run=st.lists(fragment, min_size=1, max_size=3).map("".join),

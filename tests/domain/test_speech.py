@@ -166,7 +166,7 @@ def test_markdown_line_round_trips_and_names_the_bad_line() -> None:
     assert "line 3" in str(err.value) and "pronunciations" in str(err.value)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.text(max_size=60), st.sampled_from(["pinyin", "text"]))
 def test_any_text_maps_end_to_end_and_every_unspoken_symbol_is_reported(
     text: str, reader: str

@@ -135,7 +135,7 @@ zh_texts = (
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(zh_texts, st.floats(2.5, 7.5), st.integers(0, 900))
 def test_cues_follow_the_rules_and_lose_nothing(text: str, pace: float, pause: int) -> None:
     lay = layout()

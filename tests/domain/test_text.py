@@ -174,7 +174,7 @@ def test_zh_punctuation_for_display() -> None:
     assert render_line("于是……", "zh", cue_end=True, continues=False) == "于是……"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(texts, st.sampled_from([16, 42, 10]))
 def test_phrases_partition_the_text(text: str, limit: int) -> None:
     spans = split_phrases(text, limit)
@@ -188,7 +188,7 @@ def test_phrases_partition_the_text(text: str, limit: int) -> None:
         assert width(piece) <= limit or any(width(w.text) > limit / 2 for w in words), piece
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(texts.filter(lambda t: bool(comparable(t))), st.sampled_from([16, 42]))
 def test_wrap_keeps_words_whole_and_lines_short(text: str, limit: int) -> None:
     lines = wrap(text, limit, 2, language="zh")
@@ -222,7 +222,7 @@ def pairs(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(0, len(run), 2)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(texts, st.sampled_from([16, 10]))
 def test_with_a_segmenter_no_break_falls_inside_a_word(text: str, limit: int) -> None:
     words = {(t.start, t.end) for t in tokenize(text, pairs) if t.kind == "cjk" and len(t.text) > 1}

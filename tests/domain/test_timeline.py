@@ -102,7 +102,7 @@ def test_explicit_start_overlap_is_an_error() -> None:
         place_segments(spec, [5000, 2000])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(100, 60000), st.one_of(st.none(), st.integers(0, 30000))),
@@ -123,7 +123,7 @@ def test_segments_occupy_exactly_their_slots_in_order(items: list[tuple[int, int
     assert all(a.end_ms <= b.start_ms for a, b in itertools.pairwise(slots))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 12), st.integers(0, 100), st.integers(1, 100))
 def test_qualifiers_tile_their_window(n: int, a: int, width: int) -> None:
     spec = JobSpec(
@@ -138,7 +138,7 @@ def test_qualifiers_tile_their_window(n: int, a: int, width: int) -> None:
     assert max(sizes) - min(sizes) <= 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.integers(200, 120000), st.integers(500, 120000), st.floats(-1.6, -0.4))
 def test_rate_search_converges_or_stops_at_a_bound(natural: int, slot: int, k: float) -> None:
     """Whatever the engine's rate/duration curve (duration ~ rate**k), the search ends within
