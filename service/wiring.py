@@ -4,7 +4,8 @@ here for what they run; nothing else constructs an adapter."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from service.adapters.media import FfmpegMedia
 from service.adapters.pinyin import load_lexicon, speech_tools
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from celery import Celery
 
     from service.adapters.jobstore import JobStore
+    from service.adapters.memory import MemoryQueue
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.keys import KeyStore
@@ -182,3 +184,38 @@ def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Rec
         jobs_queue or queue(settings),
         Lifecycle(settings, store, storage(settings)),
     )
+
+
+def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]:
+    """The API's service and a worker's steps on one in-memory store and queue (no Redis, no
+    Celery): the fast test tier's fleet. Tasks run when the queue is drained:
+    ``queue.drain(run_task(steps))``."""
+    from service.adapters.memory import MemoryJobStore, MemoryMetrics, MemoryQueue
+    from service.jobs import JobService, WorkerSteps
+
+    jobs_queue = MemoryQueue()
+    store = MemoryJobStore(jobs_queue)
+    parts = (
+        settings,
+        store,
+        storage(settings),
+        pipeline(settings),
+        jobs_queue,
+        MemoryMetrics(store, jobs_queue),
+    )
+    return JobService(*parts), WorkerSteps(*parts), jobs_queue
+
+
+def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[Any]], None]:
+    """What a worker does with a task by name: the Celery tasks' routing, without Celery."""
+    from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
+
+    def run(name: str, args: list[Any]) -> None:
+        if name == SEGMENT_TASK:
+            steps.run_segment(args[0], int(args[1]), worker)
+        elif name == FINALIZE_TASK:
+            steps.run_finalize(args[0], worker)
+        else:
+            raise ValueError(f"unknown task {name!r}")
+
+    return run

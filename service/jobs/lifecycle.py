@@ -7,11 +7,10 @@ import logging
 import re
 from collections.abc import Callable
 
-from service.adapters.jobstore import JobStore
 from service.config import Settings
 from service.domain.errors import CanceledError, StorageUnavailable
 from service.domain.job import Job
-from service.ports import Storage
+from service.ports import JobStore, Storage
 
 log = logging.getLogger("narrate.jobs")
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from service.adapters.jobstore import JobStore
-from service.adapters.metrics import Metrics
 from service.config import Settings
 from service.jobs.lifecycle import Lifecycle
 from service.pipeline import Pipeline
-from service.ports import Queue, Storage
+from service.ports import JobStore, Metrics, Queue, Storage
 
 
 class JobParts:

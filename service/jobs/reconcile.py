@@ -6,12 +6,11 @@ from __future__ import annotations
 import logging
 import time
 
-from service.adapters.jobstore import JobStore
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import Settings
 from service.domain.job import Job
 from service.jobs.lifecycle import Lifecycle
-from service.ports import Queue
+from service.ports import JobStore, Queue
 
 log = logging.getLogger("narrate.reconciler")
 

@@ -1,0 +1,250 @@
+"""The job store, queue and metrics in this process's memory: the same contracts as the Redis
+ones (jobstore.py, queue.py, metrics.py), for the fast test tier and for trying the API
+without a Redis. Nothing survives the process, and a queue's tasks run only when ``drain``
+is called (there are no workers): a test decides when the fleet works.
+
+The rules the Redis scripts enforce hold here too, under one lock: a job is stored with its
+first tasks in one step, the Idempotency-Key maps a body to one job, status only moves
+forward, a segment counts done once and only the last one reports it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.domain.errors import IdempotencyConflict
+from service.domain.job import STATES, TERMINAL, Job
+
+_ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
+Task = tuple[str, list[Any]]
+
+
+class MemoryQueue:
+    """Tasks wait in a list until ``drain`` hands each to ``run(name, args)``."""
+
+    def __init__(self, name: str = "narrate") -> None:
+        self.name = name
+        self.pending: list[Task] = []
+        self._lock = threading.Lock()
+        self.workers_answering = 1  # what ``workers`` reports (a readiness check)
+
+    def send(self, name: str, args: list[Any]) -> None:
+        with self._lock:
+            self.pending.append((name, list(args)))
+
+    def encode(self, name: str, args: list[Any]) -> str:
+        return json.dumps([name, args])
+
+    def push_encoded(self, messages: list[str]) -> None:
+        """The messages a store's atomic create hands over (``encode``'s output)."""
+        with self._lock:
+            self.pending.extend((m[0], m[1]) for m in map(json.loads, messages))
+
+    def workers(self, timeout: float = 1.0) -> int:
+        return self.workers_answering
+
+    def drain(self, run: Callable[[str, list[Any]], None], limit: int = 10_000) -> int:
+        """Run waiting tasks (and those they send) in order until none is left; how many ran."""
+        ran = 0
+        while ran < limit:
+            with self._lock:
+                if not self.pending:
+                    return ran
+                name, args = self.pending.pop(0)
+            run(name, args)
+            ran += 1
+        raise RuntimeError(f"the queue did not drain within {limit} tasks")
+
+
+class MemoryJobStore:
+    """Job records as JobStore keeps them in Redis, in dictionaries."""
+
+    def __init__(self, queue: MemoryQueue | None = None) -> None:
+        self.queue = queue
+        self._lock = threading.RLock()
+        self._jobs: dict[str, Job] = {}
+        self._done: dict[str, set[int]] = {}
+        self._remaining: dict[str, int] = {}
+        self._deliveries: dict[str, dict[str, int]] = {}
+        self._idem: dict[tuple[str, str], tuple[str, str]] = {}  # (tenant, key) -> (hash, id)
+        self._job_idem: dict[str, tuple[str, str]] = {}
+        self._active: set[str] = set()
+
+    def ping(self) -> bool:
+        return True
+
+    def create(
+        self,
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
+        with self._lock:
+            if idem is not None:
+                found = self._idem.get((job.tenant, idem[0]))
+                if found is not None:
+                    if found[0] != idem[1]:
+                        raise IdempotencyConflict(idem[0])
+                    if found[1] in self._jobs:
+                        return self._copy(found[1]), False
+                self._idem[(job.tenant, idem[0])] = (idem[1], job.id)
+                self._job_idem[job.id] = (job.tenant, idem[0])
+            stored = copy.deepcopy(job)
+            stored.status = "queued"
+            stored.segments = {i: {"state": "queued"} for i in range(job.segments_total)}
+            self._jobs[job.id] = stored
+            self._remaining[job.id] = job.segments_total
+            self._active.add(job.id)
+            if messages and self.queue is not None:
+                self.queue.push_encoded(messages)
+        return job, True
+
+    def discard(self, job: Job) -> None:
+        with self._lock:
+            self._jobs.pop(job.id, None)
+            for table in (self._done, self._remaining, self._deliveries):
+                table.pop(job.id, None)
+            self._active.discard(job.id)
+            idem = self._job_idem.pop(job.id, None)
+            if idem is not None:
+                self._idem.pop(idem, None)
+
+    def _copy(self, job_id: str) -> Job:
+        return copy.deepcopy(self._jobs[job_id])
+
+    def get(self, job_id: str) -> Job | None:
+        with self._lock:
+            return self._copy(job_id) if job_id in self._jobs else None
+
+    def status(self, job_id: str) -> str | None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            return job.status if job is not None else None
+
+    def page(
+        self, tenant: str, status: str | None, limit: int, cursor: int | None
+    ) -> tuple[list[Job], int | None]:
+        """Newest first; ``cursor`` is the creation time (ms) to continue below."""
+        with self._lock:
+            mine = sorted(
+                (j for j in self._jobs.values() if j.tenant == tenant),
+                key=lambda j: (j.created, j.id),
+                reverse=True,
+            )
+            out = [
+                copy.deepcopy(j)
+                for j in mine
+                if (cursor is None or int(j.created * 1000) < cursor)
+                and (status is None or j.status == status)
+            ][: limit + 1]
+        more = len(out) > limit
+        return out[:limit], int(out[limit - 1].created * 1000) if more else None
+
+    def active(self) -> list[str]:
+        with self._lock:
+            return sorted(self._active)
+
+    def forget_active(self, job_id: str) -> None:
+        with self._lock:
+            self._active.discard(job_id)
+
+    def done_segments(self, job_id: str) -> set[int]:
+        with self._lock:
+            return set(self._done.get(job_id, set()))
+
+    def advance(self, job_id: str, status: str, **fields: Any) -> bool:
+        """Move the job forward to ``status`` (never back, never out of a terminal state)."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None or _ORDER[job.status] >= 2 or _ORDER[status] < _ORDER[job.status]:
+                return False
+            job.status = status
+            self._set(job, {"updated": time.time(), **fields})
+            if status in TERMINAL:
+                self._active.discard(job_id)
+            return True
+
+    def update(self, job_id: str, **fields: Any) -> None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is not None:  # Redis's HSET would leave a stray field: nothing reads it
+                self._set(job, {**fields, "updated": time.time()})
+
+    @staticmethod
+    def _set(job: Job, fields: dict[str, Any]) -> None:
+        """Fields of the record; ones the record has no attribute for are kept aside, as the
+        Redis hash keeps them (worker names, pids), unread by ``get``."""
+        for name, value in fields.items():
+            if hasattr(job, name):
+                setattr(job, name, copy.deepcopy(value))
+
+    def set_segment(self, job_id: str, index: int, **state: Any) -> None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is not None:
+                job.segments.setdefault(index, {}).update(copy.deepcopy(state))
+                job.updated = time.time()
+
+    def deliveries(self, job_id: str, task: str) -> int:
+        with self._lock:
+            counts = self._deliveries.setdefault(job_id, {})
+            counts[task] = counts.get(task, 0) + 1
+            return counts[task]
+
+    def delivered(self, job_id: str, task: str) -> int:
+        with self._lock:
+            return self._deliveries.get(job_id, {}).get(task, 0)
+
+    def segment_done(self, job_id: str, index: int) -> bool:
+        with self._lock:
+            done = self._done.setdefault(job_id, set())
+            if index in done:
+                return False
+            done.add(index)
+            self._remaining[job_id] = self._remaining.get(job_id, 0) - 1
+            return self._remaining[job_id] == 0
+
+
+class MemoryMetrics:
+    """Stage histograms, TTS calls, jobs by state and queue depth, counted in memory."""
+
+    def __init__(self, store: MemoryJobStore, queue: MemoryQueue) -> None:
+        self.store = store
+        self.queue = queue
+        self.stages: dict[str, list[float]] = {}
+        self.tts: dict[str, int] = {}
+
+    def observe_stage(self, stage: str, seconds: float) -> None:
+        self.stages.setdefault(stage, []).append(seconds)
+
+    def stage_histograms(self) -> dict[str, dict[str, float]]:
+        from service.adapters.metrics import BUCKETS
+
+        out = {}
+        for stage, values in self.stages.items():
+            counts = {str(b): float(sum(v <= b for v in values)) for b in BUCKETS}
+            out[stage] = {**counts, "count": float(len(values)), "sum": sum(values)}
+        return out
+
+    def count_tts(self, engine: str, n: int = 1) -> None:
+        self.tts[engine] = self.tts.get(engine, 0) + n
+
+    def tts_calls(self) -> dict[str, int]:
+        return dict(self.tts)
+
+    def count_by_state(self) -> dict[str, int]:
+        counts = dict.fromkeys(STATES, 0)
+        for job_id in list(self.store._jobs):
+            status = self.store.status(job_id)
+            if status in counts:
+                counts[status] += 1
+        return counts
+
+    def queue_depth(self, queue: str) -> int:
+        return len(self.queue.pending)

@@ -1,0 +1,141 @@
+"""One contract, two job stores: the Redis one (its Lua scripts, on a redis-server of the
+test's own) and the in-memory one the fast tier runs the API on. Each rule a job's life leans
+on is asserted against both, so the fast tier cannot drift from what production does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from devtools.stack import free_port
+from service.adapters.memory import MemoryJobStore, MemoryQueue
+from service.domain.errors import IdempotencyConflict
+from service.domain.job import Job
+from service.ports import JobStore
+from service.stack import redis_argv, wait_for_redis
+
+
+@dataclass
+class Under:
+    store: JobStore
+    queued: Callable[[], int]  # messages handed to the queue so far
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        redis_argv(port, tmp_path_factory.mktemp("redis")), stdout=subprocess.DEVNULL
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        wait_for_redis(url)
+        yield url
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
+def under(request: pytest.FixtureRequest) -> Under:
+    if request.param == "memory":
+        queue = MemoryQueue()
+        return Under(MemoryJobStore(queue), lambda: len(queue.pending))
+    from service.adapters.jobstore import JobStore as RedisJobStore
+
+    store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
+    store.r.flushdb()
+    return Under(store, lambda: int(store.r.llen("q")))
+
+
+def msg(job_id: str, index: int) -> str:
+    """A queue message as a queue's ``encode`` makes it (the Redis store pushes any string)."""
+    return json.dumps(["narrate.segment", [job_id, index]])
+
+
+def job(job_id: str, tenant: str = "alpha", created: float | None = None, **kw: Any) -> Job:
+    now = time.time() if created is None else created
+    return Job(
+        id=job_id, tenant=tenant, status="queued", created=now, updated=now,
+        spec={"title": job_id}, options={}, has_video=False, segments_total=kw.pop("n", 2), **kw,
+    )  # fmt: skip
+
+
+def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
+    _, new = under.store.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
+    assert new and under.queued() == 2
+    found = under.store.get("a1")
+    assert found is not None and (found.status, found.spec, found.tenant) == (
+        "queued", {"title": "a1"}, "alpha",
+    )  # fmt: skip
+    assert found.segments == {0: {"state": "queued"}, 1: {"state": "queued"}}
+    assert under.store.active() == ["a1"] and under.store.status("a1") == "queued"
+    assert under.store.get("nope") is None and under.store.status("nope") is None
+
+
+def test_an_idempotency_key_maps_one_body_to_one_job(under: Under) -> None:
+    under.store.create(job("a1"), ("k", "body-1"), [msg("a1", 0)], "q")
+    again, new = under.store.create(job("a2"), ("k", "body-1"), [msg("a1", 0)], "q")
+    assert not new and again.id == "a1" and under.queued() == 1
+    with pytest.raises(IdempotencyConflict):
+        under.store.create(job("a3"), ("k", "body-2"), [msg("a1", 0)], "q")
+    other_tenant, new = under.store.create(job("b1", "beta"), ("k", "body-2"), [], "q")
+    assert new and other_tenant.id == "b1"  # keys are per tenant
+
+
+def test_status_only_moves_forward_and_never_out_of_a_terminal_state(under: Under) -> None:
+    under.store.create(job("a1"))
+    assert under.store.advance("a1", "running", stage="synthesize")
+    assert not under.store.advance("a1", "queued")
+    assert under.store.advance("a1", "succeeded", artifacts=["narration.wav"])
+    assert not under.store.advance("a1", "failed", error="late")
+    found = under.store.get("a1")
+    assert found is not None and found.status == "succeeded" and found.error is None
+    assert found.artifacts == ["narration.wav"] and found.stage == "synthesize"
+    assert under.store.active() == []
+    assert not under.store.advance("gone", "running")
+
+
+def test_each_segment_counts_once_and_only_the_last_reports_it(under: Under) -> None:
+    under.store.create(job("a1", n=3))
+    under.store.set_segment("a1", 1, state="running", worker="w1")
+    under.store.set_segment("a1", 1, state="done")
+    found = under.store.get("a1")
+    assert found is not None and found.segments[1] == {"state": "done", "worker": "w1"}
+    assert [under.store.segment_done("a1", i) for i in (1, 1, 0)] == [False, False, False]
+    assert under.store.segment_done("a1", 2) and not under.store.segment_done("a1", 2)
+    assert under.store.done_segments("a1") == {0, 1, 2}
+    assert [under.store.deliveries("a1", "segment:1") for _ in range(3)] == [1, 2, 3]
+    assert under.store.delivered("a1", "segment:1") == 3 and under.store.delivered("a1", "x") == 0
+
+
+def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Under) -> None:
+    base = 1_700_000_000.0
+    for i in range(5):
+        under.store.create(job(f"a{i}", created=base + i))
+    under.store.create(job("b0", "beta", created=base + 9))
+    under.store.advance("a3", "running")
+    first, cursor = under.store.page("alpha", None, 2, None)
+    assert [j.id for j in first] == ["a4", "a3"] and cursor is not None
+    rest, _ = under.store.page("alpha", None, 10, cursor)
+    assert [j.id for j in rest] == ["a2", "a1", "a0"]
+    running, _ = under.store.page("alpha", "running", 10, None)
+    assert [j.id for j in running] == ["a3"]
+
+
+def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
+    made, _ = under.store.create(job("a1"), ("k", "body-1"))
+    under.store.deliveries("a1", "finalize")
+    under.store.segment_done("a1", 0)
+    under.store.discard(made)
+    assert under.store.get("a1") is None and under.store.active() == []
+    assert under.store.page("alpha", None, 10, None)[0] == []
+    assert under.store.delivered("a1", "finalize") == 0 and under.store.done_segments("a1") == set()
+    again, new = under.store.create(job("a2"), ("k", "body-2"))
+    assert new and again.id == "a2"  # the key went with its job
