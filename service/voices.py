@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +57,12 @@ class Casting:
         fb = self.fallback
         return Casting(fb.engine, fb, self.more[0] if self.more else None, self.more[1:])
 
+    @property
+    def chain(self) -> tuple[str, ...]:
+        """The voices to try, in order, by id: what a job's plan keeps (Catalog.casting)."""
+        rest = ([self.fallback] if self.fallback else []) + list(self.more)
+        return (self.voice.id, *(v.id for v in rest))
+
     def after(self, engine: str) -> Casting | None:
         """The rest of the chain after the voice of ``engine`` (None: nothing after it)."""
         chain = [self.voice, *([self.fallback] if self.fallback else []), *self.more]
@@ -98,6 +104,11 @@ class Catalog:
             return self.by_id[lowered[voice_id.lower()]]
         near = difflib.get_close_matches(voice_id.lower(), list(lowered), n=3, cutoff=0.5)
         raise VoiceError(voice_id, tuple(lowered[n] for n in near), field)
+
+    def casting(self, chain: Sequence[str]) -> Casting:
+        """The casting a plan's voice chain (``Casting.chain``) stands for."""
+        first, *rest = (self.by_id[v] for v in chain)
+        return Casting(first.engine, first, rest[0] if rest else None, tuple(rest[1:]))
 
     def _voice(self, spec: JobSpec, voice_id: str, field: str) -> Voice:
         """A catalog voice that speaks the job's language, or a VoiceError naming ``field``."""

@@ -54,6 +54,7 @@ def _record(job: Job, idem_key: str) -> dict[str, Any]:
         "warnings": json.dumps(job.warnings, ensure_ascii=False),
         "idem": idem_key,
         "parent": job.parent or "",
+        "plan": json.dumps(job.plan, ensure_ascii=False),
     }
 
 
@@ -173,6 +174,7 @@ class JobStore:
             stage_progress=float(data.get("stage_progress") or 0),
             segments={int(k): json.loads(v) for k, v in segs.items()},
             parent=data.get("parent") or None,
+            plan=json.loads(data.get("plan") or "{}"),
         )
 
     def status(self, job_id: str) -> str | None:

@@ -30,6 +30,9 @@ class Job:
     segments: dict[int, dict[str, Any]] = field(default_factory=dict)
     parent: str | None = None  # the job this one re-renders (a fix made in the studio)
     has_music: bool = False  # a music file to lay under the voice (input/source.music)
+    # The JobPlan made at the door (service/pipeline/results.py), as JSON: what every step
+    # runs on, so none re-plans, re-probes or re-casts.
+    plan: dict[str, Any] = field(default_factory=dict)
 
     @property
     def terminal(self) -> bool:

@@ -90,6 +90,7 @@ class JobService(JobParts):
             warnings=plan.warnings,
             parent=parent,
             has_music=music is not None,
+            plan=plan.model_dump(mode="json"),
         )
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         try:

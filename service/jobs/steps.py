@@ -15,7 +15,7 @@ from service.domain.errors import CanceledError, NarrateError
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
-from service.pipeline import ARTIFACTS, Plan, Rendered, SegmentResult
+from service.pipeline import ARTIFACTS, JobPlan, Rendered, SegmentResult
 from service.ports import Workspace
 
 log = logging.getLogger("narrate.jobs")
@@ -27,12 +27,13 @@ def result_name(index: int) -> str:
 
 
 class WorkerSteps(JobParts):
-    def _plan(self, job: Job, work: Workspace | None = None) -> Plan:
-        """The job's plan; with ``work``, its video (fetched there) probed too."""
-        spec = JobSpec.model_validate(job.spec)
-        options = RenderOptions.model_validate(job.options)
-        video = work.input("video") if work is not None and job.has_video else None
-        return self.pipeline.plan(spec, options, video)
+    def _plan(self, job: Job) -> JobPlan:
+        """The plan the job was given at the door (a record stored before plans were kept,
+        by an older version, is planned again: its video is probed in finalize)."""
+        if job.plan:
+            return JobPlan.model_validate(job.plan)
+        spec, options = JobSpec.model_validate(job.spec), RenderOptions.model_validate(job.options)
+        return self.pipeline.plan(spec, options)
 
     def _admit(self, job_id: str, task: str, what: str) -> Job | None:
         """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
@@ -161,8 +162,10 @@ class WorkerSteps(JobParts):
             )
             for i in range(job.segments_total)
         ]
-        plan = self._plan(job, work)
+        plan = self._plan(job)
         video = work.input("video") if job.has_video else None
+        if video is not None and plan.video is None:  # an older record's plan
+            plan = plan.model_copy(update={"video": self.pipeline.media.probe(video)})
         music = work.input("music") if job.has_music else None
         rendered = self.pipeline.finalize(plan, results, work, staged, video, progress, music)
         self.lifecycle.check_canceled(job.id)

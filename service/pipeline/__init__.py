@@ -3,6 +3,6 @@ timeline -> subtitles -> loudness -> mux. The CLI runs it in one process; the wo
 ``render_segment`` per segment and ``finalize`` once, with the same code."""
 
 from service.pipeline.core import Pipeline
-from service.pipeline.results import ARTIFACTS, Plan, Progress, Rendered, SegmentResult
+from service.pipeline.results import ARTIFACTS, JobPlan, Progress, Rendered, SegmentResult
 
-__all__ = ["ARTIFACTS", "Pipeline", "Plan", "Progress", "Rendered", "SegmentResult"]
+__all__ = ["ARTIFACTS", "JobPlan", "Pipeline", "Progress", "Rendered", "SegmentResult"]

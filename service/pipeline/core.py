@@ -18,7 +18,7 @@ from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
 from service.pipeline.finalize import FinalizeStep
 from service.pipeline.local import render_locally
-from service.pipeline.results import Plan, Progress, Rendered, no_progress
+from service.pipeline.results import JobPlan, Progress, Rendered, no_progress
 from service.pipeline.segment import SegmentStep
 from service.pipeline.voicing import Speaker, Voicing
 from service.ports import Media, TtsEngine
@@ -62,7 +62,7 @@ class Pipeline(SegmentStep, FinalizeStep):
         """The shipped lexicon of the job's language with the job's own entries over it."""
         return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
 
-    def speaker(self, plan: Plan, index: int) -> Speaker:
+    def speaker(self, plan: JobPlan, index: int) -> Speaker:
         spec = plan.spec
         text = spec.segments[index].text
         return Speaker(
@@ -77,12 +77,12 @@ class Pipeline(SegmentStep, FinalizeStep):
         )
 
     # -- at the door -----------------------------------------------------------------------
-    def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> Plan:
+    def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:
         """Everything that can be checked before any audio is made: voices, pace, video."""
         spec = options.apply(spec)
-        casting = self.catalog.cast(spec, installed=self.engines)
-        self.catalog.cast_all(spec, installed=self.engines)  # every voice a job names
-        job_style(self.settings, spec)  # an unknown style preset, at the door
+        self.catalog.cast(spec, installed=self.engines)  # the job's own voice, even if unused
+        voices = [c.chain for c in self.catalog.cast_all(spec, installed=self.engines)]
+        style = job_style(self.settings, spec)  # an unknown style preset, at the door
         warnings = check_pace(spec)
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
         info = None
@@ -94,7 +94,9 @@ class Pipeline(SegmentStep, FinalizeStep):
                     "(use --extend-video to freeze the last frame)",
                     video.name,
                 )
-        return Plan(spec, options, casting, warnings, info)
+        return JobPlan(
+            spec=spec, options=options, voices=voices, style=style, video=info, warnings=warnings
+        )
 
     def check_music(self, music: Path) -> None:
         """A music upload must be decodable audio: its first second is decoded at the door,
@@ -108,7 +110,7 @@ class Pipeline(SegmentStep, FinalizeStep):
     # -- in one process ----------------------------------------------------------------------
     def render(
         self,
-        plan: Plan,
+        plan: JobPlan,
         outdir: Path,
         video: Path | None = None,
         progress: Progress = no_progress,

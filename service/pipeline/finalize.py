@@ -30,9 +30,8 @@ from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
 from service.pipeline.manifest import Placed, build_manifest
-from service.pipeline.results import Plan, Progress, Rendered, SegmentResult, no_progress
+from service.pipeline.results import JobPlan, Progress, Rendered, SegmentResult, no_progress
 from service.ports import Media, MuxRequest, PcmSink, Workspace
-from service.styles import job_style
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it
@@ -47,7 +46,7 @@ class FinalizeStep:
 
     def finalize(
         self,
-        plan: Plan,
+        plan: JobPlan,
         results: list[SegmentResult],
         work: Workspace,
         outdir: Path,
@@ -77,7 +76,7 @@ class FinalizeStep:
         manifest = build_manifest(
             plan.spec, placed, cues, loud, self.settings.sample_rate, warnings
         )
-        manifest["style"] = job_style(self.settings, plan.spec).applied
+        manifest["style"] = plan.style.applied
         manifest["screen_text"] = plan.options.shows_screen_text(plan.spec)
         manifest["qualifier_display"] = plan.spec.qualifier_display
         if music is not None:
@@ -87,14 +86,14 @@ class FinalizeStep:
         )
         return Rendered(manifest, timings)
 
-    def _place(self, plan: Plan, results: list[SegmentResult]) -> Placed:
+    def _place(self, plan: JobPlan, results: list[SegmentResult]) -> Placed:
         results = sorted(results, key=lambda r: r.index)
         slots = place_segments(plan.spec, [r.slot_ms for r in results])
         overlays = place_overlays(plan.spec, slots)
         total_ms = max([s.end_ms for s in slots] + [o.end_ms for o in overlays])
         return Placed(results, slots, overlays, total_ms)
 
-    def _write_subtitles(self, plan: Plan, placed: Placed, outdir: Path) -> list[Cue]:
+    def _write_subtitles(self, plan: JobPlan, placed: Placed, outdir: Path) -> list[Cue]:
         """Narration cues from each phrase's measured speech, overlays on top; SRT/VTT/ASS."""
         spec = plan.spec
         layout = Layout.for_spec(spec, self.segment)
@@ -116,7 +115,7 @@ class FinalizeStep:
             plan.video.height if plan.video else 1920,
             self.settings.font_name,
             spec.language,
-            job_style(self.settings, spec),
+            plan.style,
         )
         for ext, writer in WRITERS.items():
             (outdir / f"subtitles.{ext}").write_text(writer(cues, canvas), encoding="utf-8")
@@ -130,7 +129,7 @@ class FinalizeStep:
         outdir: Path,
         timings: dict[str, float],
         progress: Progress,
-        plan: Plan,
+        plan: JobPlan,
         music: Path | None,
         music_info: dict[str, Any],
     ) -> dsp.Loudness:
@@ -174,7 +173,7 @@ class FinalizeStep:
 
     def _mux_request(
         self,
-        plan: Plan,
+        plan: JobPlan,
         video: Path | None,
         outdir: Path,
         placed: Placed,
@@ -207,7 +206,7 @@ class FinalizeStep:
         )
 
     def _mix_music(
-        self, plan: Plan, music: Path, placed: Placed, work: Workspace, outdir: Path
+        self, plan: JobPlan, music: Path, placed: Placed, work: Workspace, outdir: Path
     ) -> dict[str, Any]:
         """The narration with the music under it, ducked under speech, into mix.wav at the
         loudness target and true-peak ceiling. Returns what the manifest says of it."""

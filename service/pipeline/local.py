@@ -11,18 +11,18 @@ from typing import Protocol
 
 from service.adapters.storage import LocalWorkspace
 from service.domain.job import SYNTH_SHARE
-from service.pipeline.results import ARTIFACTS, Plan, Progress, Rendered, SegmentResult
+from service.pipeline.results import ARTIFACTS, JobPlan, Progress, Rendered, SegmentResult
 from service.ports import Workspace
 
 
 class Steps(Protocol):
     """The two steps of a job (the Pipeline)."""
 
-    def render_segment(self, plan: Plan, index: int, work: Workspace) -> SegmentResult: ...
+    def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult: ...
 
     def finalize(
         self,
-        plan: Plan,
+        plan: JobPlan,
         results: list[SegmentResult],
         work: Workspace,
         outdir: Path,
@@ -34,7 +34,7 @@ class Steps(Protocol):
 
 def render_locally(
     pipeline: Steps,
-    plan: Plan,
+    plan: JobPlan,
     outdir: Path,
     video: Path | None,
     progress: Progress,

@@ -1,5 +1,5 @@
-"""What the pipeline's steps hand each other: a validated plan, one fitted segment (plain
-data, stored as JSON between workers), and a finished job."""
+"""What the pipeline's steps hand each other: the job's plan (stored whole with the job),
+one fitted segment (plain data, stored as JSON between workers), and a finished job."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from service.domain.spec import JobSpec, RenderOptions
+from service.domain.subtitles.styles import Style
 from service.ports import VideoInfo
-from service.voices import Casting
 
 Progress = Callable[[float, str], None]
 ARTIFACTS = (
@@ -28,15 +30,20 @@ def no_progress(fraction: float, stage: str) -> None:
     pass
 
 
-@dataclass
-class Plan:
-    """A validated job: the spec with options applied, who speaks it, and the video facts."""
+class JobPlan(BaseModel):
+    """A job as checked at the door, once (``Pipeline.plan``): the spec with the options
+    applied, the options, each segment's voice chain, the resolved subtitle style, the video's
+    facts and the warnings. The job record keeps it whole; every segment task and finalize
+    load it, and never re-plan, re-probe or re-cast. ``narrate render`` runs on it too."""
+
+    model_config = ConfigDict(frozen=True)
 
     spec: JobSpec
     options: RenderOptions
-    casting: Casting
-    warnings: list[str]
+    voices: list[tuple[str, ...]]  # per segment: the voice ids to try, in order
+    style: Style
     video: VideoInfo | None = None
+    warnings: list[str] = []
 
 
 @dataclass

@@ -18,7 +18,7 @@ from service.domain.subtitles import timed_phrases
 from service.domain.text import Segmenter
 from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
 from service.domain.units import ms_to_samples, samples_to_ms
-from service.pipeline.results import Plan, SegmentResult
+from service.pipeline.results import JobPlan, SegmentResult
 from service.pipeline.voicing import Speaker, Voicing
 from service.ports import Boundary, Media, Speech, Workspace
 from service.voices import Catalog
@@ -72,10 +72,10 @@ class SegmentStep:
     catalog: Catalog
     segment: Segmenter | None
 
-    def speaker(self, plan: Plan, index: int) -> Speaker:
+    def speaker(self, plan: JobPlan, index: int) -> Speaker:
         raise NotImplementedError
 
-    def render_segment(self, plan: Plan, index: int, work: Workspace) -> SegmentResult:
+    def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample.
 
         Native rate first (a second synthesis at the rate that lands on the target), then a
@@ -90,9 +90,7 @@ class SegmentStep:
         target_ms = speech_target_ms(slot, fit)
         seg = spec.segments[index]
         voiced = self.voicing.native_fit(
-            self.catalog.cast(
-                spec, installed=self.voicing.engines, segment=index
-            ),  # the segment's voice or its speaker's
+            self.catalog.casting(plan.voices[index]),  # cast at the door
             speaker,
             target_ms,
             fit,
@@ -162,7 +160,7 @@ class SegmentStep:
         return Fitted(audio, scale, speech_ms, residual.ratio, residual.warnings)
 
     def _phrases(
-        self, plan: Plan, index: int, speech: Speech, spoken: SpokenText, fitted: Fitted
+        self, plan: JobPlan, index: int, speech: Speech, spoken: SpokenText, fitted: Fitted
     ) -> list[tuple[int, int, int, int]]:
         """Engines report offsets into the spoken text; subtitles need the script's offsets,
         and the times the fit moved them to."""

@@ -5,7 +5,10 @@ in tests/service/test_api.py (the integration tier)."""
 from __future__ import annotations
 
 import io
+import json
 import wave
+from pathlib import Path
+from typing import Any
 
 import srt
 
@@ -110,3 +113,38 @@ def test_a_rerender_speaks_only_the_edited_segment(fleet: Fleet) -> None:
         assert child["status"] == "succeeded" and child["parent"] == parent
         calls = [s["tts_calls"] for s in child["segments"]]
         assert calls[0] == 0 and calls[1] >= 1, calls  # the unchanged one: all from the cache
+
+
+def test_a_job_is_planned_and_its_video_probed_once(fleet: Fleet, short_video: Path) -> None:
+    """At the door; the segment tasks and finalize run on the plan the record keeps."""
+    pipeline = fleet.service.pipeline
+    assert fleet.steps.pipeline is pipeline
+    calls = {"plan": 0, "probe": 0}
+    plan, probe = pipeline.plan, pipeline.media.probe
+
+    def counted_plan(*args: Any, **kwargs: Any) -> Any:
+        calls["plan"] += 1
+        return plan(*args, **kwargs)
+
+    def counted_probe(*args: Any, **kwargs: Any) -> Any:
+        calls["probe"] += 1
+        return probe(*args, **kwargs)
+
+    pipeline.plan = counted_plan  # type: ignore[method-assign]
+    pipeline.media.probe = counted_probe  # type: ignore[method-assign]
+    with fleet.client() as c:
+        files = {
+            "script": (
+                "job.json",
+                json.dumps({k: v for k, v in SPEC.items() if k != "options"}).encode(),
+                "application/json",
+            ),
+            "video": ("clip.mp4", short_video.read_bytes(), "video/mp4"),
+        }
+        r = c.post("/v1/jobs", files=files, data={"options": json.dumps({"engine": "espeak"})})
+        assert r.status_code == 202, r.text
+        fleet.work()
+        job = c.get(f"/v1/jobs/{r.json()['id']}").json()
+    assert job["status"] == "succeeded", job["error"]
+    assert "video.mp4" in job["artifacts"]
+    assert calls == {"plan": 1, "probe": 1}

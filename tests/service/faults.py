@@ -18,7 +18,7 @@ from typing import Any
 
 from service import wiring
 from service.config import Settings
-from service.pipeline import Pipeline, Plan, SegmentResult
+from service.pipeline import JobPlan, Pipeline, SegmentResult
 
 
 def fault(name: str) -> str:
@@ -38,7 +38,7 @@ def _sleep(name: str) -> None:
 class FaultyPipeline(Pipeline):
     """The real pipeline, with the faults injected where a step calls it."""
 
-    def render_segment(self, plan: Plan, index: int, workdir: Path) -> SegmentResult:
+    def render_segment(self, plan: JobPlan, index: int, workdir: Path) -> SegmentResult:
         _sleep("segment_sleep")
         text = plan.spec.segments[index].text
         if (word := fault("crash_on")) and word in text:
@@ -53,7 +53,7 @@ class FaultyPipeline(Pipeline):
 
 
 class SlowSubmitPipeline(Pipeline):
-    def plan(self, *args: Any, **kwargs: Any) -> Plan:
+    def plan(self, *args: Any, **kwargs: Any) -> JobPlan:
         _sleep("submit_sleep")
         return super().plan(*args, **kwargs)
 
