@@ -99,9 +99,9 @@ def run_case(case: str, arg: float, data_dir: Path) -> dict[str, Any]:
         rendered = pipeline.render(plan, Path(out, "out"))
     return {
         "seconds": time.perf_counter() - t,
-        "timeline": rendered.manifest["duration"],
-        "lufs": rendered.manifest["loudness"]["integrated_lufs"],
-        "dbtp": rendered.manifest["loudness"]["true_peak_dbtp"],
+        "timeline": rendered.manifest.duration,
+        "lufs": rendered.manifest.loudness.integrated_lufs,
+        "dbtp": rendered.manifest.loudness.true_peak_dbtp,
         "timings": rendered.timings,
         "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }

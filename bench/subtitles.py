@@ -92,7 +92,7 @@ def _espeak_cues(path: Path) -> list[Cue] | None:
         rendered = pipeline.render(plan, Path(tmp) / "out")
     return [
         Cue(round(c["start"] * 1000), round(c["end"] * 1000), tuple(c["text"].split("\n")), 0)
-        for c in rendered.manifest["cues"]
+        for c in rendered.manifest.model_dump()["cues"]
         if c["layer"] == NARRATION
     ]
 

@@ -61,11 +61,11 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     if music is not None and not music.is_file():
         raise InputError(f"--music: no such file {args.music}")
     manifest = pipeline.render(plan, Path(args.out), video, ProgressBar(), music=music).manifest
-    for w in manifest["warnings"][len(plan.warnings) :]:
+    for w in manifest.warnings[len(plan.warnings) :]:
         print(f"warning: {w}", file=sys.stderr)
     print(
-        f"wrote {args.out}: {manifest['duration']:g} s, {len(manifest['cues'])} cues, "
-        f"{manifest['loudness']['integrated_lufs']} LUFS"
+        f"wrote {args.out}: {manifest.duration:g} s, {len(manifest.cues)} cues, "
+        f"{manifest.loudness.integrated_lufs} LUFS"
     )
     return 0
 
@@ -77,7 +77,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(json_schema(), ensure_ascii=False, indent=2))
+    if args.manifest:
+        from service.pipeline.manifest import manifest_schema
+
+        print(json.dumps(manifest_schema(), ensure_ascii=False, indent=2))
+    else:
+        print(json.dumps(json_schema(), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -210,9 +215,11 @@ def _add_job_commands(sub: Subparsers) -> None:
     pa.add_argument("script")
     pa.set_defaults(func=cmd_parse)
 
-    sub.add_parser("schema", help="print the JSON Schema of the job spec").set_defaults(
-        func=cmd_schema
+    sc = sub.add_parser("schema", help="print the JSON Schema of the job spec")
+    sc.add_argument(
+        "--manifest", action="store_true", help="of manifest.json instead (what a render writes)"
     )
+    sc.set_defaults(func=cmd_schema)
     sub.add_parser("styles", help="list the subtitle style presets").set_defaults(func=cmd_styles)
 
     sb = sub.add_parser("submit", help="submit a script to a running service")

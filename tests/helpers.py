@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import numpy as np
 import pysubs2
 import srt
@@ -17,6 +18,9 @@ from service.domain.units import ms_to_samples, s_to_ms
 from service.ports import MuxRequest, VideoInfo
 
 FRAME_MS = 1000 / 30
+MANIFEST_SCHEMA = json.loads(
+    (Path(__file__).resolve().parent.parent / "docs" / "manifest.schema.json").read_text("utf-8")
+)
 # A 10 s 1080x1920 H.264 file at 30 fps, as ffprobe would describe it.
 VIDEO_INFO = VideoInfo("mov,mp4,m4a,3gp,3g2,mj2", 1080, 1920, 10.0, 30.0, "h264", True)
 
@@ -87,11 +91,19 @@ def speech_onsets(x: np.ndarray, rate: int, min_silence_ms: int = 200) -> list[i
     return onsets
 
 
+def read_manifest(out: Path) -> dict[str, Any]:
+    """A render's manifest.json, checked against the published schema
+    (docs/manifest.schema.json) that other tools read it by."""
+    manifest: dict[str, Any] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    jsonschema.validate(manifest, MANIFEST_SCHEMA)
+    return manifest
+
+
 def check_render(
     out: Path, spec_segments: list[float], overlay_window: tuple[float, float] | None
 ) -> dict[str, Any]:
     """The outcomes a user cares about, read from the files themselves."""
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     x, rate = dsp.read_wav(out / "narration.wav")
     assert rate == manifest["sample_rate"]
     assert len(x) == ms_to_samples(s_to_ms(manifest["duration"]), rate)

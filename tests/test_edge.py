@@ -139,7 +139,7 @@ def render(
     )  # type: ignore[arg-type]
     pipeline = wiring.pipeline(s)
     plan = pipeline.plan(parse_script(script), RenderOptions(engine=engine))  # type: ignore[arg-type]
-    return pipeline.render(plan, tmp_path / "out").manifest
+    return pipeline.render(plan, tmp_path / "out").manifest.model_dump()
 
 
 SCRIPT = """[段 1 · 12 秒] 代码 Agent 的 RL 几乎都用可执行测试当奖励源,再叠 GRPO 做组内优化。

@@ -3,7 +3,6 @@ the loudness target; measured on the files narrate writes."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from service import audio as dsp
 from service.music import ATTACK_S, RELEASE_S, duck_gain
 from tests.conftest import SHORT_SCRIPT, make_video
-from tests.helpers import narrate
+from tests.helpers import narrate, read_manifest
 
 
 def test_duck_curve_ramps_smoothly_to_its_depth() -> None:
@@ -75,7 +74,7 @@ def test_music_is_looped_ducked_under_speech_and_the_mix_is_at_target(tmp_path: 
         str(music),
     )
     assert proc.returncode == 0, proc.stderr
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     assert manifest["music"]["duration"] == 14.0
     mix, sr = dsp.read_wav(out / "mix.wav")
     voice, _ = dsp.read_wav(out / "narration.wav")

@@ -247,7 +247,7 @@ def test_a_damaged_pack_falls_back_to_espeak(neural_data: Path, tmp_path: Path) 
     plan = pipeline.plan(
         parse_script("[段 1 · 4 秒] 模型文件坏了也要能说话。"), RenderOptions(engine="auto")
     )
-    manifest = pipeline.render(plan, tmp_path / "out").manifest
+    manifest = pipeline.render(plan, tmp_path / "out").manifest.model_dump()
     assert [s["engine"] for s in manifest["segments"]] == ["espeak"]
     warnings = " | ".join(manifest["warnings"])
     assert "fell back to fastspeech2 voice zh-baker" in warnings

@@ -64,7 +64,7 @@ def test_segments_rendered_on_one_machine_finalize_on_another(tmp_path: Path) ->
     rendered = pipeline.finalize(plan, results, second, out)
     assert sorted(second.fetched) == sorted(r.audio for r in results)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest == rendered.manifest and manifest["duration"] > 0
+    assert manifest == json.loads(rendered.manifest.to_json()) and manifest["duration"] > 0
     assert (out / "narration.wav").stat().st_size > 44 and (out / "subtitles.srt").is_file()
 
 

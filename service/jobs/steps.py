@@ -180,7 +180,7 @@ class WorkerSteps(JobParts):
             job.id,
             "succeeded",
             artifacts=published,
-            warnings=rendered.manifest["warnings"],
+            warnings=rendered.manifest.warnings,
             timings=timings,
             stage="done",
             stage_progress=1.0,

@@ -3,6 +3,15 @@ timeline -> subtitles -> loudness -> mux. The CLI runs it in one process; the wo
 ``render_segment`` per segment and ``finalize`` once, with the same code."""
 
 from service.pipeline.core import Pipeline
-from service.pipeline.results import ARTIFACTS, JobPlan, Progress, Rendered, SegmentResult
+from service.pipeline.manifest import Manifest, Rendered
+from service.pipeline.results import ARTIFACTS, JobPlan, Progress, SegmentResult
 
-__all__ = ["ARTIFACTS", "JobPlan", "Pipeline", "Progress", "Rendered", "SegmentResult"]
+__all__ = [
+    "ARTIFACTS",
+    "JobPlan",
+    "Manifest",
+    "Pipeline",
+    "Progress",
+    "Rendered",
+    "SegmentResult",
+]

@@ -18,7 +18,8 @@ from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
 from service.pipeline.finalize import FinalizeStep
 from service.pipeline.local import render_locally
-from service.pipeline.results import JobPlan, Progress, Rendered, no_progress
+from service.pipeline.manifest import Rendered
+from service.pipeline.results import JobPlan, Progress, no_progress
 from service.pipeline.segment import SegmentStep
 from service.pipeline.voicing import Speaker, Voicing
 from service.ports import Media, TtsEngine

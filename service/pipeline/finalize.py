@@ -5,12 +5,10 @@ subtitles, so it runs in ffmpeg while the narration is mixed; the mux then copie
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from service import audio as dsp
 from service.config import Settings
@@ -29,8 +27,14 @@ from service.domain.subtitles import (
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
-from service.pipeline.manifest import Placed, build_manifest
-from service.pipeline.results import JobPlan, Progress, Rendered, SegmentResult, no_progress
+from service.pipeline.manifest import (
+    Loudness,
+    MusicReport,
+    Placed,
+    Rendered,
+    build_manifest,
+)
+from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.ports import Media, MuxRequest, PcmSink, Workspace
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
@@ -68,22 +72,14 @@ class FinalizeStep:
         progress(SYNTH_SHARE + 0.05, "subtitles")
         warnings = list(plan.warnings) + [w for r in placed.results for w in r.warnings]
         mux = self._mux_request(plan, video, outdir, placed, warnings)
-        music_info: dict[str, Any] = {}
-        loud = self._sound_and_picture(
-            placed, mux, work, outdir, timings, progress, plan, music, music_info
+        loud, music_report = self._sound_and_picture(
+            placed, mux, work, outdir, timings, progress, plan, music
         )
         progress(1.0, "done")
         manifest = build_manifest(
-            plan.spec, placed, cues, loud, self.settings.sample_rate, warnings
+            plan, placed, cues, loud, self.settings.sample_rate, warnings, music_report
         )
-        manifest["style"] = plan.style.applied
-        manifest["screen_text"] = plan.options.shows_screen_text(plan.spec)
-        manifest["qualifier_display"] = plan.spec.qualifier_display
-        if music is not None:
-            manifest["music"] = music_info
-        (outdir / "manifest.json").write_text(
-            json.dumps(manifest, ensure_ascii=False, indent=2), encoding="utf-8"
-        )
+        (outdir / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         return Rendered(manifest, timings)
 
     def _place(self, plan: JobPlan, results: list[SegmentResult]) -> Placed:
@@ -131,8 +127,7 @@ class FinalizeStep:
         progress: Progress,
         plan: JobPlan,
         music: Path | None,
-        music_info: dict[str, Any],
-    ) -> dsp.Loudness:
+    ) -> tuple[dsp.Loudness, MusicReport | None]:
         """Mix the narration (and the music under it) while the picture re-encodes (if it
         must), then mux."""
         picture, sound = work.local(PICTURE), work.local(SOUND)
@@ -151,8 +146,9 @@ class FinalizeStep:
             loud = self._mix_narration(
                 placed, work, outdir / "narration.wav", sink if copy_sound else None
             )
+            music_report = None
             if music is not None:
-                music_info.update(self._mix_music(plan, music, placed, work, outdir))
+                music_report = self._mix_music(plan, music, placed, work, outdir)
                 if mux is not None:
                     mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
@@ -169,7 +165,7 @@ class FinalizeStep:
         finally:
             if encoding is not None:
                 encoding.cancel()  # on failure: no encoder left running
-        return loud
+        return loud, music_report
 
     def _mux_request(
         self,
@@ -207,7 +203,7 @@ class FinalizeStep:
 
     def _mix_music(
         self, plan: JobPlan, music: Path, placed: Placed, work: Workspace, outdir: Path
-    ) -> dict[str, Any]:
+    ) -> MusicReport:
         """The narration with the music under it, ducked under speech, into mix.wav at the
         loudness target and true-peak ceiling. Returns what the manifest says of it."""
         from service import music as bed
@@ -233,17 +229,16 @@ class FinalizeStep:
             self.settings.target_lufs,
             self.settings.true_peak_db,
         )
-        return {
-            "file": music.name,
-            "music_lufs": round(music_lufs, 2),
-            "level_db": plan.options.music_level,
-            "duck_db": plan.options.music_duck,
-            "duration": length_ms / 1000,
-            "loudness": {
-                "integrated_lufs": loud.integrated_lufs,
-                "true_peak_dbtp": loud.true_peak_dbtp,
-            },
-        }
+        return MusicReport(
+            file=music.name,
+            music_lufs=round(music_lufs, 2),
+            level_db=plan.options.music_level,
+            duck_db=plan.options.music_duck,
+            duration=length_ms / 1000,
+            loudness=Loudness(
+                integrated_lufs=loud.integrated_lufs, true_peak_dbtp=loud.true_peak_dbtp
+            ),
+        )
 
     def _mix_narration(
         self,

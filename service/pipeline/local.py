@@ -11,7 +11,8 @@ from typing import Protocol
 
 from service.adapters.storage import LocalWorkspace
 from service.domain.job import SYNTH_SHARE
-from service.pipeline.results import ARTIFACTS, JobPlan, Progress, Rendered, SegmentResult
+from service.pipeline.manifest import Rendered
+from service.pipeline.results import ARTIFACTS, JobPlan, Progress, SegmentResult
 from service.ports import Workspace
 
 

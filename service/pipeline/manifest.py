@@ -1,17 +1,20 @@
 """manifest.json: what a finished job is made of, deterministic (no wall-clock figures), so
-a re-run writes the same bytes. Times in seconds, as the job spec gives them."""
+a re-run writes the same bytes. Times in seconds, as the job spec gives them. A typed model
+(Manifest), whose JSON Schema is published as docs/manifest.schema.json."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from service import audio as dsp
-from service.domain.spec import JobSpec
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
 from service.domain.units import ms_to_s
-from service.pipeline.results import SegmentResult
+from service.pipeline.results import JobPlan, SegmentResult
 
 
 @dataclass
@@ -24,58 +27,149 @@ class Placed:
     total_ms: int
 
 
+class Loudness(BaseModel):
+    integrated_lufs: float
+    true_peak_dbtp: float
+
+
+class ManifestSegment(BaseModel):
+    """One segment as rendered: its slot, how it was spoken and fitted."""
+
+    index: int = Field(description="1-based, as the script numbers segments")
+    label: str | None
+    text: str
+    spoken_text: str = Field(description="what the engine was given (readings, pinyin)")
+    start: float
+    end: float
+    allotted: float
+    natural_duration: float
+    speech_duration: float
+    requested_rate: str | None
+    native_rate: float
+    pitch: str | None
+    volume: str | None
+    stretch_ratio: float
+    engine: str
+    voice: str
+    speaker: str | None
+
+
+class ManifestOverlay(BaseModel):
+    text: str
+    start: float
+    end: float
+
+
+class ManifestCue(BaseModel):
+    start: float
+    end: float
+    text: str
+    layer: int = Field(description="0 narration, 1 qualifiers (top), 2 screen text, 3 title cards")
+
+
+class MusicReport(BaseModel):
+    """The music laid under the voice (mix.wav)."""
+
+    file: str
+    music_lufs: float
+    level_db: float
+    duck_db: float
+    duration: float
+    loudness: Loudness
+
+
+class Manifest(BaseModel):
+    """manifest.json, a public artifact: what a finished job is made of (its JSON Schema is
+    docs/manifest.schema.json). Times in seconds."""
+
+    model_config = ConfigDict(title="narrate manifest")
+
+    title: str | None
+    language: str
+    duration: float
+    sample_rate: int
+    segments: list[ManifestSegment]
+    overlays: list[ManifestOverlay]
+    cues: list[ManifestCue]
+    loudness: Loudness
+    warnings: list[str]
+    style: dict[str, Any] = Field(description="the subtitle style as applied")
+    screen_text: bool
+    qualifier_display: str
+    music: MusicReport | None = None
+
+    def to_json(self) -> str:
+        """The file's text: keys in this order, no ``music`` without music."""
+        data = self.model_dump(mode="json", exclude={"music"} if self.music is None else None)
+        return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def manifest_schema() -> dict[str, Any]:
+    """The JSON Schema of manifest.json (``docs/manifest.schema.json``)."""
+    return Manifest.model_json_schema()
+
+
 def build_manifest(
-    spec: JobSpec,
+    plan: JobPlan,
     placed: Placed,
     cues: list[Cue],
     loud: dsp.Loudness,
     sample_rate: int,
     warnings: list[str],
-) -> dict[str, Any]:
+    music: MusicReport | None = None,
+) -> Manifest:
+    spec = plan.spec
     segments = zip(spec.segments, placed.results, placed.slots, strict=True)
-    return {
-        "title": spec.title,
-        "language": spec.language,
-        "duration": ms_to_s(placed.total_ms),
-        "sample_rate": sample_rate,
-        "segments": [
-            {
-                "index": r.index + 1,
-                "label": seg.label,
-                "text": seg.text,
-                "spoken_text": r.spoken_text,
-                "start": ms_to_s(slot.start_ms),
-                "end": ms_to_s(slot.end_ms),
-                "allotted": seg.seconds,
-                "natural_duration": ms_to_s(r.natural_ms),
-                "speech_duration": ms_to_s(r.speech_ms),
-                "requested_rate": seg.rate,
-                "native_rate": r.native_rate,
-                "pitch": seg.pitch,
-                "volume": seg.volume,
-                "stretch_ratio": r.stretch_ratio,
-                "engine": r.engine,
-                "voice": r.voice,
-                "speaker": seg.speaker,
-            }
+    return Manifest(
+        title=spec.title,
+        language=spec.language,
+        duration=ms_to_s(placed.total_ms),
+        sample_rate=sample_rate,
+        segments=[
+            ManifestSegment(
+                index=r.index + 1,
+                label=seg.label,
+                text=seg.text,
+                spoken_text=r.spoken_text,
+                start=ms_to_s(slot.start_ms),
+                end=ms_to_s(slot.end_ms),
+                allotted=seg.seconds,
+                natural_duration=ms_to_s(r.natural_ms),
+                speech_duration=ms_to_s(r.speech_ms),
+                requested_rate=seg.rate,
+                native_rate=r.native_rate,
+                pitch=seg.pitch,
+                volume=seg.volume,
+                stretch_ratio=r.stretch_ratio,
+                engine=r.engine,
+                voice=r.voice,
+                speaker=seg.speaker,
+            )
             for seg, r, slot in segments
         ],
-        "overlays": [
-            {"text": o.text, "start": ms_to_s(o.start_ms), "end": ms_to_s(o.end_ms)}
+        overlays=[
+            ManifestOverlay(text=o.text, start=ms_to_s(o.start_ms), end=ms_to_s(o.end_ms))
             for o in placed.overlays
         ],
-        "cues": [
-            {
-                "start": ms_to_s(c.start_ms),
-                "end": ms_to_s(c.end_ms),
-                "text": c.text,
-                "layer": c.layer,
-            }
+        cues=[
+            ManifestCue(
+                start=ms_to_s(c.start_ms), end=ms_to_s(c.end_ms), text=c.text, layer=c.layer
+            )
             for c in cues
         ],
-        "loudness": {
-            "integrated_lufs": loud.integrated_lufs,
-            "true_peak_dbtp": loud.true_peak_dbtp,
-        },
-        "warnings": warnings,
-    }
+        loudness=Loudness(integrated_lufs=loud.integrated_lufs, true_peak_dbtp=loud.true_peak_dbtp),
+        warnings=warnings,
+        style=plan.style.applied,
+        screen_text=plan.options.shows_screen_text(spec),
+        qualifier_display=spec.qualifier_display,
+        music=music,
+    )
+
+
+@dataclass
+class Rendered:
+    """A finished job: the manifest (deterministic, written as manifest.json) and the
+    wall-clock time each stage took (not in the manifest, so re-runs are byte-identical)."""
+
+    manifest: Manifest
+    timings: dict[str, float]

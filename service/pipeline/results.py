@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -76,12 +75,3 @@ class SegmentResult:
         data = json.loads(text)
         data["phrases"] = [tuple(p) for p in data["phrases"]]
         return cls(**data)
-
-
-@dataclass
-class Rendered:
-    """A finished job: the manifest (deterministic, written as manifest.json) and the
-    wall-clock time each stage took (not in the manifest, so re-runs are byte-identical)."""
-
-    manifest: dict[str, Any]
-    timings: dict[str, float]

@@ -203,3 +203,12 @@ def test_published_schema_file_is_current() -> None:
     """docs/jobspec.schema.json is what `narrate schema` prints; regenerate it when the spec changes."""
     path = Path(__file__).resolve().parents[2] / "docs" / "jobspec.schema.json"
     assert json.loads(path.read_text(encoding="utf-8")) == json_schema()
+
+
+def test_published_manifest_schema_file_is_current() -> None:
+    """docs/manifest.schema.json is what `narrate schema --manifest` prints; regenerate it when
+    the manifest changes (tests/test_render.py checks a render's manifest.json against it)."""
+    from service.pipeline.manifest import manifest_schema
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "manifest.schema.json"
+    assert json.loads(path.read_text(encoding="utf-8")) == manifest_schema()

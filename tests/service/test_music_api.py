@@ -15,6 +15,7 @@ import pytest
 
 from service import audio as dsp
 from tests.conftest import BUNDLED_EXAMPLE, SHORT_SCRIPT, make_video
+from tests.helpers import read_manifest
 from tests.service.conftest import Stack, start_stack, wait_for
 
 pytestmark = pytest.mark.integration
@@ -75,7 +76,7 @@ def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path
         assert c.delete(f"/v1/jobs/{job['id']}").json()["result"] == "deleted"
         assert c.get(job["links"]["artifacts"]["mix.wav"]).status_code == 404
         assert not job_dir.exists()  # the upload, the music and mix.wav all went
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     assert manifest["music"]["file"] == "source.music" and manifest["music"]["duck_db"] == 12
     mix, sr = dsp.read_wav(out / "mix.wav")
     voice, _ = dsp.read_wav(out / "narration.wav")
@@ -129,7 +130,7 @@ def test_submit_client_sends_music(stack: Stack, music: Path, tmp_path: Path) ->
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     assert manifest["music"]["duck_db"] == 15
     mix, sr = dsp.read_wav(out / "mix.wav")
     voice, _ = dsp.read_wav(out / "narration.wav")
