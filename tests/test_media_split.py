@@ -81,17 +81,19 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
     events: list[str] = []
     media = Recording(settings, events)
 
-    class Watched(Pipeline):
-        def _mix_narration(self, *args: Any, **kw: Any) -> Loudness:
-            events.append("mix started")
-            try:
-                return super()._mix_narration(*args, **kw)
-            finally:
-                events.append("mix done")
-
-    pipeline = Watched(
-        settings, base.engines, media, base.catalog, base.segment, base.make_speech, base.lexicons
+    pipeline = Pipeline(
+        settings, base.engines, media, base.catalog, base.words, base.make_speech, base.lexicons
     )
+    mix = pipeline.finalizer._mix_narration
+
+    def watched(*args: Any, **kw: Any) -> Loudness:
+        events.append("mix started")
+        try:
+            return mix(*args, **kw)
+        finally:
+            events.append("mix done")
+
+    pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
     video = make_video(tmp_path / "clip.mp4", 11, size="360x640")
     plan = pipeline.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video

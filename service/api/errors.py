@@ -45,7 +45,7 @@ async def conflict(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def bad_input(request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": request.app.state.jobs.public(str(exc))}, 422)
+    return JSONResponse({"detail": request.app.state.jobs.redact_paths(str(exc))}, 422)
 
 
 def install(app: FastAPI) -> None:

@@ -21,7 +21,7 @@ class Lifecycle:
         self.store = store
         self.storage = storage
 
-    def public(self, message: str) -> str:
+    def redact_paths(self, message: str) -> str:
         """A message fit for the client: no absolute server path (ffprobe and ffmpeg name the
         files they read), only what the client itself sent or can see."""
         roots = {str(self.settings.data_dir), str(self.settings.data_dir.resolve())}
@@ -30,7 +30,7 @@ class Lifecycle:
         return message
 
     def fail(self, job: Job, reason: str) -> None:
-        reason = self.public(reason)
+        reason = self.redact_paths(reason)
         # Intermediate files go first: a client that sees "failed" finds none of them.
         self._tidy(self.storage.clear_work, job)
         if self.store.advance(job.id, "failed", error=reason):

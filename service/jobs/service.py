@@ -37,8 +37,8 @@ class JobService(JobParts):
     def new_id(self) -> str:
         return uuid.uuid4().hex
 
-    def public(self, message: str) -> str:
-        return self.lifecycle.public(message)
+    def redact_paths(self, message: str) -> str:
+        return self.lifecycle.redact_paths(message)
 
     # -- submit ----------------------------------------------------------------------------
     def receive(self, tenant: str, job_id: str, kind: str) -> Incoming:

@@ -13,16 +13,16 @@ from service.config import Settings
 from service.domain.errors import MediaInputError
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, parse_entries
-from service.domain.text import Segmenter, split_phrases
+from service.domain.text import Segmenter
 from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
-from service.pipeline.finalize import FinalizeStep
+from service.pipeline.finalize import Finalizer
 from service.pipeline.local import render_locally
 from service.pipeline.manifest import Rendered
-from service.pipeline.results import JobPlan, Progress, no_progress
-from service.pipeline.segment import SegmentStep
-from service.pipeline.voicing import Speaker, Voicing
-from service.ports import Media, TtsEngine
+from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
+from service.pipeline.segment import SegmentRenderer
+from service.pipeline.voicing import Voicing
+from service.ports import Media, TtsEngine, Workspace
 from service.styles import job_style
 from service.voices import Catalog
 
@@ -31,27 +31,41 @@ def _no_lexicon(language: str) -> Lexicon:
     return {}
 
 
-class Pipeline(SegmentStep, FinalizeStep):
+class Pipeline:
+    """A job's steps on this machine's adapters: ``plan`` at the door, ``render_segment``
+    (a SegmentRenderer) per segment, ``finalize`` (a Finalizer) once, or ``render`` all in
+    this process."""
+
     def __init__(
         self,
         settings: Settings,
         engines: dict[str, TtsEngine],
         media: Media,
         catalog: Catalog,
-        segment: Segmenter | None = None,
+        words: Segmenter | None = None,
         speech: Callable[[], Tools] | None = None,
         lexicons: Callable[[str], Lexicon] = _no_lexicon,
     ) -> None:
-        """``speech`` makes the front-end's word segmenter and pinyin (called on first use:
-        pypinyin loads slowly); ``lexicons`` gives the shipped lexicon of a language."""
+        """``words`` is the word segmenter (jieba's words and tags); ``speech`` makes the
+        front-end's tools (called on first use: pypinyin loads slowly); ``lexicons`` gives
+        the shipped lexicon of a language."""
         self.settings = settings
         self.engines = engines
         self.media = media
         self.catalog = catalog
-        self.segment = segment
+        self.words = words
         self.make_speech = speech
         self.lexicons = lexicons
-        self.voicing = Voicing(engines, catalog)
+        self.segments = SegmentRenderer(
+            settings,
+            media,
+            Voicing(engines, catalog),
+            catalog,
+            words,
+            self.lexicon,
+            lambda: self.speech,
+        )
+        self.finalizer = Finalizer(settings, media, words)
 
     @cached_property
     def speech(self) -> Tools:
@@ -63,19 +77,22 @@ class Pipeline(SegmentStep, FinalizeStep):
         """The shipped lexicon of the job's language with the job's own entries over it."""
         return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
 
-    def speaker(self, plan: JobPlan, index: int) -> Speaker:
-        spec = plan.spec
-        text = spec.segments[index].text
-        return Speaker(
-            text,
-            spec.language,
-            self.lexicon(spec),
-            self.speech,
-            split_phrases(text, spec.line_chars, self.segment),
-            spec.line_chars,
-            spec.segments[index].pitch or "+0Hz",
-            spec.segments[index].volume or "+0%",
-        )
+    def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
+        """Synthesize segment ``index`` and fit it to its slot, to the sample."""
+        return self.segments.render(plan, index, work)
+
+    def finalize(
+        self,
+        plan: JobPlan,
+        results: list[SegmentResult],
+        work: Workspace,
+        outdir: Path,
+        video: Path | None = None,
+        progress: Progress = no_progress,
+        music: Path | None = None,
+    ) -> Rendered:
+        """Timeline, subtitles, loudness, music and mux: every artifact into ``outdir``."""
+        return self.finalizer.finalize(plan, results, work, outdir, video, progress, music)
 
     # -- at the door -----------------------------------------------------------------------
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:

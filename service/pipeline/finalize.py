@@ -41,12 +41,14 @@ PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it
 
 
-class FinalizeStep:
-    """``finalize`` as the Pipeline runs it (the Pipeline gives the attributes)."""
+class Finalizer:
+    """Finishes a job from its fitted segments: the timeline, the subtitles (line breaking
+    with the word segmenter ``words``), loudness, the music and the mux through ``media``."""
 
-    settings: Settings
-    media: Media
-    segment: Segmenter | None
+    def __init__(self, settings: Settings, media: Media, words: Segmenter | None) -> None:
+        self.settings = settings
+        self.media = media
+        self.words = words
 
     def finalize(
         self,
@@ -92,7 +94,7 @@ class FinalizeStep:
     def _write_subtitles(self, plan: JobPlan, placed: Placed, outdir: Path) -> list[Cue]:
         """Narration cues from each phrase's measured speech, overlays on top; SRT/VTT/ASS."""
         spec = plan.spec
-        layout = Layout.for_spec(spec, self.segment)
+        layout = Layout.for_spec(spec, self.words)
         timed = [
             [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
             for res, slot in zip(placed.results, placed.slots, strict=True)

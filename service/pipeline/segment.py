@@ -6,20 +6,21 @@ from __future__ import annotations
 import bisect
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from service import audio as dsp
 from service.config import Settings
 from service.domain.fields import rate_multiplier
-from service.domain.spec import FitOptions
-from service.domain.speech import SpokenText
+from service.domain.spec import FitOptions, JobSpec
+from service.domain.speech import Lexicon, SpokenText, Tools
 from service.domain.subtitles import timed_phrases
-from service.domain.text import Segmenter
+from service.domain.text import Segmenter, split_phrases
 from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
 from service.domain.units import ms_to_samples, samples_to_ms
 from service.pipeline.results import JobPlan, SegmentResult
-from service.pipeline.voicing import Speaker, Voicing
+from service.pipeline.voicing import SpokenSegment, Voicing
 from service.ports import Boundary, Media, Speech, Workspace
 from service.voices import Catalog
 
@@ -63,19 +64,45 @@ def segment_audio_name(index: int) -> str:
     return f"segment-{index:03d}.wav"
 
 
-class SegmentStep:
-    """``render_segment`` as the Pipeline runs it (the Pipeline gives the attributes)."""
+class SegmentRenderer:
+    """Renders one segment of a plan: synthesis through ``voicing``, the fit through
+    ``media`` (rubberband), phrase timing with the word segmenter ``words``."""
 
-    settings: Settings
-    media: Media
-    voicing: Voicing
-    catalog: Catalog
-    segment: Segmenter | None
+    def __init__(
+        self,
+        settings: Settings,
+        media: Media,
+        voicing: Voicing,
+        catalog: Catalog,
+        words: Segmenter | None,
+        lexicon: Callable[[JobSpec], Lexicon],
+        tools: Callable[[], Tools],
+    ) -> None:
+        """``lexicon`` gives a job's pronunciations; ``tools`` the speech front-end's (made on
+        first use: pypinyin loads slowly)."""
+        self.settings = settings
+        self.media = media
+        self.voicing = voicing
+        self.catalog = catalog
+        self.words = words
+        self.lexicon = lexicon
+        self.tools = tools
 
-    def speaker(self, plan: JobPlan, index: int) -> Speaker:
-        raise NotImplementedError
+    def spoken_segment(self, plan: JobPlan, index: int) -> SpokenSegment:
+        spec = plan.spec
+        seg = spec.segments[index]
+        return SpokenSegment(
+            seg.text,
+            spec.language,
+            self.lexicon(spec),
+            self.tools(),
+            split_phrases(seg.text, spec.line_chars, self.words),
+            spec.line_chars,
+            seg.pitch or "+0Hz",
+            seg.volume or "+0%",
+        )
 
-    def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
+    def render(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample.
 
         Native rate first (a second synthesis at the rate that lands on the target), then a
@@ -86,7 +113,7 @@ class SegmentStep:
         warnings: list[str] = []
         calls: dict[str, int] = {}
         t0 = time.perf_counter()
-        speaker = self.speaker(plan, index)
+        speaker = self.spoken_segment(plan, index)
         target_ms = speech_target_ms(slot, fit)
         seg = spec.segments[index]
         voiced = self.voicing.native_fit(
@@ -168,5 +195,5 @@ class SegmentStep:
         words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
         return [
             (p.start, p.end, p.start_ms, p.end_ms)
-            for p in timed_phrases(text, spec.line_chars, words, self.segment)
+            for p in timed_phrases(text, spec.line_chars, words, self.words)
         ]

@@ -17,7 +17,7 @@ MAX_RATE_PASSES = 3  # re-syntheses at a new native rate after the natural-rate 
 
 
 @dataclass
-class Speaker:
+class SpokenSegment:
     """One segment's text as each kind of engine is given it (made once per kind), and the
     display phrases mapped into that text: the phrase split espeak speaks by."""
 
@@ -71,7 +71,7 @@ class Voicing:
     def speak(
         self,
         casting: Casting,
-        speaker: Speaker,
+        speaker: SpokenSegment,
         rate: float,
         warnings: list[str],
         calls: dict[str, int],
@@ -102,7 +102,7 @@ class Voicing:
     def native_fit(
         self,
         casting: Casting,
-        speaker: Speaker,
+        speaker: SpokenSegment,
         target_ms: int,
         fit: FitOptions,
         warnings: list[str],

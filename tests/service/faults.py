@@ -13,12 +13,12 @@ import os
 import time
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from service import wiring
 from service.config import Settings
 from service.pipeline import JobPlan, Pipeline, SegmentResult
+from service.ports import Workspace
 
 
 def fault(name: str) -> str:
@@ -38,14 +38,14 @@ def _sleep(name: str) -> None:
 class FaultyPipeline(Pipeline):
     """The real pipeline, with the faults injected where a step calls it."""
 
-    def render_segment(self, plan: JobPlan, index: int, workdir: Path) -> SegmentResult:
+    def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         _sleep("segment_sleep")
         text = plan.spec.segments[index].text
         if (word := fault("crash_on")) and word in text:
             os._exit(77)  # a task that kills its worker every time
         if (word := fault("bug_on")) and word in text:
             raise OverflowError("math range error (injected)")  # a plain bug
-        return super().render_segment(plan, index, workdir)
+        return super().render_segment(plan, index, work)
 
     def finalize(self, *args: Any, **kwargs: Any) -> Any:
         _sleep("finalize_sleep")
