@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +24,9 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     # The shipped catalog; styles.json and lexicon/ are read from the same folder.
     voices_file: Path = VOICES_DIR / "catalog.json"
+    # Logs of the narrate loggers: "text" (job/tenant/segment as key=value) or "json" (one
+    # object per line, for a log shipper).
+    log_format: Literal["text", "json"] = "text"
 
     # Audio
     sample_rate: int = 24000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,12 +67,17 @@ def test_rate_is_sent_as_percent(edge: EdgeEngine) -> None:
 
 @pytest.mark.parametrize("fault", ["403", "429", "503", "close", "delay", "truncate"])
 def test_each_fault_is_retried_then_succeeds(
-    edge: EdgeEngine, server: EdgeServer, fault: str
+    edge: EdgeEngine, server: EdgeServer, fault: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     server.faults.append(fault)
-    speech = edge.synthesize(request())
+    with caplog.at_level(logging.WARNING, logger="narrate.tts.edge"):
+        speech = edge.synthesize(request())
     assert speech.duration_ms > 1000 and speech.boundaries
     assert server.requests == 2
+    retried = [r for r in caplog.records if r.name == "narrate.tts.edge"]
+    # edge-tts answers a 403 itself (it corrects its clock skew and reconnects once).
+    assert len(retried) == (fault != "403")
+    assert all(r.getMessage().startswith("edge attempt 1 failed") for r in retried)
 
 
 def test_other_errors_fail_fast(server: EdgeServer) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from service import wiring
+from service import logs, wiring
 from service.config import get_settings
 
+logs.configure(get_settings().log_format)
 app = wiring.celery(get_settings())
 app.conf.include = ["workers.tasks"]

@@ -6,6 +6,7 @@ the bytes that go each way (what bench/storage.py reports)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ from urllib.parse import urlsplit
 
 from service.config import Settings
 from service.domain.errors import InputError, StorageUnavailable
+
+log = logging.getLogger("narrate.storage.s3")
 
 MISSING = {"NoSuchKey", "404", "NotFound", "NoSuchUpload"}
 
@@ -59,9 +62,25 @@ def translated(what: str, key: str) -> Iterator[None]:
         code = str(exc.response.get("Error", {}).get("Code", ""))
         if code in MISSING:
             raise FileNotFoundError(2, "no such object", key) from None
+        log.warning("object storage refused %s %s: %s", what, key, code)
         raise StorageUnavailable(f"object storage refused {what} {key!r}: {code}") from exc
     except (BotoCoreError, Boto3Error) as exc:
+        log.warning("object storage unreachable after retries (%s %s): %s", what, key, exc)
         raise StorageUnavailable(f"object storage unreachable ({what} {key!r}): {exc}") from exc
+
+
+def log_retry(
+    attempts: int,
+    response: Any = None,
+    caught_exception: BaseException | None = None,
+    **_: Any,
+) -> None:
+    """botocore's ``needs-retry`` event, observed (never answered: botocore decides): every
+    failed attempt of a call is logged, so a store that backs off leaves a trace."""
+    status = response[0].status_code if response is not None else None
+    if caught_exception is not None or (status is not None and (status >= 500 or status == 429)):
+        why = type(caught_exception).__name__ if caught_exception is not None else f"HTTP {status}"
+        log.warning("object storage attempt %d failed: %s", attempts, why)
 
 
 class S3Objects:
@@ -195,6 +214,8 @@ def make_client(settings: Settings) -> Any:
     )
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
     session = boto3.session.Session()
-    return session.client(
+    client = session.client(
         "s3", endpoint_url=settings.s3_endpoint_url or None, region_name=region, config=config
     )
+    client.meta.events.register("needs-retry.s3", log_retry)
+    return client

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 
+from service import logs
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import Settings
 from service.domain.job import Job
@@ -62,7 +63,7 @@ class Reconciler:
         )
 
     def run_forever(self, interval: float) -> None:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s reconciler %(message)s")
+        logs.configure(self.settings.log_format, prefix="reconciler ")
         while True:
             try:
                 counts = self.reconcile()

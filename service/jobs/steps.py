@@ -10,6 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
+from service import logs
 from service.adapters.queue import FINALIZE_TASK
 from service.domain.errors import CanceledError, NarrateError
 from service.domain.job import Job
@@ -78,6 +79,7 @@ class WorkerSteps(JobParts):
         job = self._admit(job_id, f"segment:{index}", f"segment {index + 1}")
         if job is None:
             return
+        logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
         self.store.advance(job_id, "running", stage="synthesize")
         self.store.set_segment(
             job_id,
@@ -128,6 +130,7 @@ class WorkerSteps(JobParts):
         job = self._admit(job_id, "finalize", "finalize")
         if job is None:
             return
+        logs.bind(job=job_id, tenant=job.tenant, segment=None)
         self.store.update(
             job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
         )

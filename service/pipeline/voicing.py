@@ -4,6 +4,7 @@ re-synthesized at the rates that home in on the target length."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from service.domain.errors import EngineError
@@ -13,6 +14,7 @@ from service.domain.timeline import next_rate
 from service.ports import Speech, TtsEngine, TtsRequest
 from service.voices import Casting, Catalog
 
+log = logging.getLogger("narrate.voicing")
 MAX_RATE_PASSES = 3  # re-syntheses at a new native rate after the natural-rate pass
 
 
@@ -97,6 +99,7 @@ class Voicing:
             reason = f"{casting.engine} is not available"
         fallback = casting.fall_back()
         warnings.append(f"{reason}; fell back to {fallback.engine} voice {fallback.voice.id}")
+        log.warning("%s; falling back to %s voice %s", reason, fallback.engine, fallback.voice.id)
         return self.speak(fallback, speaker, rate, warnings, calls)
 
     def native_fit(

@@ -7,6 +7,7 @@ jittered exponential backoff, inside a fleet-wide connection cap and circuit bre
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 import types
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 RETRY_STATUS = {403, 429, 503}
 SAMPLE_RATE = 24000
+
+log = logging.getLogger("narrate.tts.edge")
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,8 +223,22 @@ class EdgeEngine:
                 last = exc
                 if not exc.retryable or attempt + 1 == self.config.attempts:
                     break
-                time.sleep(self.config.backoff * 2**attempt * random.uniform(0.5, 1.5))
+                delay = self.config.backoff * 2**attempt * random.uniform(0.5, 1.5)
+                log.warning(
+                    "edge attempt %d failed (%s); retrying in %.2f s",
+                    attempt + 1,
+                    exc.message,
+                    delay,
+                    extra={"voice": request.voice, "attempt": attempt + 1},
+                )
+                time.sleep(delay)
         assert last is not None
+        log.warning(
+            "edge gave up after %d attempt(s): %s",
+            attempt + 1,
+            last.message,
+            extra={"voice": request.voice, "attempt": attempt + 1},
+        )
         raise EngineError(
             self.name,
             f"gave up after {attempt + 1} attempt(s): {last.message.split(': ', 1)[-1]}",

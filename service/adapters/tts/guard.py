@@ -5,6 +5,7 @@ an in-process twin serves the one-process CLI."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -21,6 +22,8 @@ end
 return 0
 """
 
+log = logging.getLogger("narrate.tts.guard")
+
 
 class Guard(Protocol):
     def slot(self, wait: float) -> Any: ...
@@ -30,6 +33,11 @@ class Guard(Protocol):
     def success(self) -> None: ...
 
     def failure(self) -> None: ...
+
+
+def _opened(name: str, failures: int, cooldown: float, probing: bool) -> None:
+    why = "the half-open probe failed" if probing else f"{failures} consecutive failures"
+    log.warning("%s circuit breaker open for %g s: %s", name, cooldown, why)
 
 
 class RedisGuard:
@@ -82,6 +90,7 @@ class RedisGuard:
         if n >= self.failures or probing:
             self.r.set(f"{self.key}:open_until", time.time() + self.cooldown)
             self.r.delete(f"{self.key}:probe")
+            _opened(self.key, n, self.cooldown, bool(probing))
 
 
 class LocalGuard:
@@ -121,5 +130,6 @@ class LocalGuard:
         with self.lock:
             self.count += 1
             if self.count >= self.failures or self.probing:
+                _opened("edge", self.count, self.cooldown, self.probing)
                 self.open_until = time.time() + self.cooldown
                 self.probing = False
