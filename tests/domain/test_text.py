@@ -68,7 +68,7 @@ def shown(cues: list[list[str]]) -> str:
 
 # The table (`/` a line break, `|` a cue break), then more an editor would expect.
 EXPECTED = [
-    ("GAGAR 把这块铁板敲碎:先 dynamic sampling", "GAGAR 把这块铁板敲碎： / 先 dynamic sampling"),
+    ("GAGAR 把这块铁板敲碎:先 dynamic sampling", "GAGAR 把这块铁板敲碎 / 先 dynamic sampling"),
     ("一个塞了 200 行无关改动还过了测试", "一个塞了 200 行无关改动还过了测试"),
     ("让 GRPO 的 baseline 与方差估计仍稳定", "让 GRPO 的 baseline / 与方差估计仍稳定"),
     (
@@ -119,7 +119,7 @@ EXPECTED = [
     ),
     (
         "2026 年 11 月 3 日上午 10:30,我们的推荐服务突然报警:P99 延迟从 120 毫秒涨到了 1,800 毫秒!",
-        "2026 年 11 月 3 日上午 10:30 / 我们的推荐服务突然报警： | P99 延迟 / 从 120 毫秒涨到了 1,800 毫秒！",
+        "2026 年 11 月 3 日上午 10:30 / 我们的推荐服务突然报警 | P99 延迟 / 从 120 毫秒涨到了 1,800 毫秒！",
     ),
 ]
 

@@ -66,7 +66,7 @@ ABBREVIATIONS = {
     "Dec.": "December", "Corp.": "Corporation",
 }  # fmt: skip
 # Titles and initials bind to the word after them: no break (line or cue) after one.
-BINDING_ABBREVIATIONS = {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "St.", "No.", "Fig.", "Eq.",
+BINDING_ABBREVIATIONS = {"Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "St.", "Fig.", "Eq.",
                          "Sec.", "Vol.", "e.g.", "i.e.", "vs.", "cf.", "approx."}  # fmt: skip
 ABBREVIATION = re.compile(
     r"(?<![A-Za-z.])(?:(?:[A-Za-z]\.){2,}|et al\.|(?:"
