@@ -98,8 +98,9 @@ SYMBOLS = {
     "+": "plus", "±": "plus or minus", "→": "to", "->": "to", "&": "and", "@": "at",
     "×": "times", "÷": "divided by", "%": "percent", "‰": "per mille", "°": "degrees",
     "#": "number", "§": "section", "✓": "yes", "✗": "no", "*": "", "^": "to the power of",
-    "|": ",", "\\": " ", "_": " ", "/": "or", "…": "...", "—": ",", "–": ",", "--": ",",
+    "|": ",", "\\": " ", "_": " ", "/": "or", "…": "...", "...": "...", "—": ",", "–": ",", "--": ",",
 }  # fmt: skip
+_LETTER = "[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]"  # Latin letters, not × ÷
 _UNIT_ALTS = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 TOKENS = re.compile(
     rf"(?P<space>\s+)"
@@ -123,7 +124,7 @@ TOKENS = re.compile(
     rf"|(?P<abbr>{ABBREVIATION.pattern})"
     rf"|(?P<mixed>[A-Za-z]+(?:[-.]?[A-Za-z]*\d+(?:\.\d+)*[A-Za-z]*)+(?![\w]))"
     rf"|(?P<per>(?<=[\w%])/(?=[A-Za-z]+\b))"
-    rf"|(?P<word>[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)*(?:-[A-Za-z\u00c0-\u024f]+)*)"
+    rf"|(?P<word>{_LETTER}+(?:['’][A-Za-z]+)*(?:-{_LETTER}+)*)"
     rf"|(?P<minus>(?<![\w.])[-−](?=\d))"
     rf"|(?P<sym><=|>=|->|--|\.\.\.|[~≈<>≤≥=≠+±→&@×÷%‰°#§✓✗*^|\\_/…—–])"
     rf"|(?P<other>.)",
@@ -138,5 +139,5 @@ def spell(word: str) -> bool:
     if letters in SAID or letters.rstrip("s") in SAID:
         return False
     return (letters.isupper() and 2 <= len(letters) <= 5) or (
-        len(letters) > 1 and not re.search(r"[aeiouyAEIOUY]", letters)
+        len(letters) > 1 and letters.isascii() and not re.search(r"[aeiouyAEIOUY]", letters)
     )
