@@ -23,6 +23,7 @@ from service.domain.speech.en_tables import (
     CURRENCY,
     LETTER_AFTER,
     MAGNITUDE,
+    NOT_NAMES,
     PER,
     SYMBOLS,
     TOKENS,
@@ -96,7 +97,8 @@ class _EnWriter:
         suffix = tok[len(head) :]
         after = self.tok(self.near(i, 1))
         before = self.text[:a]
-        named = bool(re.search(r"[A-Z][\w.]*[- ]$|\d [- ]?$", before[-12:])) and suffix in "BK"
+        name = re.search(r"([A-Z][\w.]*)[- ]$|\d [- ]?$", before[-16:])
+        named = name is not None and name.group(1) not in NOT_NAMES  # Llama 3 70B, Qwen-72B
         if suffix in "BK" and (after in LETTER_AFTER or named):
             self.say(a, b, f"{n.number(head)} {suffix}")  # a 70B model, Llama 3 70B, 128K context
         elif head == "1" and self.tok(self.near(i, -1)).lower() == "per":

@@ -54,6 +54,12 @@ MAGNITUDE = {"K": "thousand", "k": "thousand", "M": "million", "B": "billion", "
 # Llama-3-70B, 128K context), as ML narrators say them; otherwise the word.
 LETTER_AFTER = {"model", "models", "context", "checkpoint", "checkpoints", "variant",
                 "variants", "dense", "MoE", "base", "instruct", "chat"}  # fmt: skip
+# Capitalised words that start a sentence rather than name a model (The 70B parameters).
+NOT_NAMES = {"The", "A", "An", "In", "On", "At", "For", "With", "Of", "By", "To", "From",
+             "About", "Over", "Under", "And", "But", "Or", "Its", "Their", "Our", "This",
+             "That", "These", "Those", "Each", "Every", "Some", "Only", "Just", "Roughly",
+             "Nearly", "Almost", "All", "Both", "Is", "Was", "Are", "Were", "Has", "Had",
+             "Then", "Now", "So", "Yet", "Up"}  # fmt: skip
 # Abbreviations with their periods, and what is said (U.S.-style initials are spelled).
 ABBREVIATIONS = {
     "e.g.": "for example", "i.e.": "that is", "vs.": "versus", "vs": "versus", "etc.": "et cetera",
@@ -98,7 +104,8 @@ SYMBOLS = {
     "+": "plus", "±": "plus or minus", "→": "to", "->": "to", "&": "and", "@": "at",
     "×": "times", "÷": "divided by", "%": "percent", "‰": "per mille", "°": "degrees",
     "#": "number", "§": "section", "✓": "yes", "✗": "no", "*": "", "^": "to the power of",
-    "|": ",", "\\": " ", "_": " ", "/": "or", "…": "...", "...": "...", "—": ",", "–": ",", "--": ",",
+    "|": ",", "\\": " ", "_": " ", "/": "or", "…": "...", "...": "...", "—": ",", "–": ",",
+    "--": ",",
 }  # fmt: skip
 _LETTER = "[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]"  # Latin letters, not × ÷
 _UNIT_ALTS = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
