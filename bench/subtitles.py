@@ -3,7 +3,8 @@
 Each example is rendered with espeak-ng when it is installed (``--timing model`` or no
 espeak-ng: phrases timed by the syllable model at the spec's pace instead), and every
 narration cue is read as an editor would, rule by rule. Prints counts per rule and example;
-all zero is the aim.
+all zero is the aim. A rule about a break (number/unit, abbreviation, quotes and brackets)
+reads across cue boundaries too.
 
     .venv/bin/python bench/subtitles.py [--timing espeak|model] [--show] [SCRIPT ...]
 """
@@ -16,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.adapters.segmenter import tagged_words  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
+from service.domain.speech.en_tables import BINDING_ABBREVIATIONS as BINDING  # noqa: E402
 from service.domain.subtitles import (  # noqa: E402
     NARRATION,
     Cue,
@@ -34,10 +37,13 @@ from service.domain.subtitles import (  # noqa: E402
 from service.domain.text import (  # noqa: E402
     EN_ARTICLES,
     EN_PREPOSITIONS,
+    EN_UNITS,
     FORWARD,
     LOCALIZERS,
     PARTICLES,
     UNITS,
+    is_abbreviation,
+    is_per_unit,
     reading_chars,
     split_phrases,
     syllables,
@@ -48,7 +54,10 @@ RULES = [
     "lines over width",
     "lines opening on a particle",
     "lines ending on a forward-binding word",
+    "lines ending in ，。、；：",
+    "breaks inside 《》“”（）",
     "number/unit splits",
+    "abbreviations taken for a sentence end",
     "unchained gaps",
     "cues over 9 cps",
     "half-width punctuation between hanzi",
@@ -58,6 +67,7 @@ RULES = [
 ]
 _HANZI = re.compile(r"[\u3400-\u9fff]")
 CLOSING = set("，。、；：？！」』）》”’,.;:?!)")
+PAIRS = {"《": "》", "“": "”", "（": "）", "(": ")", "「": "」"}
 
 
 def _model_cues(spec, layout: Layout) -> list[Cue]:  # type: ignore[no-untyped-def]
@@ -98,7 +108,6 @@ def _espeak_cues(path: Path) -> list[Cue] | None:
 
 
 def count(cues: list[Cue], layout: Layout, show: bool = False) -> Counter[str]:
-    zh = layout.language == "zh"
     got: Counter[str] = Counter()
 
     def hit(rule: str, what: str) -> None:
@@ -121,37 +130,69 @@ def count(cues: list[Cue], layout: Layout, show: bool = False) -> Counter[str]:
             gap = cues[i + 1].start_ms - cue.end_ms
             if gap <= 500 and abs(gap - 2 * frame) > 1:
                 hit("unchained gaps", f"{gap} ms after {cue.text!r}")
-        for n, line in enumerate(cue.lines):
-            if width(line, layout.language) > layout.line_chars:
-                hit("lines over width", line)
-            if zh and re.search(r"[\u3400-\u9fff] ?[,?!:;] ?[\u3400-\u9fff]", line):
-                hit("half-width punctuation between hanzi", line)
-            prev = cue.lines[n - 1] if n else (cues[i - 1].lines[-1] if i else "")
-            if zh:
-                head = re.findall(r"^[\u3400-\u9fff]+", line)
-                first = tagged_words(head[0])[0][0] if head else ""
-                if first in PARTICLES or first in LOCALIZERS or line[0] in CLOSING:
-                    hit("lines opening on a particle", line)
-                # The line's last word, as the tagger cuts it (指向 is not 向).
-                tail = re.findall(r"[\u3400-\u9fff]+$", line)
-                atoms = [w for w, _ in tagged_words(tail[0])] if tail else []
-                if atoms and atoms[-1] in FORWARD:
-                    hit("lines ending on a forward-binding word", line)
-                if (
-                    prev
-                    and re.search(r"[0-9一二三四五六七八九十两]$", prev)
-                    and line.startswith(tuple(UNITS))
-                ):
-                    hit("number/unit splits", f"{prev} / {line}")
-            else:
-                words = line.split()
-                if (
-                    words
-                    and words[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS
-                    and n + 1 < len(cue.lines)
-                ):
-                    hit("lines ending on a forward-binding word", line)
+    # Lines in order across cues: (line, ends its cue); a rule about a break reads both sides.
+    lines = [(line, n + 1 == len(c.lines)) for c in cues for n, line in enumerate(c.lines)]
+    for k, (line, last) in enumerate(lines):
+        prev = lines[k - 1][0] if k else ""
+        if width(line, layout.language) > layout.line_chars:
+            hit("lines over width", line)
+        _pairs(line, [x for x, _ in lines[k + 1 :]], layout, hit)
+        if layout.language == "zh":
+            _zh_lines(line, prev, hit)
+        else:
+            _en_lines(line, prev, last, hit)
     return got
+
+
+def _pairs(line: str, rest: list[str], layout: Layout, hit: Callable[[str, str], None]) -> None:
+    """A quote or bracket opened on this line and closed on a later one, though it fits one."""
+    stack: list[int] = []
+    for i, c in enumerate(line):
+        if c in PAIRS:
+            stack.append(i)
+        elif stack and c == PAIRS[line[stack[-1]]]:
+            stack.pop()
+    joiner = "" if layout.language == "zh" else " "
+    for o in stack:
+        after = joiner.join(rest)
+        close = after.find(PAIRS[line[o]])
+        if close >= 0:
+            whole = line[o:] + joiner + after[: close + 1]
+            if width(whole, layout.language) <= layout.line_chars:
+                hit("breaks inside 《》“”（）", whole)
+
+
+def _zh_lines(line: str, prev: str, hit: Callable[[str, str], None]) -> None:
+    if re.search(r"[\u3400-\u9fff] ?[,?!:;] ?[\u3400-\u9fff]", line):
+        hit("half-width punctuation between hanzi", line)
+    if line[-1:] in set("，。、；：,;:"):
+        hit("lines ending in ，。、；：", line)
+    head = re.findall(r"^[\u3400-\u9fff]+", line)
+    first = tagged_words(head[0])[0][0] if head else ""
+    if first in PARTICLES or first in LOCALIZERS or line[0] in CLOSING:
+        hit("lines opening on a particle", line)
+    # The line's last word, as the tagger cuts it (指向 is not 向).
+    tail = re.findall(r"[\u3400-\u9fff]+$", line)
+    atoms = [w for w, _ in tagged_words(tail[0])] if tail else []
+    if atoms and atoms[-1] in FORWARD:
+        hit("lines ending on a forward-binding word", line)
+    if prev and re.search(r"[0-9一二三四五六七八九十两]$", prev) and line.startswith(tuple(UNITS)):
+        hit("number/unit splits", f"{prev} / {line}")
+
+
+def _en_lines(line: str, prev: str, last: bool, hit: Callable[[str, str], None]) -> None:
+    words = line.split()
+    if words and words[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS and not last:
+        hit("lines ending on a forward-binding word", line)
+    before = prev.split()[-1] if prev.split() else ""
+    first = words[0].rstrip(",.;:") if words else ""
+    # A number cut from its unit or per-unit, or an amount cut after its sign ($ | 41.5B).
+    unit = first in EN_UNITS or first.lower() in EN_UNITS or is_per_unit(first)
+    if before and ((before[-1].isdigit() and unit) or before[-1] in "$€£¥~≈<>≤≥"):
+        hit("number/unit splits", f"{prev} / {line}")
+    # An abbreviation read as a sentence end: "U.S. | cloud", "Dr. | Chen", "e.g. | on".
+    if is_abbreviation(before) and first and (not first[0].isupper() or before in BINDING):
+        hit("abbreviations taken for a sentence end", f"{prev} / {line}")
 
 
 def main() -> None:

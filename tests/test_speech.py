@@ -24,6 +24,7 @@ pytestmark = pytest.mark.integration
 EXAMPLES = [
     ROOT / "examples" / "gagar-grpo-quality-ranking.md",
     ROOT / "examples" / "kv-cache-quantization.md",
+    ROOT / "examples" / "zh-rag-rerank.md",  # 3e-4, x86, 《…》, line-final ；：
 ]
 # espeak-ng's English phonemes of the digits 1-5 (one, two, three, four, five): what the `cmn`
 # voice says after each hanzi for its tone number.
@@ -123,14 +124,20 @@ def test_offline_render_of_the_examples(example: Path, tmp_path: Path) -> None:
         assert m["end"] - m["start"] == pytest.approx(m["allotted"], abs=1e-3)
     assert manifest["warnings"] == []
     # Subtitles show the script's own text, not the spoken text.
-    shown = comparable("".join(cue_texts(out / "subtitles.srt")))
-    script = comparable("".join(s.text for s in spec.segments) + "".join(spec.qualifiers))
-    assert shown == script
+    # (narration and the qualifier overlays apart: an overlay may show during any segment)
+    subs = list(srt.parse((out / "subtitles.srt").read_text(encoding="utf-8")))
+    top = [c.content for c in subs if c.content.startswith("{")]
+    shown = comparable("".join(c.content for c in subs if not c.content.startswith("{")))
+    assert shown == comparable("".join(s.text for s in spec.segments))
+    assert comparable("".join(cue_texts_of(top))) == comparable("".join(spec.qualifiers))
 
 
 def cue_texts(path: Path) -> list[str]:
-    cues = srt.parse(path.read_text(encoding="utf-8"))
-    return [re.sub(r"\{\\[^}]*\}", "", c.content) for c in cues]  # without {\an8}
+    return cue_texts_of([c.content for c in srt.parse(path.read_text(encoding="utf-8"))])
+
+
+def cue_texts_of(contents: list[str]) -> list[str]:
+    return [re.sub(r"\{\\[^}]*\}", "", c) for c in contents]  # without {\an8}
 
 
 def test_a_job_lexicon_entry_changes_speech_not_subtitles(tmp_path: Path) -> None:
@@ -177,3 +184,35 @@ def test_bad_lexicon_entries_exit_2(line: str, message: str, tmp_path: Path) -> 
     )
     proc = narrate("parse", spec)
     assert proc.returncode == 2 and "pronunciations" in proc.stderr and "'qq3'" in proc.stderr
+
+
+EN_EXAMPLE = ROOT / "examples" / "en-inference-costs.md"
+# What espeak-ng must never be given: digits, slashes, currency and math signs, brackets.
+RAW = re.compile(r"[\d/\\$€£¥%~≈<>≤≥=+±×÷^*#@&|_()\[\]{}→]")
+
+
+def test_offline_english_reads_numbers_like_a_narrator(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = narrate("render", EN_EXAMPLE, "--out", out, "--engine", "espeak")
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    spec = parse_script(EN_EXAMPLE.read_text(encoding="utf-8"))
+    said = [m["spoken_text"] for m in manifest["segments"]]
+    for seg, m, spoken in zip(spec.segments, manifest["segments"], said, strict=True):
+        assert m["text"] == seg.text and m["voice"] == "en-us"
+        assert not RAW.search(spoken), spoken  # every number, sign and slash is words
+        assert m["speech_duration"] <= m["allotted"] + 1e-6
+    assert "forty-one point five billion dollars" in said[0] and "U S cloud" in said[0]
+    assert "requests per minute at thirty-five cents per million tokens" in said[1]
+    assert "about forty percent" in said[2] and "one fifth" in said[2]
+    # espeak-ng itself says "billion dollars" and "per minute", not "dollar ... B" or "slash".
+    engine = EspeakEngine()
+    phon = " ".join(p for _, p in engine.phonemes(" ".join(said[:2]), "en-us"))
+    assert "b'Ili@n d'0l3z" in phon and "p3: m'InIt" in phon and "sl'aS" not in phon, phon
+    assert manifest["warnings"] == []
+    # Subtitles show the script's own text; no line ends on "U.S." or a number before its unit.
+    subs = list(srt.parse((out / "subtitles.srt").read_text(encoding="utf-8")))
+    cues = [c.content for c in subs if not c.content.startswith("{")]  # narration, not {\an8}
+    assert comparable(" ".join(cues)) == comparable(" ".join(s.text for s in spec.segments))
+    lines = [line for cue in cues for line in cue.split("\n")]
+    assert not [x for x in lines if x.endswith(("U.S.", "12,500", "$", "~", "e.g.", "Dr."))], lines

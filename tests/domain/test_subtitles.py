@@ -226,3 +226,28 @@ def test_word_boundaries_become_phrase_timings() -> None:
     assert all(x.end == y.start for x, y in itertools.pairwise(phrases))
     assert all(x.end_ms <= y.start_ms for x, y in itertools.pairwise(phrases))
     assert phrases[0].start_ms == 0 and phrases[-1].end_ms == words[-1][3]
+
+
+def test_every_editor_rule_holds_on_the_bundled_examples() -> None:
+    """bench/subtitles.py's rules, read as an editor reads cues, on every bundled example in
+    both languages (phrases timed by the syllable model): all zero, including line-final
+    ；：, breaks inside 《》“”（）, numbers cut from their units, abbreviations as sentence ends."""
+    import importlib.util
+
+    from service.config import ROOT
+    from service.domain.script import parse_script
+
+    loaded = importlib.util.spec_from_file_location(
+        "bench_subtitles", ROOT / "bench" / "subtitles.py"
+    )
+    assert loaded is not None and loaded.loader is not None
+    bench = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(bench)
+    languages = set()
+    for path in sorted((ROOT / "examples").glob("*.md")):
+        spec = parse_script(path.read_text(encoding="utf-8"))
+        lay = Layout.for_spec(spec, tagged_words)
+        got = bench.count(bench._model_cues(spec, lay), lay)
+        assert not +got, (path.name, dict(got))
+        languages.add(spec.language)
+    assert languages == {"zh", "en"}

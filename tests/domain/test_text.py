@@ -68,7 +68,7 @@ def shown(cues: list[list[str]]) -> str:
 
 # The table (`/` a line break, `|` a cue break), then more an editor would expect.
 EXPECTED = [
-    ("GAGAR 把这块铁板敲碎:先 dynamic sampling", "GAGAR 把这块铁板敲碎： / 先 dynamic sampling"),
+    ("GAGAR 把这块铁板敲碎:先 dynamic sampling", "GAGAR 把这块铁板敲碎 / 先 dynamic sampling"),
     ("一个塞了 200 行无关改动还过了测试", "一个塞了 200 行无关改动还过了测试"),
     ("让 GRPO 的 baseline 与方差估计仍稳定", "让 GRPO 的 baseline / 与方差估计仍稳定"),
     (
@@ -119,7 +119,7 @@ EXPECTED = [
     ),
     (
         "2026 年 11 月 3 日上午 10:30,我们的推荐服务突然报警:P99 延迟从 120 毫秒涨到了 1,800 毫秒!",
-        "2026 年 11 月 3 日上午 10:30 / 我们的推荐服务突然报警： | P99 延迟 / 从 120 毫秒涨到了 1,800 毫秒！",
+        "2026 年 11 月 3 日上午 10:30 / 我们的推荐服务突然报警 | P99 延迟 / 从 120 毫秒涨到了 1,800 毫秒！",
     ),
 ]
 
@@ -240,3 +240,96 @@ def test_real_segmenter_keeps_chinese_words_whole() -> None:
     for a, b in split_phrases(text, 16, tagged_words):
         assert not text[a:b].strip().startswith(("失", "点")), text[a:b]
     assert syllables("精度损失 KV", "zh") == 6  # four hanzi, K and V spelled
+
+
+# English an editor signs off: the two cues, then more (`/` a line, `|` a cue).
+EXPECTED_EN = [
+    (
+        "In Q3 2026, U.S. cloud providers spent roughly $41.5B on inference, about 3x what "
+        "they spent on training the models they serve.",
+        "In Q3 2026, U.S. cloud providers / spent roughly $41.5B on inference, | about 3x what "
+        "they spent / on training the models they serve.",
+    ),
+    (
+        "Batching is most of the answer: the 3rd configuration served 12,500 requests/min at "
+        "$0.35 per 1M tokens, and its p99 latency stayed under 200 ms.",
+        "Batching is most of the answer: / the 3rd configuration served | 12,500 requests/min / "
+        "at $0.35 per 1M tokens, | and its p99 latency stayed under 200 ms.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), EXPECTED_EN)
+def test_english_breaks_an_editor_signs_off(text: str, expected: str) -> None:
+    assert shown(layout_of(text, "en")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "never"),
+    [
+        (
+            "In Q3 2026, U.S. cloud providers spent roughly $41.5B on inference this year.",
+            ["U.S. /"],
+        ),
+        (
+            "Dr. Chen's team publishes v0.2 of the benchmark with the results vs. an H100 baseline at 900 GB/s.",
+            ["Dr. /", "vs. /", "900 / GB/s"],
+        ),
+        (
+            "The catch is that long prompts lose a fifth of their accuracy, e.g. on 128K context tasks.",
+            ["e.g. /"],
+        ),
+    ],
+)
+def test_never_these_english_breaks(text: str, never: list[str]) -> None:
+    got = shown(layout_of(text, "en")).replace(" | ", " / ")
+    for bad in never:
+        assert bad not in got, got
+
+
+def test_no_break_inside_an_amount_or_a_bound() -> None:
+    from service.domain.text import NEVER, analyse
+
+    text = "They spent roughly $41.5B, ~40% of it running < 5 ms and €2M more."
+    costs = analyse(text, "en").costs
+    for sign in ("$", "~", "<", "€"):
+        after = text.index(sign) + 1
+        after += text[after] == " "
+        assert costs.get(after, NEVER) >= NEVER, sign
+        assert costs[text.index(sign)] < NEVER  # the break falls before the amount
+
+
+def test_an_abbreviation_is_not_a_sentence_end_but_a_sentence_may_end_on_one() -> None:
+    from service.domain.text import analyse, ends_sentence, pause_after
+
+    text = "They spent it in the U.S. Then e.g. Dr. Chen left. Sales rose 3.5 percent."
+    an = analyse(text, "en")
+    ends = [t.end for t in an.tokens if ends_sentence(an.tokens, t.end) and t.kind != "space"]
+    assert [text[:e].split()[-1] for e in ends] == ["U.S.", "left.", "percent."]
+    # A phrase may end at "U.S." before "Then", never after "e.g." or "Dr.".
+    phrases = [text[a:b] for a, b in split_phrases(text, 42, language="en")]
+    assert phrases[:2] == ["They spent it in the U.S. ", "Then e.g. Dr. Chen left. "]
+    assert pause_after("Sales rose 3.5") == 0
+
+
+def test_zh_lines_never_end_in_clause_marks_and_short_pairs_stay_whole() -> None:
+    got = shown(
+        layout_of(
+            "这篇论文《先看目录，再翻书》说得很直白：检索回来的 50 段里，真正有用的往往不到 10 段。"
+        )
+    )
+    assert "《先看目录 再翻书》" in got
+    got = shown(
+        layout_of(
+            "做法分两步：先用小模型给每一段打分，挑出最相关的 8 段；再把它们按“先证据、后结论”的顺序（连同出处）交给大模型生成答案。"
+        )
+    )
+    lines = got.replace(" | ", " / ").split(" / ")
+    assert not [line for line in lines if line[-1] in "，。、；：,;:"], lines
+    assert "“先证据、后结论”" in got and "（连同出处）" in got
+    assert render_line("挑出最相关的 8 段；再把", "zh") == "挑出最相关的 8 段 再把"
+    assert render_line("做法分两步：先用", "zh") == "做法分两步：先用"
+    assert render_line("做法分两步：", "zh") == "做法分两步"
+    assert (
+        render_line("真的吗？", "zh") == "真的吗？" and render_line("《目录》", "zh") == "《目录》"
+    )

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.domain.speech import numbers
+from service.domain.speech.en_tables import SAID, spell
 from service.domain.speech.lexicon import Entry, Lexicon
 from service.domain.speech.spoken import Builder, SpokenText
 from service.domain.speech.zh_tables import (
@@ -29,7 +30,6 @@ from service.domain.speech.zh_tables import (
     SYMBOLS,
     TOKENS,
     is_cjk,
-    spell,
 )
 
 Segmenter = Callable[[str], list[str]]
@@ -86,7 +86,7 @@ class _ZhWriter:
             kind = m.lastgroup or "other"
             a, b, tok = m.start(), m.end(), m.group()
             was_number = self.after_number
-            self.after_number = kind in ("num", "mag", "percent", "range", "prange")
+            self.after_number = kind in ("num", "mag", "percent", "range", "prange", "sci")
             if kind == "space":
                 self.after_number = was_number
                 self.out.add(a, b, " " if self.reader == "text" else "", "same", False)
@@ -131,6 +131,14 @@ class _ZhWriter:
         elif kind == "fraction":
             top, bottom = tok.split("/")
             self.say_zh(a, b, numbers.integer(bottom) + "分之" + numbers.integer(top))
+        elif kind == "sci":  # 3e-4: 三乘十的负四次方 (the exponent's sign is said)
+            mantissa, _, exp = tok.lower().partition("e")
+            sign = "负" if exp[:1] in "-−" else ""
+            power = numbers.integer(exp.lstrip("+-−"))
+            self.say_zh(a, b, f"{self.number(mantissa)}乘十的{sign}{power}次方")
+        elif kind == "arch":  # x86, x64: the digits one by one, as they are said
+            self.say_en(a, a + 1, tok[0].lower(), False)
+            self.say_zh(a + 1, b, numbers.digit_by_digit(tok[1:]))
         elif kind == "times":
             self.say_zh(a, b, self.number(tok[:-1]) + "倍")
         elif kind == "version":
@@ -225,7 +233,8 @@ class _ZhWriter:
         elif spell(word):
             self.say_en(a, b, " ".join(word.replace("-", "")), True)
         else:
-            self.say_en(a, b, word, False)
+            said = SAID.get(word, word)  # NASA, LoRA: said as words, as the English reader does
+            self.say_en(a, b, said, said != word)
 
     def cjk(self, a: int, b: int, after_number: bool) -> None:
         run = self.text[a:b]

@@ -13,6 +13,8 @@ TOKENS = re.compile(
     rf"|(?P<date>(?<![\d.])\d{{4}}(?P<sep>[-/.])\d{{1,2}}(?P=sep)\d{{1,2}}(?![\d.]))"
     rf"|(?P<clock>(?<![\d:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:]))"
     rf"|(?P<fraction>(?<![\d./])\d+/\d+(?![\d./]))"
+    rf"|(?P<sci>(?<![\w.])\d+(?:\.\d+)?[eE][-+−]?\d+(?![\w]))"
+    rf"|(?P<arch>(?<![A-Za-z])[xX](?:86|64)(?![\d]))"
     rf"|(?P<times>{NUM}[x×](?![A-Za-z]))"
     rf"|(?P<version>(?<![A-Za-z0-9])[vV]\d+(?:\.\d+)*(?![\d]))"
     rf"|(?P<prange>{NUM}%?\s*[-~～–]\s*{NUM}%)"
@@ -67,11 +69,3 @@ AFTER_NUMBER = {"行": "hang2"}
 
 def is_cjk(ch: str) -> bool:
     return bool(ch) and bool(re.match(f"[{CJK}]", ch))
-
-
-def spell(word: str) -> bool:
-    """Acronyms are spelled as letters: GRPO, SFT, KV; not words like MiMo or rollout."""
-    letters = word.replace("-", "")
-    return (letters.isupper() and 2 <= len(letters) <= 5) or (
-        len(letters) > 1 and not re.search(r"[aeiouyAEIOUY]", letters)
-    )

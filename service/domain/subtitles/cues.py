@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 
 from service.domain.spec import JobSpec
 from service.domain.text import (
-    SENTENCE_END,
     Analysis,
     Segmenter,
     analyse,
     cost_at,
+    ends_sentence,
     forced_lines,
     layout_lines,
     reading_chars,
@@ -140,8 +140,7 @@ def _chars_per_second(chars: float, start_ms: int, end_ms: int, next_ms: int | N
 
 
 def _ends_sentence(an: Analysis, end: int) -> bool:
-    tail = an.base[:end].rstrip().rstrip("」』）)”’")
-    return not tail or tail[-1] in SENTENCE_END or tail.endswith(".")
+    return ends_sentence(an.tokens, end)  # "U.S. cloud" does not end one; "3.5" neither
 
 
 def narration_cues(

@@ -11,6 +11,7 @@ picks the cheapest phrases (phrases.py), cues and lines (lines.py).
 
 from service.domain.text.analysis import Analysis, analyse, cost_at
 from service.domain.text.classes import break_rule
+from service.domain.text.english import ends_sentence, is_abbreviation, is_per_unit
 from service.domain.text.lines import (
     BOTTOM_HEAVY,
     MISSED_PUNCT,
@@ -102,7 +103,10 @@ __all__ = [
     "cost_at",
     "detect_language",
     "display_len",
+    "ends_sentence",
     "forced_lines",
+    "is_abbreviation",
+    "is_per_unit",
     "layout_lines",
     "pause_after",
     "reading_chars",

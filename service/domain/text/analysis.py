@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from service.domain.text.classes import _en_classes, _pair_cost, _zh_classes
+from service.domain.text.english import en_penalties, merge_abbreviations
 from service.domain.text.tables import COORDINATORS, PARTICLES
 from service.domain.text.tokens import (
     AVOID,
@@ -18,7 +19,12 @@ from service.domain.text.tokens import (
     Token,
     tokenize,
 )
-from service.domain.text.width import zh_punct
+from service.domain.text.width import width, zh_punct
+
+# Quotes and brackets whose text fits this width stay on one line (and in one cue): the
+# default line of each language (a narrower layout still breaks inside, at a price).
+PAIR_WIDTH = {"zh": 16.0, "en": 42.0}
+PAIRS = {"《": "》", "“": "”", "（": "）", "(": ")", "「": "」", "『": "』", "【": "】"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,11 @@ class Analysis:
     tokens: tuple[Token, ...]
     costs: dict[int, float]
     classes: tuple[frozenset[str], ...]  # per token
+    pairs: tuple[tuple[int, int], ...] = ()  # (opener, closer) offsets of short quotes/brackets
+
+    def inside_pair(self, offset: int) -> bool:
+        """Whether ``offset`` falls inside a quote or bracket kept on one line."""
+        return any(o < offset <= c for o, c in self.pairs)
 
 
 def _list_penalties(tokens: list[Token], costs: dict[int, float]) -> None:
@@ -64,6 +75,8 @@ def _list_penalties(tokens: list[Token], costs: dict[int, float]) -> None:
 def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analysis:
     base = zh_punct(text) if language == "zh" else text
     tokens = tokenize(base, segment)
+    if language != "zh":
+        tokens = merge_abbreviations(tokens, base)  # U.S., e.g., Dr.: one word each
     # Tokens keep the script's characters (zh_punct is 1:1, so offsets are shared).
     tokens = [Token(text[t.start : t.end], t.kind, t.start, t.tag) for t in tokens]
     classify = _zh_classes if language == "zh" else _en_classes
@@ -90,7 +103,27 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
         last = i
     if language == "zh":
         _zh_penalties(tokens, base, costs)
-    return Analysis(text, language, base, tuple(tokens), costs, tuple(classes))
+    else:
+        en_penalties(tokens, costs)
+    pairs = _pairs(base, language)
+    for pos in costs:
+        if any(o < pos <= c for o, c in pairs):
+            costs[pos] = max(costs[pos], NEVER)  # 《先看目录，再翻书》 on one line
+    return Analysis(text, language, base, tuple(tokens), costs, tuple(classes), pairs)
+
+
+def _pairs(base: str, language: str) -> tuple[tuple[int, int], ...]:
+    """Matched quotes and brackets narrow enough to show on one line."""
+    out: list[tuple[int, int]] = []
+    stack: list[int] = []
+    for i, c in enumerate(base):
+        if c in PAIRS:
+            stack.append(i)
+        elif stack and c == PAIRS[base[stack[-1]]]:
+            o = stack.pop()
+            if width(base[o : i + 1], language) <= PAIR_WIDTH.get(language, 42.0):
+                out.append((o, i))
+    return tuple(sorted(out))
 
 
 def _zh_penalties(tokens: list[Token], base: str, costs: dict[int, float]) -> None:

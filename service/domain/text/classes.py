@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from service.domain.text.english import is_per_unit
 from service.domain.text.tables import (
     _CJK_DIGITS,
     _EN_ADJ_SUFFIXES,
@@ -9,6 +12,7 @@ from service.domain.text.tables import (
     _NOUN_TAGS,
     BREAK_COSTS,
     CONJUNCTIONS,
+    EN_ADJECTIVES,
     EN_ARTICLES,
     EN_AUX,
     EN_CONJUNCTIONS,
@@ -24,10 +28,15 @@ from service.domain.text.tables import (
 )
 from service.domain.text.tokens import CLAUSE_END, OPENERS, SENTENCE_END, Token
 
+# Signs that belong to the number after them: a break never falls right after one.
+PREFIXES = set("$€£¥~≈<>≤≥±#")
+
 
 def _punct_classes(w: str) -> frozenset[str]:
     if w in OPENERS:
         return frozenset({"open"})
+    if w in PREFIXES:
+        return frozenset({"prefix"})
     out = {"close"}
     if w in SENTENCE_END:
         out.add("stop")
@@ -95,6 +104,8 @@ def _en_classes(tok: Token, prev: Token | None) -> frozenset[str]:
     if tok.kind == "punct":
         if w in OPENERS:
             return frozenset({"open"})
+        if w in PREFIXES:
+            return frozenset({"prefix"})
         if w in SENTENCE_END or w == ".":
             return frozenset({"close", "stop"})
         if w in "—-":
@@ -104,8 +115,12 @@ def _en_classes(tok: Token, prev: Token | None) -> frozenset[str]:
     out = {"word"}
     if w[0].isdigit():
         out.add("num")
-    if low in EN_UNITS or w in EN_UNITS:
+        if re.fullmatch(r"\d+(?:st|nd|rd|th)", low):
+            out.add("ordinal")
+    if low in EN_UNITS or w in EN_UNITS or is_per_unit(w):
         out.add("unit")
+    elif prev is not None and prev.tag == "m" and w.isalpha() and len(w) > 3 and low[-1] == "s":
+        out.add("counted")  # 12,500 requests
     if low in EN_QUANTIFIERS:
         out.add("quant")
     if low in EN_ARTICLES:
@@ -118,7 +133,7 @@ def _en_classes(tok: Token, prev: Token | None) -> frozenset[str]:
         out.add("conj")
     elif low in EN_AUX:
         out.add("aux")
-    elif len(low) > 4 and low.endswith(_EN_ADJ_SUFFIXES):
+    elif low in EN_ADJECTIVES or (len(low) > 4 and low.endswith(_EN_ADJ_SUFFIXES)):
         out.add("adj")
     elif len(low) > 4 and low.endswith(("ing", "ed", "er", "est")):
         out.add("modifier")

@@ -23,6 +23,8 @@ def _clause_bounds(an: Analysis) -> list[int]:
     for i, tok in enumerate(tokens):
         if tok.kind != "punct" or an.base[tok.start] not in CLAUSE_END:
             continue
+        if an.inside_pair(tok.end):
+            continue  # a comma inside a short title or quote: 《先看目录，再翻书》 stays whole
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if (
             tok.text == "."

@@ -3,6 +3,7 @@ words) and BREAK_COSTS: the rules an editor applies, as data."""
 
 from __future__ import annotations
 
+from service.domain.speech.en_tables import UNITS as _SPEECH_UNITS
 from service.domain.text.tokens import AVOID, NEVER
 
 # -- classes and break costs ----------------------------------------------------------------
@@ -55,7 +56,23 @@ EN_AUX = {"is", "are", "was", "were", "be", "been", "being", "am", "will", "woul
           "not", "very", "more", "most", "less", "least"}  # fmt: skip
 EN_UNITS = {"ms", "s", "seconds", "second", "minutes", "minute", "hours", "hour", "percent",
             "times", "tokens", "bits", "bytes", "GB", "MB", "KB", "TB", "x", "%", "days",
-            "years", "points", "steps", "lines", "files", "tests", "people"}  # fmt: skip
+            "years", "points", "steps", "lines", "files", "tests", "people", "thousand",
+            "million", "billion", "trillion", "requests", "queries", "users", "parameters",
+            "params", "GPUs", "dollars", "cents", "euros", "degrees", "weeks", "months",
+            "epochs", "samples", "images", "words", "pages", "rows", "calls", "runs",
+            *_SPEECH_UNITS}  # fmt: skip
+# Adjectives a word list can tell (no break between one and its noun).
+EN_ADJECTIVES = {"new", "old", "big", "small", "large", "long", "short", "high", "low", "good",
+                 "bad", "best", "worst", "first", "last", "next", "same", "other", "own", "main",
+                 "key", "full", "open", "real", "true", "false", "total", "whole", "single",
+                 "double", "early", "late", "fast", "slow", "cheap", "hard", "easy", "free",
+                 "major", "minor", "local", "global", "public", "private", "raw", "top",
+                 "final", "recent", "current", "average", "median", "typical", "special",
+                 "common", "simple", "certain", "clear", "entire", "exact", "extra", "huge",
+                 "tiny", "wide", "deep", "dense", "sparse", "neural", "linear", "previous",
+                 "original", "initial", "careful", "better", "worse", "bigger", "smaller",
+                 "larger", "longer", "shorter", "higher", "lower", "faster", "slower",
+                 "cheaper", "cloud"}  # fmt: skip
 _EN_ADJ_SUFFIXES = ("ive", "ous", "ful", "less", "able", "ible", "ical", "ic", "al", "ary")
 
 # (left class, right class, cost, why): the first row matching the atoms either side of a
@@ -64,6 +81,7 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
     "zh": [
         ("*", "close", NEVER, "closing punctuation never opens a line"),
         ("open", "*", NEVER, "an opening bracket never ends a line"),
+        ("prefix", "*", NEVER, "never inside an amount or a bound: $ 41.5B, ~ 40%"),
         ("stop", "*", 0, "after a sentence end"),
         ("comma", "*", 1, "after a comma, semicolon or colon"),
         ("dash", "*", 1.5, "after a dash"),
@@ -107,10 +125,13 @@ BREAK_COSTS: dict[str, list[tuple[str, str, float, str]]] = {
         ("comma", "*", 1, "after a comma, semicolon or colon"),
         ("dash", "*", 1.5, "after a dash"),
         ("article", "*", NEVER, "never between an article or determiner and its noun"),
-        ("num", "unit", NEVER, "never between a number and its unit"),
+        ("prefix", "*", NEVER, "never inside an amount or a bound: $ 41.5B, ~ 40%, < 5 ms"),
+        ("num", "unit", NEVER, "never between a number and its unit or per-unit"),
+        ("num", "counted", AVOID, "never between a number and the things it counts"),
+        ("ordinal", "*", AVOID, "never between an ordinal and its noun"),
         ("forward", "*", NEVER, "never after a preposition"),
         ("conj", "*", AVOID, "never after a conjunction"),
-        ("adj", "word", AVOID, "never between an adjective and its noun"),
+        ("adj", "noun", AVOID, "never between an adjective and its noun"),
         ("modifier", "noun", AVOID, "between a participle or comparative and its noun"),
         ("quant", "forward", AVOID, "never inside 'all of', 'some of'"),
         ("*", "of", 8, "before 'of': it binds to the noun before it"),

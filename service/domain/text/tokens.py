@@ -22,7 +22,7 @@ OPENERS = set("「『（(“‘《〈【[")
 CLOSERS = set("」』）)”’》〉】]")
 COMMAS = set("，,")
 # Punctuation a Chinese cue drops at its end (kept for callers of strip_trailing).
-ZH_TRAILING = "，。、；,;"
+ZH_TRAILING = "，。、；：,;:"
 
 NEVER = 100.0  # a break an editor sends back
 AVOID = 20.0  # a break taken only when nothing better fits

@@ -92,16 +92,17 @@ def zh_punct(text: str) -> str:
 
 
 def render_line(raw: str, language: str, cue_end: bool = False, continues: bool = True) -> str:
-    """A line as shown. Chinese: a comma or 。 inside the line becomes one space and is dropped
-    at its end, 、 is dropped at a line end, no space next to full-width punctuation, and at
-    a line end no trailing —— (nor … at a cue end while the text goes on).
+    """A line as shown. Chinese (subtitle practice): ，。； inside the line become one space,
+    ：、 stay; a line never ends in ，。、；： (dropped there; ？！ and closing quotes and
+    brackets stay), no space next to full-width punctuation, and at a line end no trailing
+    —— (nor … at a cue end while the text goes on).
     ``raw`` is already zh_punct'ed."""
     if language != "zh":
         return " ".join(raw.split())
     out: list[str] = []
     for tok in _TOKEN.finditer(raw):
         piece = tok.group()
-        if (tok.lastgroup == "punct" and piece in "，,。") or tok.lastgroup == "space":
+        if (tok.lastgroup == "punct" and piece in "，,。；") or tok.lastgroup == "space":
             if out and out[-1] != " ":
                 out.append(" ")
         else:
@@ -110,7 +111,7 @@ def render_line(raw: str, language: str, cue_end: bool = False, continues: bool 
     s = re.sub(r" *([，。、；：？！…—「」『』（）《》〈〉【】“”]) *", _keep_space_after_closer, s)
     while True:
         # A line break is itself the pause a dash marks: no dash at a line end either.
-        t = s.strip().rstrip("，,。、—")
+        t = s.strip().rstrip("，,。、；：—")
         if cue_end and continues:
             t = t.rstrip("…")
         if t == s:
