@@ -107,7 +107,7 @@ _PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), min_size=1, max_size=16).map("".join))
 def test_any_text_reaches_espeak_without_raw_symbols_and_maps_end_to_end(text: str) -> None:
     spoken = front_end(text, "en", "pinyin", {}, HANZI)
