@@ -160,7 +160,9 @@ def test_a_redis_error_inside_a_task_hands_its_message_back(
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
             r.execute_command("CLIENT", "PAUSE", 4000, "WRITE")  # the step's next write times out
+            paused = time.monotonic()
             job = wait_for(c, job_id, timeout=40)
+            print(f"succeeded {time.monotonic() - paused:.1f} s after the pause began")
         assert job["status"] == "succeeded", job["error"]
         assert r.hget(f"narrate:job:{job_id}:deliveries", "segment:0") == "2"
     finally:

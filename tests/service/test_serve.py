@@ -168,6 +168,7 @@ def test_readyz_under_load_never_wedges_the_api_and_serve_still_stops(tmp_path: 
                 assert [a[0] for a in answers] == [200] * 50, answers
                 assert {a[2]["checks"]["workers"] for a in answers} == {1}
                 assert max(a[1] for a in answers) < 5, answers
+                print(f"50 concurrent /readyz: slowest {max(a[1] for a in answers):.2f} s")
         status, took, body = timed_get(f"{url}/v1/jobs/{job}")
         assert status == 200 and took < 2, (status, took)
         status, took, _ = timed_get(f"{url}/healthz")
