@@ -30,6 +30,8 @@ class Fleet:
 
 
 class FleetStore:
+    """The job store's fleet methods (JobStore sets ``r`` and registers ``_beat``)."""
+
     r: Any
     _beat: Any
 
