@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 
 from service.adapters.jobstore import JobStore
 
@@ -32,14 +33,27 @@ def _hand_back(store: JobStore, worker: str, queue: str, dead_after: float | Non
 
 class FleetWatch:
     """One worker's side: its heartbeat (with the delivery tags it holds), and, on every
-    beat, the hand-back of what dead peers held."""
+    beat, the hand-back of what dead peers held.
 
-    def __init__(self, store: JobStore, queue: str, hostname: str, dead_after: float) -> None:
+    A peer counts as dead only once this worker has itself beaten without a gap for
+    ``dead_after``: after Redis was away (or this process was frozen), every peer's last
+    beat looks old until it beats again, and none of them should be judged on that."""
+
+    def __init__(
+        self,
+        store: JobStore,
+        queue: str,
+        hostname: str,
+        dead_after: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.store = store
         self.queue = queue
         self.hostname = hostname
         self.instance = f"{hostname} {os.getpid()}"
         self.dead_after = dead_after
+        self.clock = clock
+        self._since = self._last = float("-inf")  # this run of unbroken beats: first, last
 
     def start(self) -> None:
         """An earlier run of this worker (same name, so not running any more: it was killed
@@ -50,7 +64,14 @@ class FleetWatch:
                 _hand_back(self.store, worker, self.queue, None)
 
     def tick(self, held: Iterable[str]) -> int:
+        """Beat; then hand back what dead peers held, if this worker may judge yet."""
         self.store.beat(self.instance, held)
+        now = self.clock()
+        if now - self._last > self.dead_after / 2:
+            self._since = now  # a gap of our own: the run of beats starts again
+        self._last = now
+        if now - self._since < self.dead_after:
+            return 0
         return hand_back_dead(self.store, self.queue, self.dead_after)
 
     def stop(self) -> None:

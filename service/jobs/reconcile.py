@@ -1,5 +1,5 @@
 """`narrate reconcile`: the periodic sweep that bounds every job's time to a terminal state,
-hands back what dead workers held, and requeues the steps the broker lost."""
+and requeues the steps the broker lost (never one that is only waiting its turn)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import time
 from service.adapters.jobstore import JobStore
 from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import Settings
-from service.jobs.fleet import hand_back_dead
 from service.jobs.lifecycle import Lifecycle
 from service.ports import Queue
 
@@ -31,19 +30,14 @@ class Reconciler:
         """Give every job a bounded time to a terminal state.
 
         A job older than ``job_timeout`` fails ("timed out"). A job only waiting its turn is
-        left alone however long the backlog: its message is in the queue. The tasks a dead
-        worker held (no heartbeat for ``worker_dead_after``) go back to the queue now (the
-        live workers do this too; a task past the hard time limit Celery itself requeues).
-        A job that has not moved for ``visibility_timeout`` and has a step with no message
-        anywhere (neither waiting nor delivered, at two looks) gets that step enqueued again;
-        the broker's messages are read in full at most every half visibility_timeout."""
+        left alone however long the backlog: its message is in the queue. (The tasks a dead
+        worker held, the live workers hand back, service/jobs/fleet.py; a task past the
+        hard time limit Celery itself requeues.) A job that has not moved for
+        ``visibility_timeout`` and has a step with no message anywhere (neither waiting nor
+        delivered, at two looks) gets that step enqueued again; the broker's messages are
+        read in full at most every half visibility_timeout."""
         now = time.time() if now is None else now
-        dead_after = self.settings.worker_dead_after
-        counts = {
-            "timed_out": 0,
-            "requeued": 0,
-            "redelivered": hand_back_dead(self.store, self.queue.name, dead_after),
-        }
+        counts = {"timed_out": 0, "requeued": 0}
         stale: list[str] = []
         for job_id in self.store.active():
             job = self.store.get(job_id)
