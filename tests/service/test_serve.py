@@ -142,11 +142,13 @@ def test_serve_restarts_a_dead_worker_and_sigterm_ends_every_child(tmp_path: Pat
         wait_until(lambda: not [p for p in every if alive(p)], 20)  # none left to PID 1
 
 
-def timed_get(url: str, timeout: float = 10) -> tuple[int, float, dict[str, Any]]:
+def timed_get(
+    url: str, client: httpx.Client | None = None, timeout: float = 10
+) -> tuple[int, float, dict[str, Any]]:
     """Status, seconds taken and JSON body of a GET (status 0: no answer in ``timeout``)."""
     t = time.monotonic()
     try:
-        r = httpx.get(url, timeout=timeout)
+        r = (client or httpx).get(url, timeout=timeout)
     except httpx.HTTPError:
         return 0, time.monotonic() - t, {}
     return r.status_code, time.monotonic() - t, r.json()
@@ -162,9 +164,10 @@ def test_readyz_under_load_never_wedges_the_api_and_serve_still_stops(tmp_path: 
         files = {"script": ("s.md", script.encode(), "text/markdown")}
         data = {"options": '{"engine": "espeak"}'}
         job = httpx.post(f"{url}/v1/jobs", files=files, data=data, timeout=30).json()["id"]
-        with ThreadPoolExecutor(50) as pool:
-            for _ in range(2):
-                answers = list(pool.map(lambda _: timed_get(f"{url}/readyz"), range(50)))
+        limits = httpx.Limits(max_connections=50, max_keepalive_connections=0)
+        with ThreadPoolExecutor(50) as pool, httpx.Client(limits=limits) as probes:
+            for _ in range(2):  # a new connection each, as 50 separate probes would be
+                answers = list(pool.map(lambda _: timed_get(f"{url}/readyz", probes), range(50)))
                 assert [a[0] for a in answers] == [200] * 50, answers
                 assert {a[2]["checks"]["workers"] for a in answers} == {1}
                 assert max(a[1] for a in answers) < 5, answers
