@@ -95,7 +95,13 @@ class Settings(BaseSettings):
     max_deliveries: int = 3
     job_timeout: float = 3600.0
     visibility_timeout_override: float | None = None  # tests shorten it
-    restore_interval: float = 10.0  # seconds between sweeps for tasks a dead worker held
+    restore_interval: float = 10.0  # seconds between kombu's sweeps for tasks held too long
+    # Each worker's main process writes a heartbeat to Redis this often (seconds). A worker
+    # whose last beat is older than worker_dead_after is dead: /readyz stops counting it, and
+    # the live workers (and the reconciler) hand the tasks it held back to the queue at once,
+    # instead of after visibility_timeout (which stays long, for long encodes).
+    worker_heartbeat: float = Field(default=2.0, gt=0)
+    worker_dead_after: float = Field(default=15.0, gt=0)
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
 

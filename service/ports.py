@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -254,6 +255,11 @@ class Storage(Protocol):
     def delete(self, tenant: str, job_id: str) -> None: ...
 
 
+# The two steps of a job, by the names the queue carries them under.
+SEGMENT_TASK = "narrate.segment"
+FINALIZE_TASK = "narrate.finalize"
+
+
 class Queue(Protocol):
     """Where job steps wait for a worker (the broker)."""
 
@@ -263,7 +269,17 @@ class Queue(Protocol):
 
     def encode(self, name: str, args: list[Any]) -> str: ...
 
-    def workers(self, timeout: float = 1.0) -> int: ...
+    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+        """(job id, step) of a message as the broker holds it (None: not a job step)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """The workers by their heartbeats."""
+
+    live: list[str]  # worker instances ("<hostname> <pid>") that beat within dead_after
+    dead: list[str]
 
 
 class JobStore(Protocol):
@@ -311,6 +327,23 @@ class JobStore(Protocol):
     def delivered(self, job_id: str, task: str) -> int: ...
 
     def segment_done(self, job_id: str, index: int) -> bool: ...
+
+    # -- the fleet (adapters/fleet.py) ----------------------------------------------------------
+    def beat(self, worker: str, held: Iterable[str]) -> None:
+        """``worker`` is alive and holds these delivery tags."""
+        ...
+
+    def leave(self, worker: str) -> None: ...
+
+    def fleet(self, dead_after: float) -> Fleet: ...
+
+    def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
+        """Put what a dead ``worker`` held back on ``queue``, once; how many went back."""
+        ...
+
+    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+        """Every message the broker holds for ``queue``, waiting or delivered."""
+        ...
 
 
 class Metrics(Protocol):

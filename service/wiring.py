@@ -208,7 +208,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
 
 def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[Any]], None]:
     """What a worker does with a task by name: the Celery tasks' routing, without Celery."""
-    from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
+    from service.ports import FINALIZE_TASK, SEGMENT_TASK
 
     def run(name: str, args: list[Any]) -> None:
         if name == SEGMENT_TASK:

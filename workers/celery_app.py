@@ -8,3 +8,5 @@ from service.config import get_settings
 logs.configure(get_settings().log_format)
 app = wiring.celery(get_settings())
 app.conf.include = ["workers.tasks"]
+
+from workers import heartbeat  # noqa: E402, F401  (its signal handlers: the worker's beat)

@@ -4,18 +4,19 @@ redelivery after a lost worker changes nothing."""
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 import redis
 from celery import Task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 from celery.signals import worker_process_init
 
 from service import audio, wiring
 from service.adapters import pinyin
-from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import get_settings
 from service.jobs import WorkerSteps
+from service.ports import FINALIZE_TASK, SEGMENT_TASK
 from workers.celery_app import app
 
 
@@ -27,6 +28,16 @@ def steps() -> WorkerSteps:
 # A step that raises anything but a Redis error (a bug, or a value no check caught) fails
 # its job at once with the real error: a retry would only raise it again, and the job would
 # otherwise sit "running" until the delivery cap ended it ~3 visibility timeouts later.
+
+
+def handed_back(exc: redis.RedisError) -> Reject:
+    """A Redis error inside a step (the store timed out, or refused a write): the message goes
+    back to the end of the queue and runs again. Raising the error itself would lose it: with
+    acks_late and task_acks_on_failure_or_timeout off, Celery rejects a failed task's message
+    without requeueing it, so it is dropped and the job sits "running". The pause first (one
+    Redis timeout) keeps a Redis that keeps failing from being hammered by the same task."""
+    time.sleep(get_settings().redis_timeout)
+    return Reject(exc, requeue=True)
 
 
 @worker_process_init.connect
@@ -44,8 +55,8 @@ def segment(self: Task, job_id: str, index: int) -> None:
         steps().run_segment(job_id, index, str(self.request.hostname))
     except SoftTimeLimitExceeded:
         steps().timed_out(job_id, f"segment {index + 1}")
-    except redis.RedisError:
-        raise  # the store is unreachable: the task stays unacked and comes back
+    except redis.RedisError as exc:
+        raise handed_back(exc) from exc
     except Exception as exc:
         steps().crashed(job_id, f"segment {index + 1}", exc)
 
@@ -56,7 +67,7 @@ def finalize(self: Task, job_id: str) -> None:
         steps().run_finalize(job_id, str(self.request.hostname))
     except SoftTimeLimitExceeded:
         steps().timed_out(job_id, "finalize")
-    except redis.RedisError:
-        raise
+    except redis.RedisError as exc:
+        raise handed_back(exc) from exc
     except Exception as exc:
         steps().crashed(job_id, "finalize", exc)

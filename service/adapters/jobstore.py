@@ -10,6 +10,7 @@ Keys (prefix ``narrate:``):
   tenant:<t>:jobs       sorted set of job ids by creation time (ms)
   idem:<t>:<key>        "<body hash> <job id>" for Idempotency-Key
   active                set of job ids not yet terminal (for the reconciler and metrics)
+  workers, workers:held the fleet's heartbeats (fleet.py)
 
 A job is created in one Lua script: the idempotency key, the record and the job's first queue
 messages together, so no other process sees a key without its job, and the broker never holds
@@ -26,7 +27,8 @@ from typing import Any
 
 import redis
 
-from service.adapters.redis_scripts import ADVANCE, CREATE, TOUCH
+from service.adapters.fleet import FleetStore
+from service.adapters.redis_scripts import ADVANCE, BEAT, CREATE, TOUCH
 from service.domain.errors import IdempotencyConflict, NarrateError
 from service.domain.job import Job
 
@@ -58,9 +60,10 @@ def _record(job: Job, idem_key: str) -> dict[str, Any]:
     }
 
 
-class JobStore:
+class JobStore(FleetStore):
     def __init__(self, client: redis.Redis) -> None:
         self.r: Any = client  # redis-py's stubs type replies as bytes | str; ours are str
+        self._beat = client.register_script(BEAT)
         self._advance = client.register_script(ADVANCE)
         self._touch = client.register_script(TOUCH)
         self._create = client.register_script(CREATE)

@@ -13,11 +13,12 @@ import copy
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import STATES, TERMINAL, Job
+from service.ports import FINALIZE_TASK, SEGMENT_TASK, Fleet
 
 _ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
 Task = tuple[str, list[Any]]
@@ -30,7 +31,6 @@ class MemoryQueue:
         self.name = name
         self.pending: list[Task] = []
         self._lock = threading.Lock()
-        self.workers_answering = 1  # what ``workers`` reports (a readiness check)
 
     def send(self, name: str, args: list[Any]) -> None:
         with self._lock:
@@ -44,8 +44,12 @@ class MemoryQueue:
         with self._lock:
             self.pending.extend((m[0], m[1]) for m in map(json.loads, messages))
 
-    def workers(self, timeout: float = 1.0) -> int:
-        return self.workers_answering
+    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+        """(job id, step) of a message ``broker_messages`` gave (as CeleryQueue.step)."""
+        name, args = message["task"], message["args"]
+        if name == SEGMENT_TASK:
+            return str(args[0]), f"segment:{int(args[1])}"
+        return (str(args[0]), "finalize") if name == FINALIZE_TASK else None
 
     def drain(self, run: Callable[[str, list[Any]], None], limit: int = 10_000) -> int:
         """Run waiting tasks (and those they send) in order until none is left; how many ran."""
@@ -61,7 +65,8 @@ class MemoryQueue:
 
 
 class MemoryJobStore:
-    """Job records as JobStore keeps them in Redis, in dictionaries."""
+    """Job records as JobStore keeps them in Redis, in dictionaries; the fleet is this
+    process, always alive (``drain`` is its one worker)."""
 
     def __init__(self, queue: MemoryQueue | None = None) -> None:
         self.queue = queue
@@ -209,6 +214,23 @@ class MemoryJobStore:
             done.add(index)
             self._remaining[job_id] = self._remaining.get(job_id, 0) - 1
             return self._remaining[job_id] == 0
+
+    # -- the fleet: one worker, this process, never dead ----------------------------------
+    def beat(self, worker: str, held: Iterable[str]) -> None:
+        pass
+
+    def leave(self, worker: str) -> None:
+        pass
+
+    def fleet(self, dead_after: float) -> Fleet:
+        return Fleet(["memory"], [])
+
+    def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
+        return 0
+
+    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+        pending = list(self.queue.pending) if self.queue is not None else []
+        return [{"task": name, "args": args} for name, args in pending]
 
 
 class MemoryMetrics:

@@ -11,10 +11,9 @@ from typing import Any
 from celery import Celery
 
 from service.config import Settings
+from service.ports import FINALIZE_TASK, SEGMENT_TASK
 
 QUEUE = "narrate"
-SEGMENT_TASK = "narrate.segment"
-FINALIZE_TASK = "narrate.finalize"
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -82,7 +81,7 @@ def task_message(app: Celery, name: str, args: list[Any]) -> str:
 
 class CeleryQueue:
     """The Queue port on Celery: send a task by name, encode one as the bytes the broker
-    holds (for the job store's atomic create), and count the workers that answer a ping."""
+    holds (for the job store's atomic create), and read which step a held message is."""
 
     def __init__(self, app: Celery) -> None:
         self.app = app
@@ -94,9 +93,16 @@ class CeleryQueue:
     def encode(self, name: str, args: list[Any]) -> str:
         return task_message(self.app, name, args)
 
-    def workers(self, timeout: float = 1.0) -> int:
-        """Workers that answer a broadcast ping within ``timeout`` (0 when none can)."""
+    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+        """(job id, step) of a message as the broker holds it: step ``segment:<index>`` or
+        ``finalize`` (the names the job store counts deliveries by); None for any other."""
         try:
-            return len(self.app.control.ping(timeout=timeout) or [])
-        except Exception:  # the broker is down: no worker can be reached either
-            return 0
+            name = message["headers"]["task"]
+            args = json.loads(base64.b64decode(message["body"]))[0]
+            if name == SEGMENT_TASK:
+                return str(args[0]), f"segment:{int(args[1])}"
+            if name == FINALIZE_TASK:
+                return str(args[0]), "finalize"
+        except (KeyError, IndexError, TypeError, ValueError):
+            pass
+        return None

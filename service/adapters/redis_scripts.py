@@ -63,3 +63,11 @@ return {'created'}
 TOUCH = """
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'updated', ARGV[1]) end
 """
+
+# A worker's heartbeat, on Redis's own clock (so the hosts' clocks do not matter), and the
+# delivery tags it holds. KEYS: beats hash, held hash. ARGV: worker instance, held (JSON).
+BEAT = """
+local t = redis.call('TIME')
+redis.call('HSET', KEYS[1], ARGV[1], t[1] .. '.' .. string.format('%06d', tonumber(t[2])))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+"""

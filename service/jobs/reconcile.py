@@ -1,5 +1,5 @@
 """`narrate reconcile`: the periodic sweep that bounds every job's time to a terminal state,
-and requeues the steps a crash lost."""
+and requeues the steps the broker lost (never one that is only waiting its turn)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import logging
 import time
 
 from service import logs
-from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import Settings
-from service.domain.job import Job
 from service.jobs.lifecycle import Lifecycle
-from service.ports import JobStore, Queue
+from service.ports import FINALIZE_TASK, SEGMENT_TASK, JobStore, Queue
 
 log = logging.getLogger("narrate.reconciler")
+RECHECK = 0.5  # seconds between the two looks before a step counts as lost
 
 
 class Reconciler:
@@ -24,16 +23,21 @@ class Reconciler:
         self.store = store
         self.queue = queue
         self.lifecycle = lifecycle
+        self._looked = float("-inf")  # when the broker's messages were last read in full
 
     def reconcile(self, now: float | None = None) -> dict[str, int]:
-        """Give every job a bounded time to a terminal state, and requeue what a crash lost.
+        """Give every job a bounded time to a terminal state.
 
-        A job older than ``job_timeout`` fails ("timed out"). A queued or running job that has
-        not moved for ``visibility_timeout`` (by then the broker would have redelivered any
-        task still held, and the hard time limit has killed any task still running) gets its
-        missing steps enqueued again; the steps are idempotent, so a duplicate is harmless."""
+        A job older than ``job_timeout`` fails ("timed out"). A job only waiting its turn is
+        left alone however long the backlog: its message is in the queue. (The tasks a dead
+        worker held, the live workers hand back, service/jobs/fleet.py; a task past the
+        hard time limit Celery itself requeues.) A job that has not moved for
+        ``visibility_timeout`` and has a step with no message anywhere (neither waiting nor
+        delivered, at two looks) gets that step enqueued again; the broker's messages are
+        read in full at most every half visibility_timeout."""
         now = time.time() if now is None else now
         counts = {"timed_out": 0, "requeued": 0}
+        stale: list[str] = []
         for job_id in self.store.active():
             job = self.store.get(job_id)
             if job is None or job.terminal:
@@ -43,24 +47,48 @@ class Reconciler:
                 self.lifecycle.fail(job, f"timed out: not finished within {timeout:g} s")
                 counts["timed_out"] += 1
             elif now - job.updated > self.settings.visibility_timeout:
-                self._requeue(job, now)
+                stale.append(job_id)
+        if stale and now - self._looked >= self.settings.visibility_timeout / 2:
+            self._looked = now
+            for job_id, steps in self._lost(stale).items():
+                self._requeue(job_id, steps, now)
                 counts["requeued"] += 1
         return counts
 
-    def _requeue(self, job: Job, now: float) -> None:
-        done = self.store.done_segments(job.id)
-        missing = [i for i in range(job.segments_total) if i not in done]
-        for i in missing:
-            self.queue.send(SEGMENT_TASK, [job.id, i])
-        if not missing:
-            self.queue.send(FINALIZE_TASK, [job.id])
-        self.store.update(job.id, requeued=now)
-        log.warning(
-            "job %s stalled since %.0f s: requeued %s",
-            job.id,
-            now - job.updated,
-            missing or "finalize",
-        )
+    def _lost(self, job_ids: list[str]) -> dict[str, list[str]]:
+        """The steps of these jobs that no message stands for. Looked at twice: a worker
+        takes a message off the queue and records it as unacked in two steps."""
+        lost: dict[str, list[str]] = {}
+        for look in range(2):
+            if look:
+                time.sleep(RECHECK)
+            held = {self.queue.step(m) for m in self.store.broker_messages(self.queue.name)}
+            lost = {}
+            for job_id in job_ids:  # read after the broker: a step acked meanwhile is done
+                steps = [s for s in self._pending(job_id) if (job_id, s) not in held]
+                if steps:
+                    lost[job_id] = steps
+            if not lost:
+                break
+            job_ids = list(lost)
+        return lost
+
+    def _pending(self, job_id: str) -> list[str]:
+        """The steps a job still needs: its unfinished segments, else finalize."""
+        job = self.store.get(job_id)
+        if job is None or job.terminal:
+            return []
+        done = self.store.done_segments(job_id)
+        return [f"segment:{i}" for i in range(job.segments_total) if i not in done] or ["finalize"]
+
+    def _requeue(self, job_id: str, steps: list[str], now: float) -> None:
+        for step in steps:
+            if step == "finalize":
+                self.queue.send(FINALIZE_TASK, [job_id])
+            else:
+                self.queue.send(SEGMENT_TASK, [job_id, int(step.split(":")[1])])
+        self.store.update(job_id, requeued=now)
+        log.warning("job %s: no message for %s: requeued", job_id, ", ".join(steps))
 
     def run_forever(self, interval: float) -> None:
         logs.configure(self.settings.log_format, prefix="reconciler ")

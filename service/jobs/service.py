@@ -11,13 +11,12 @@ from pathlib import Path
 
 import redis
 
-from service.adapters.queue import SEGMENT_TASK
 from service.domain.errors import QueueUnavailable
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
 from service.pipeline import ARTIFACTS
-from service.ports import Artifact, Incoming, Workspace
+from service.ports import SEGMENT_TASK, Artifact, Incoming, Workspace
 from service.voices import Voice
 
 log = logging.getLogger("narrate.jobs")
@@ -135,9 +134,14 @@ class JobService(JobParts):
 
     # -- operations ------------------------------------------------------------------------
     def readiness(self) -> dict[str, bool | int]:
-        """Redis answers, and how many workers do (none are asked while Redis is down)."""
-        up = self.store.ping()
-        return {"redis": up, "workers": self.queue.workers() if up else 0}
+        """Redis answers, and how many workers beat within ``worker_dead_after``: one read on
+        the job store's client (its timeout is NARRATE_REDIS_TIMEOUT). Never a Celery ping,
+        which holds a broker connection while it waits for another one."""
+        try:
+            fleet = self.store.fleet(self.settings.worker_dead_after)
+        except redis.RedisError:
+            return {"redis": False, "workers": 0}
+        return {"redis": True, "workers": len(fleet.live)}
 
     def figures(self) -> Figures:
         return Figures(

@@ -11,13 +11,12 @@ import time
 from pathlib import Path
 
 from service import logs
-from service.adapters.queue import FINALIZE_TASK
 from service.domain.errors import CanceledError, NarrateError
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
 from service.pipeline import ARTIFACTS, JobPlan, Rendered, SegmentResult
-from service.ports import Workspace
+from service.ports import FINALIZE_TASK, Workspace
 
 log = logging.getLogger("narrate.jobs")
 FINALIZE_STAGES = ("subtitles", "loudness", "mux")  # observed here; segment stages per segment

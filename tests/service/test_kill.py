@@ -59,3 +59,45 @@ def test_sigkill_mid_segment_is_redelivered_and_identical(
         raw = json.loads(r.hget(f"narrate:job:{job_id}:seg", str(victim["index"] - 1)) or "{}")
         assert raw["deliveries"] >= 2  # it really was redelivered
         assert download(c, job) == download(c, clean)
+
+
+def test_a_dead_worker_main_is_redelivered_within_a_minute(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """SIGKILL a worker's main process (and its pool child) mid-segment, at the default
+    visibility timeout (720 s) with the heartbeat scaled down (a beat every 0.5 s, dead after
+    5 s): the other worker runs the segment again within a minute, one more delivery. Before:
+    nothing noticed until kombu's visibility timeout, 12 minutes later."""
+    s = start_stack(
+        tmp_path_factory.mktemp("dead-main"), faults="segment_sleep=4",
+        worker_heartbeat=0.5, worker_dead_after=5,
+    )  # fmt: skip
+    r = s.redis()
+    try:
+        with s.client() as c:
+            job_id = submit(c, "[段 1 · 3 秒] 评分员对通过的轨迹排序。").json()["id"]
+            deadline = time.monotonic() + 30
+            seg: dict[str, Any] = {}
+            while seg.get("state") != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+                seg = json.loads(r.hget(f"narrate:job:{job_id}:seg", "0") or "{}")
+            victim = seg["worker"].split("@")[0]
+            kill_whole_worker(s, victim, seg["pid"])
+            killed_at, killed_wall = time.monotonic(), time.time()
+            job = wait_for(c, job_id, timeout=60)
+            took = time.monotonic() - killed_at
+        assert job["status"] == "succeeded", job["error"]
+        seg = json.loads(r.hget(f"narrate:job:{job_id}:seg", "0"))
+        assert seg["worker"].split("@")[0] != victim and seg["deliveries"] == 2
+        assert took < 60, took
+        again = seg["started"] - killed_wall
+        print(f"segment started again {again:.1f} s after the kill, job done after {took:.1f} s")
+    finally:
+        s.stop()
+
+
+def kill_whole_worker(s: Stack, worker: str, child: int) -> None:
+    """The main worker process (no parent left to requeue its task), then its pool child."""
+    s.kill(worker)
+    os.kill(child, signal.SIGKILL)

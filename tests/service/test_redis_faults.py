@@ -1,7 +1,11 @@
-"""Redis failures, and the reconciler: kill -9 with AOF, Redis down at submit, stalled jobs."""
+"""Redis failures, and the reconciler: kill -9 with AOF, Redis down at submit, stalled jobs,
+a backlog that is only waiting, a Redis error inside a task."""
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -9,6 +13,7 @@ import pytest
 
 from service import wiring
 from service.config import Settings
+from tests.conftest import ROOT
 from tests.service.conftest import Stack, start_stack, submit, wait_for
 
 pytestmark = pytest.mark.integration
@@ -81,3 +86,83 @@ def test_reconciler_requeues_lost_work_and_times_out_old_jobs(idle_stack: Stack)
         timed_out = c.get(f"/v1/jobs/{old}").json()
     assert timed_out["status"] == "failed" and timed_out["error"].startswith("timed out")
     assert svc.store.active() == []
+
+
+@contextlib.contextmanager
+def reconciling(s: Stack, interval: float = 1.0) -> Iterator[None]:
+    """`narrate reconcile --interval` running against the stack, as `narrate serve` runs it."""
+    log = (s.data_dir / "reconciler.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "reconcile", "--interval", str(interval)],
+        env=s.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_a_backlog_alone_is_never_requeued_or_failed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A day's batch with the default timeouts compressed 72x (hard limit 5 s, so visibility
+    10 s instead of 720 s; the reconciler every second): one worker, 16 one-segment jobs of
+    ~2 s each, so the last waits ~3 visibility timeouts in the queue. Every job succeeds,
+    each step delivered once, and the queue never grows. Before: waiting jobs were
+    "stalled", requeued again and again, and failed "worker lost each time"."""
+    s = start_stack(
+        tmp_path_factory.mktemp("backlog"), workers=1, faults="segment_sleep=1.5",
+        task_soft_time_limit=4, task_time_limit=5,
+    )  # fmt: skip
+    r = s.redis()
+    try:
+        with s.client() as c, reconciling(s):
+            ids = [submit(c, SCRIPT.replace("排序", f"排序{i}")).json()["id"] for i in range(16)]
+            most = r.llen("narrate")
+            deadline = time.monotonic() + 150
+            states = [c.get(f"/v1/jobs/{i}").json() for i in ids]
+            while any(j["status"] in ("queued", "running") for j in states):
+                assert time.monotonic() < deadline, [j["status"] for j in states]
+                assert not [j["error"] for j in states if j["status"] == "failed"]
+                most = max(most, r.llen("narrate"))
+                time.sleep(0.5)
+                states = [c.get(f"/v1/jobs/{i}").json() for i in ids]
+        assert [j["status"] for j in states] == ["succeeded"] * 16, [j["error"] for j in states]
+        assert most <= 16, most  # nothing was enqueued twice
+        for job_id in ids:
+            assert r.hgetall(f"narrate:job:{job_id}:deliveries") == {
+                "segment:0": "1",
+                "finalize": "1",
+            }
+    finally:
+        s.stop()
+
+
+def test_a_redis_error_inside_a_task_hands_its_message_back(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Redis stops taking writes (CLIENT PAUSE WRITE, as in a failover) while a segment runs,
+    for longer than NARRATE_REDIS_TIMEOUT: the segment's write fails with a Redis error, its
+    message goes back to the queue, and the job succeeds on the next delivery, with no
+    reconciler. Before: Celery discarded the message and the job sat "running"."""
+    s = start_stack(
+        tmp_path_factory.mktemp("redis-error"), workers=1, faults="segment_sleep=2",
+        redis_timeout=1,
+    )  # fmt: skip
+    r = s.redis()
+    try:
+        with s.client() as c:
+            job_id = submit(c, SCRIPT).json()["id"]
+            deadline = time.monotonic() + 30
+            while '"running"' not in (r.hget(f"narrate:job:{job_id}:seg", "0") or ""):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            r.execute_command("CLIENT", "PAUSE", 4000, "WRITE")  # the step's next write times out
+            paused = time.monotonic()
+            job = wait_for(c, job_id, timeout=40)
+            print(f"succeeded {time.monotonic() - paused:.1f} s after the pause began")
+        assert job["status"] == "succeeded", job["error"]
+        assert r.hget(f"narrate:job:{job_id}:deliveries", "segment:0") == "2"
+    finally:
+        s.stop()

@@ -1,11 +1,11 @@
-"""/healthz (the process answers), /readyz (Redis and a worker answer), /metrics."""
+"""/healthz (the process answers), /readyz (Redis answers, a worker beats), /metrics."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import (
@@ -17,6 +17,7 @@ from prometheus_client.core import (
 
 from service.adapters.metrics import BUCKETS
 from service.api.deps import Jobs
+from service.api.ready import ready_cache
 from service.api.schemas import Health
 from service.jobs import JobService
 
@@ -31,8 +32,10 @@ async def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Health, responses={503: {"model": Health}})
-def readyz(service: Jobs) -> JSONResponse:
-    checks: dict[str, Any] = service.readiness()
+async def readyz(request: Request) -> JSONResponse:
+    # On the event loop, not the request path's thread pool: the answer is read (one Redis
+    # call, in a thread of its own) at most once a second, however many probes wait on it.
+    checks: dict[str, Any] = await ready_cache(request.app).get()
     ok = bool(checks["redis"]) and checks["workers"] > 0
     return JSONResponse(
         Health(status="ok" if ok else "unavailable", checks=checks).model_dump(),
