@@ -4,6 +4,7 @@ serve its artifacts, and report readiness and metrics. It never renders anything
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ log = logging.getLogger("narrate.jobs")
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """What /metrics reports, read from Redis at scrape time."""
+    """What /metrics reports, read from Redis at scrape time (a few calls, none a scan)."""
 
     jobs_by_state: dict[str, int]
     queue_depth: int
@@ -137,6 +138,20 @@ class JobService(JobParts):
         """Redis answers, and how many workers do (none are asked while Redis is down)."""
         up = self.store.ping()
         return {"redis": up, "workers": self.queue.workers() if up else 0}
+
+    def count_stored_jobs(self, stop: threading.Event, retry: float = 30.0) -> None:
+        """Once per store: count the jobs kept from before the per-state counters (a scan);
+        retried while Redis is unreachable, until ``stop``."""
+        while not stop.is_set():
+            try:
+                n = self.metrics.backfill()
+            except redis.RedisError as exc:
+                log.warning("jobs not counted yet for /metrics (%s); retrying", exc)
+                stop.wait(retry)
+                continue
+            if n:
+                log.info("counted %d jobs stored before the per-state counters", n)
+            return
 
     def figures(self) -> Figures:
         return Figures(
