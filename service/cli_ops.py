@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import time
 
 from service.config import get_settings
@@ -15,6 +16,10 @@ def cmd_api(args: argparse.Namespace) -> int:
     `narrate worker` and `narrate reconcile` beside it), so it can be restarted alone."""
     import uvicorn
 
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(0)  # uvicorn re-raises SIGTERM after its graceful shutdown
+
+    signal.signal(signal.SIGTERM, terminate)
     os.environ["NARRATE_HOST"] = args.host  # keys are required off loopback
     get_settings.cache_clear()
     uvicorn.run("service.api.main:app", host=args.host, port=args.port, log_level="info")
