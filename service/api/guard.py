@@ -1,8 +1,8 @@
 """What a browser may make of this server. Without keys (loopback) any page the user visits
 could otherwise post jobs here (CSRF) or, renaming itself onto 127.0.0.1 (DNS rebinding),
-read and delete them. So: only the Host names in NARRATE_ALLOWED_HOSTS are answered, a
-state-changing request from another origin is refused, and a keyless server refuses what a
-proxy forwarded (behind a proxy every client looks local). Every response carries headers
+read and delete them. So: only the Host names in NARRATE_ALLOWED_HOSTS are answered, and a
+keyless server refuses a state-changing request from another origin and whatever a proxy
+forwarded (behind a proxy every client looks local). Every response carries headers
 that keep the page out of frames and scripts to this origin."""
 
 from __future__ import annotations
@@ -108,7 +108,9 @@ class BrowserGuard:
                 "without API keys, which is safe only for clients on its own machine: turn "
                 "keys on (NARRATE_REQUIRE_KEYS=1, then narrate keys create NAME)"
             )
-        if scope["method"] in UNSAFE:
+        if self.keys_off and scope["method"] in UNSAFE:
+            # (With keys, a write needs an Authorization header, which another site's page
+            # can only send after a CORS preflight this API never grants.)
             origin, site = headers.get("origin"), headers.get("sec-fetch-site")
             if origin is not None and not same_origin(origin, host):
                 sender = f"from {origin[:100]}"
