@@ -144,7 +144,7 @@ def csp_violations(driver: Any) -> list[str]:
     ]
 
 
-def test_another_site_cannot_create_or_delete_jobs(
+def test_another_site_cannot_create_jobs(
     open_stack: Stack, browser: Any, attacker: tuple[str, dict[str, str]]
 ) -> None:
     site, pages = attacker
