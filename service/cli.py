@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+from service import cli_ops
 from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
@@ -178,13 +179,6 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_keys(args: argparse.Namespace) -> int:
-    from service import wiring
-
-    print(wiring.keys(get_settings()).create(args.name))
-    return 0
-
-
 def cmd_submit(args: argparse.Namespace) -> int:
     from service import client  # httpx: only the commands that talk to a service load it
 
@@ -258,8 +252,10 @@ def _add_voice_commands(sub: Subparsers) -> None:
 
 
 def _add_service_commands(sub: Subparsers) -> None:
-    """serve, worker, reconcile, keys: running the service."""
-    sv = sub.add_parser("serve", help="run the API and N workers (and a local Redis if needed)")
+    """serve, api, worker, reconcile, keys: running the service."""
+    sv = sub.add_parser(
+        "serve", help="run the API and N workers (and a local Redis if needed) in one process"
+    )
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--workers", type=int, default=2)
@@ -274,12 +270,7 @@ def _add_service_commands(sub: Subparsers) -> None:
     rc.add_argument("--interval", type=float, default=30.0)
     rc.add_argument("--once", action="store_true")
     rc.set_defaults(func=cmd_reconcile)
-
-    ks = sub.add_parser("keys", help="manage API keys")
-    ks_sub = ks.add_subparsers(dest="keys_command", required=True)
-    kc = ks_sub.add_parser("create", help="create a key for tenant NAME and print it")
-    kc.add_argument("name")
-    kc.set_defaults(func=cmd_keys)
+    cli_ops.add_commands(sub)  # api, keys
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -73,6 +73,13 @@ class Settings(BaseSettings):
     max_video_bytes: int = 2 << 30
     max_music_bytes: int = 256 << 20
     require_keys: bool | None = None  # None: required unless listening on loopback
+    # Host header values (names or IPs, any port) the API answers; others get 421, so a
+    # DNS-rebinding page cannot reach it. "": localhost, 127.0.0.1, [::1] and NARRATE_HOST
+    # (unless a wildcard address); "*": any.
+    allowed_hosts: str = ""
+    # Bearer token /metrics asks for; None: it answers clients on this machine only.
+    metrics_token: str | None = None
+    docs: bool = True  # /docs (Swagger UI, served from the fastapi-offline package)
     # Seconds any one Redis call may take (connect, or wait for a reply) before it fails:
     # a hung Redis costs a request this long, and the API answers 503.
     redis_timeout: float = 2.0
@@ -122,6 +129,18 @@ class Settings(BaseSettings):
         if self.require_keys is not None:
             return self.require_keys
         return self.host not in ("127.0.0.1", "localhost", "::1")
+
+    @property
+    def allowed_host_names(self) -> frozenset[str] | None:
+        """The Host names the API answers (lowercase, IPv6 in brackets); None: any."""
+        names = [h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()]
+        if "*" in names:
+            return None
+        if not names:
+            names = ["localhost", "127.0.0.1", "[::1]"]
+            if self.host not in ("0.0.0.0", "::", ""):
+                names.append(self.host.lower())
+        return frozenset(f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names)
 
     @property
     def artifacts_dir(self) -> Path:

@@ -11,6 +11,7 @@ Keys (prefix ``narrate:``):
   idem:<t>:<key>        "<body hash> <job id>" for Idempotency-Key
   active                set of job ids not yet terminal (for the reconciler and metrics)
   workers, workers:held the fleet's heartbeats (fleet.py)
+  metrics:jobs          hash: state -> jobs in it, moved by the same scripts as the jobs
 
 A job is created in one Lua script: the idempotency key, the record and the job's first queue
 messages together, so no other process sees a key without its job, and the broker never holds
@@ -28,7 +29,7 @@ from typing import Any
 import redis
 
 from service.adapters.fleet import FleetStore
-from service.adapters.redis_scripts import ADVANCE, BEAT, CREATE, TOUCH
+from service.adapters.redis_scripts import ADVANCE, BEAT, CREATE, DISCARD, TOUCH
 from service.domain.errors import IdempotencyConflict, NarrateError
 from service.domain.job import Job
 
@@ -37,6 +38,9 @@ PREFIX = "narrate:"
 
 def key(*parts: str) -> str:
     return PREFIX + ":".join(parts)
+
+
+JOB_COUNTS = key("metrics", "jobs")
 
 
 def _record(job: Job, idem_key: str) -> dict[str, Any]:
@@ -67,6 +71,7 @@ class JobStore(FleetStore):
         self._advance = client.register_script(ADVANCE)
         self._touch = client.register_script(TOUCH)
         self._create = client.register_script(CREATE)
+        self._discard = client.register_script(DISCARD)
 
     @classmethod
     def from_url(cls, url: str, timeout: float = 5.0, connect_timeout: float = 3.0) -> JobStore:
@@ -125,6 +130,7 @@ class JobStore(FleetStore):
             key("active"),
             queue or key("unused"),
             key("idem", job.tenant, idem[0]) if idem else "",
+            JOB_COUNTS,
         ]
         outcome = self._create(keys=keys, args=args)
         if outcome[0] == "late":
@@ -140,15 +146,9 @@ class JobStore(FleetStore):
 
     def discard(self, job: Job) -> None:
         """Remove every trace of a job (its enqueue failed, or it was deleted)."""
-        idem = self.r.hget(key("job", job.id), "idem")
-        pipe = self.r.pipeline(transaction=True)
-        for suffix in ("", ":seg", ":done", ":remaining", ":deliveries"):
-            pipe.delete(key("job", job.id) + suffix)
-        pipe.zrem(key("tenant", job.tenant, "jobs"), job.id)
-        pipe.srem(key("active"), job.id)
-        if idem:
-            pipe.delete(key("idem", job.tenant, idem))
-        pipe.execute()
+        keys = [key("job", job.id) + s for s in ("", ":seg", ":done", ":remaining", ":deliveries")]
+        keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS]
+        self._discard(keys=keys, args=[job.id, key("idem", job.tenant, "")])
 
     # -- reading --------------------------------------------------------------------------
     def get(self, job_id: str) -> Job | None:
@@ -227,7 +227,8 @@ class JobStore(FleetStore):
                 v if isinstance(v, str | int | float) else json.dumps(v, ensure_ascii=False),
             ]
         args.append(job_id)
-        return bool(self._advance(keys=[key("job", job_id), key("active")], args=args))
+        keys = [key("job", job_id), key("active"), JOB_COUNTS]
+        return bool(self._advance(keys=keys, args=args))
 
     def update(self, job_id: str, **fields: Any) -> None:
         mapping: dict[str | bytes, bytes | float | int | str] = {

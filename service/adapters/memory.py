@@ -270,3 +270,6 @@ class MemoryMetrics:
 
     def queue_depth(self, queue: str) -> int:
         return len(self.queue.pending)
+
+    def backfill(self, batch: int = 500) -> int:
+        return 0  # counted live: nothing predates this store

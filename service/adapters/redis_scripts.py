@@ -1,6 +1,11 @@
-"""The Lua scripts the job store runs in Redis: each one atomic step."""
+"""The Lua scripts the job store runs in Redis: each one atomic step.
+
+Jobs per state, for /metrics, are a hash (KEYS[3] of ADVANCE, KEYS[8] of CREATE and
+DISCARD) moved in the same scripts that move the jobs: a job counts once its record has
+``counted``=1, set by CREATE, or by COUNT for a job stored before the counters existed."""
 
 # Status only moves forward, and never out of a terminal state.
+# KEYS: job hash, active set, jobs-per-state hash. ARGV: status, field, value, ..., job id.
 ADVANCE = """
 local order = {queued=0, running=1, succeeded=2, failed=2, canceled=2}
 local cur = redis.call('HGET', KEYS[1], 'status')
@@ -8,7 +13,36 @@ if not cur then return 0 end
 if order[cur] >= 2 or order[ARGV[1]] < order[cur] then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 2, #ARGV - 1))
 if order[ARGV[1]] >= 2 then redis.call('SREM', KEYS[2], ARGV[#ARGV]) end
+if cur ~= ARGV[1] and redis.call('HGET', KEYS[1], 'counted') == '1' then
+  redis.call('HINCRBY', KEYS[3], cur, -1)
+  redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
+end
 return 1
+"""
+
+# Every trace of a job, and its place in the counts.
+# KEYS: job hash, seg, done, remaining, deliveries, tenant zset, active set, jobs-per-state
+# hash. ARGV: job id, the tenant's idempotency key prefix.
+DISCARD = """
+local rec = redis.call('HMGET', KEYS[1], 'status', 'counted', 'idem')
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('ZREM', KEYS[6], ARGV[1])
+redis.call('SREM', KEYS[7], ARGV[1])
+if rec[3] and rec[3] ~= '' then redis.call('DEL', ARGV[2] .. rec[3]) end
+if rec[1] and rec[2] == '1' then redis.call('HINCRBY', KEYS[8], rec[1], -1) end
+"""
+
+# Count, once, the job records among KEYS[2..] not counted yet. KEYS[1]: jobs-per-state.
+COUNT = """
+local n = 0
+for i = 2, #KEYS do
+  local status = redis.call('HGET', KEYS[i], 'status')
+  if status and redis.call('HSETNX', KEYS[i], 'counted', 1) == 1 then
+    redis.call('HINCRBY', KEYS[1], status, 1)
+    n = n + 1
+  end
+end
+return n
 """
 
 # The Idempotency-Key part of CREATE: a key already used with another body is a conflict;
@@ -28,7 +62,8 @@ if KEYS[7] ~= '' then
 end
 """
 
-# KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list, idem key or "".
+# KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list, idem key or "",
+#       jobs-per-state hash.
 # ARGV: deadline (ms, Redis clock), idem value "<body hash> <id>", job key prefix, ttl,
 #       n record fields, fields..., n segments, n messages, messages...
 CREATE = (
@@ -53,6 +88,8 @@ for j = 0, segs - 1 do redis.call('HSET', KEYS[3], tostring(j), '{"state": "queu
 local id = redis.call('HGET', KEYS[1], 'id')
 redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'created_ms'), id)
 redis.call('SADD', KEYS[5], id)
+redis.call('HSET', KEYS[1], 'counted', 1)
+redis.call('HINCRBY', KEYS[8], 'queued', 1)
 local m = tonumber(ARGV[i])
 for j = 1, m do redis.call('LPUSH', KEYS[6], ARGV[i + j]) end
 return {'created'}

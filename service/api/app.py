@@ -4,6 +4,9 @@ rendering happens here. The routes (service/api/routes/) talk to JobService alon
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.metadata import version
 from typing import Any
 
@@ -11,7 +14,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from service import wiring
-from service.api import errors
+from service.api import docs, errors
+from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyLimit
 from service.api.routes import artifacts, health, jobs, studio, voices
 from service.config import Settings, get_settings
@@ -29,6 +33,9 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
         version=version("narrate"),  # one version: pyproject.toml's
         description="TTS narration and subtitle production. Submit a script, follow the job, "
         "download narration.wav, subtitles and video.mp4.",
+        docs_url=None,  # docs.install serves it without a CDN
+        redoc_url=None,
+        lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.jobs = service or wiring.job_service(settings)
@@ -37,11 +44,28 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.add_middleware(
         BodyLimit, limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
     )
+    app.add_middleware(BrowserGuard, settings=settings)  # outside BodyLimit: refused unread
+    app.add_middleware(SecurityHeaders)  # outermost: refusals carry the headers too
     errors.install(app)
+    if settings.docs:
+        docs.install(app)
     for module in (jobs, artifacts, voices, health, studio):
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Count the jobs stored before /metrics kept counts, once per store, in a thread: the
+    API answers meanwhile."""
+    service: JobService = app.state.jobs
+    stop = threading.Event()
+    threading.Thread(
+        target=service.count_stored_jobs, args=(stop,), name="count-jobs", daemon=True
+    ).start()
+    yield
+    stop.set()
 
 
 def openapi(app: FastAPI) -> dict[str, Any]:

@@ -4,6 +4,7 @@ serve its artifacts, and report readiness and metrics. It never renders anything
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ log = logging.getLogger("narrate.jobs")
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """What /metrics reports, read from Redis at scrape time."""
+    """What /metrics reports, read from Redis at scrape time (a few calls, none a scan)."""
 
     jobs_by_state: dict[str, int]
     queue_depth: int
@@ -142,6 +143,20 @@ class JobService(JobParts):
         except redis.RedisError:
             return {"redis": False, "workers": 0}
         return {"redis": True, "workers": len(fleet.live)}
+
+    def count_stored_jobs(self, stop: threading.Event, retry: float = 30.0) -> None:
+        """Once per store: count the jobs kept from before the per-state counters (a scan);
+        retried while Redis is unreachable, until ``stop``."""
+        while not stop.is_set():
+            try:
+                n = self.metrics.backfill()
+            except redis.RedisError as exc:
+                log.warning("jobs not counted yet for /metrics (%s); retrying", exc)
+                stop.wait(retry)
+                continue
+            if n:
+                log.info("counted %d jobs stored before the per-state counters", n)
+            return
 
     def figures(self) -> Figures:
         return Figures(

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,8 +25,8 @@ from service.adapters.queue import CeleryQueue
 from service.config import Settings
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
-from service.keys import KeyStore
-from tests.service.conftest import Stack, start_stack, submit, wait_for
+from service.keys import KeyStore, digest
+from tests.service.conftest import Stack, free_port, start_stack, submit, wait_for
 
 pytestmark = pytest.mark.integration
 ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
@@ -161,7 +167,8 @@ def test_oversize_bodies_get_an_early_413(stack: Stack) -> None:
         assert r.status_code == 413
     # Chunked: refused once the bytes received pass the limit, not after the whole body.
     head = (
-        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        f"POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:{stack.api_port}\r\n"
+        "Transfer-Encoding: chunked\r\n"
         f"Authorization: Bearer {key}\r\nContent-Type: multipart/form-data; boundary=b\r\n\r\n"
     )
     chunks = itertools.chain(
@@ -223,3 +230,143 @@ def test_keys_are_stored_hashed(stack: Stack) -> None:
         ).status_code
         == 401
     )
+
+
+def raw(stack: Stack, method: str, path: str, **headers: str) -> tuple[int, str]:
+    """A request with exactly these headers (httpx would set Host itself)."""
+    conn = http.client.HTTPConnection("127.0.0.1", stack.api_port, timeout=10)
+    conn.putrequest(method, path, skip_host="Host" in headers)
+    for name, value in headers.items():
+        conn.putheader(name, value)
+    conn.endheaders()
+    response = conn.getresponse()
+    body = response.read().decode()
+    conn.close()
+    return response.status, body
+
+
+def test_other_host_names_and_origins_are_refused(stack: Stack) -> None:
+    auth = f"Bearer {stack.keys['alpha']}"
+    with stack.client() as c:
+        job = wait_for(c, submit(c, "[段 1 · 2 秒] 主机名。").json()["id"])
+    for host in (f"evil.example:{stack.api_port}", "127.0.0.1.nip.io", "localhost.evil"):
+        status, body = raw(stack, "GET", f"/v1/jobs/{job['id']}", Host=host, Authorization=auth)
+        assert status == 421 and "NARRATE_ALLOWED_HOSTS" in body and job["id"] not in body
+    for host in (f"localhost:{stack.api_port}", "[::1]", "127.0.0.1"):
+        assert raw(stack, "GET", "/v1/voices", Host=host, Authorization=auth)[0] == 200
+    with stack.client() as c:
+        # With keys on, a proxy may forward: keys are what guards the API then.
+        assert c.get("/v1/voices", headers={"X-Forwarded-For": "203.0.113.9"}).status_code == 200
+
+
+def test_every_response_carries_the_security_headers(stack: Stack) -> None:
+    for path in ("/", "/studio/studio.js", "/v1/voices", "/healthz", "/docs", "/nope"):
+        h = httpx.get(stack.url + path, headers={"Authorization": f"Bearer {stack.keys['alpha']}"})
+        csp = h.headers["content-security-policy"]
+        assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp, path
+        assert "'unsafe-inline'" not in csp or path == "/docs"
+        assert h.headers["x-content-type-options"] == "nosniff"
+        assert h.headers["x-frame-options"] == "DENY"
+        assert h.headers["referrer-policy"] == "no-referrer"
+    page = httpx.get(stack.url + "/docs").text
+    assert "cdn" not in page and "/docs/assets/swagger-ui-bundle.js" in page
+
+
+def narrate(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args],
+        env=stack.env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def test_keys_list_and_revoke(stack: Stack) -> None:
+    key = narrate(stack, "keys", "create", "gamma").stdout.strip()
+    other = narrate(stack, "keys", "create", "gamma").stdout.strip()
+    listed = narrate(stack, "keys", "list")
+    assert listed.returncode == 0 and key not in listed.stdout and other not in listed.stdout
+    rows = [line.split() for line in listed.stdout.splitlines()]
+    assert {"alpha", "beta"} <= {r[1] for r in rows}
+    key_id = digest(key)[:12]  # the id: the start of the stored digest, never the key
+    assert sorted(r[0] for r in rows if r[1] == "gamma") == sorted([key_id, digest(other)[:12]])
+
+    def status(k: str) -> int:
+        return httpx.get(
+            f"{stack.url}/v1/jobs", headers={"Authorization": f"Bearer {k}"}
+        ).status_code
+
+    assert status(key) == status(other) == 200  # the API has read the file now
+    revoked = narrate(stack, "keys", "revoke", key_id)
+    assert revoked.returncode == 0 and key_id in revoked.stdout
+    assert (status(key), status(other)) == (401, 200)  # at once: no restart
+    assert narrate(stack, "keys", "revoke", "gamma").returncode == 0
+    assert status(other) == 401
+    unknown = narrate(stack, "keys", "revoke", "gamma")
+    assert unknown.returncode == 2 and "no key" in unknown.stderr and "keys list" in unknown.stderr
+    assert "gamma" not in narrate(stack, "keys", "list").stdout
+
+
+def test_a_revoke_is_seen_within_the_timestamps_granularity(tmp_path: Path) -> None:
+    """The API's KeyStore rereads keys.json when it changes; a revoke within the same clock
+    tick as the last write (coarse file timestamps) leaves the mtime as it was."""
+    api, cli = KeyStore(tmp_path / "keys.json"), KeyStore(tmp_path / "keys.json")
+    key = cli.create("delta")
+    assert api.tenant(key) == "delta"
+    before = (tmp_path / "keys.json").stat().st_mtime_ns
+    cli.revoke("delta")
+    os.utime(tmp_path / "keys.json", ns=(before, before))
+    assert api.tenant(key) is None
+
+
+def test_narrate_api_runs_the_api_alone(stack: Stack) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "api", "--port", str(port)],
+        env=stack.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.2)
+        assert ready.json()["checks"]["workers"] == 2  # the stack's, on its Redis
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert children == []  # no Redis, worker or reconciler of its own
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+
+
+def test_a_keyless_server_refuses_other_origins_and_proxies(tmp_path: Path) -> None:
+    """Without keys, another site's page could write here, and a proxy on this machine
+    would serve everyone as if local."""
+    s = start_stack(tmp_path, workers=0, require_keys="false")
+    try:
+        spec = json.dumps({"language": "en", "segments": [{"text": "Hi.", "seconds": 2}]})
+        job = httpx.post(f"{s.url}/v1/jobs", content=spec).json()["id"]
+        for headers in (
+            {"Origin": f"http://localhost:{s.api_port + 1}"},
+            {"Origin": f"http://127.0.0.1:{s.api_port}.evil"},
+            {"Origin": "null"},
+            {"Sec-Fetch-Site": "cross-site"},
+        ):
+            r = httpx.post(f"{s.url}/v1/jobs", content=spec, headers=headers)
+            assert r.status_code == 403 and "refused" in r.json()["detail"], r.text
+            assert httpx.delete(f"{s.url}/v1/jobs/{job}", headers=headers).status_code == 403
+        assert [j["id"] for j in httpx.get(f"{s.url}/v1/jobs").json()["jobs"]] == [job]
+        assert httpx.get(f"{s.url}/v1/jobs/{job}").json()["status"] == "queued"
+        same = httpx.post(f"{s.url}/v1/jobs", content=spec, headers={"Origin": s.url})
+        assert same.status_code == 202  # the studio page's own requests
+        for header, value in (
+            ("X-Forwarded-For", "203.0.113.9"),
+            ("Forwarded", "for=203.0.113.9"),
+            ("X-Real-IP", "203.0.113.9"),
+            ("Via", "1.1 proxy"),
+        ):
+            r = httpx.get(f"{s.url}/v1/jobs", headers={header: value})
+            assert r.status_code == 403 and "NARRATE_REQUIRE_KEYS=1" in r.json()["detail"]
+    finally:
+        s.stop()

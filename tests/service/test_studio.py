@@ -60,6 +60,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1440,1000",
     ):  # fmt: skip
         opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # CSP reports land there
     service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
     driver = webdriver.Chrome(options=opts, service=service)
     driver.set_script_timeout(30)
@@ -206,7 +207,13 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     vtt = alpha.get(f"/v1/jobs/{job_id}/artifacts/subtitles.vtt").text
     assert played["cues"] == vtt_texts(vtt) and len(played["cues"]) > 4
     # The timeline strip: one block per segment, and the overlay layer's cues.
-    assert len(driver.find_elements(By.CSS_SELECTOR, "#timeline .block.seg")) == 4
+    blocks = driver.find_elements(By.CSS_SELECTOR, "#timeline .block.seg")
+    assert len(blocks) == 4
+    assert blocks[1].value_of_css_property("left") != blocks[0].value_of_css_property("left")
+    refused = [
+        e["message"] for e in driver.get_log("browser") if "Content Security" in e["message"]
+    ]
+    assert refused == []  # the page runs under its CSP: no inline script or style attribute
     assert driver.find_elements(By.CSS_SELECTOR, "#timeline .block.overlay")
     # One segment's audio, as heard in the narration.
     manifest0 = alpha.get(f"/v1/jobs/{job_id}/artifacts/manifest.json").json()

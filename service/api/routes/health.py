@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import (
@@ -16,7 +17,8 @@ from prometheus_client.core import (
 )
 
 from service.adapters.metrics import BUCKETS
-from service.api.deps import Jobs
+from service.api.deps import CurrentSettings, Jobs
+from service.api.guard import local_client
 from service.api.ready import ready_cache
 from service.api.schemas import Health
 from service.jobs import JobService
@@ -43,7 +45,34 @@ async def readyz(request: Request) -> JSONResponse:
     )
 
 
-@router.get("/metrics", response_class=PlainTextResponse)
+def scraper(request: Request, settings: CurrentSettings) -> None:
+    """/metrics is for the operator: the NARRATE_METRICS_TOKEN as a Bearer token or, with
+    none set, a client on this machine (not through a proxy)."""
+    token = settings.metrics_token
+    if token:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            given.strip().encode(), token.encode()
+        ):
+            raise HTTPException(
+                401,
+                "/metrics needs NARRATE_METRICS_TOKEN as a Bearer token",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+    elif not local_client(request.scope):
+        raise HTTPException(
+            403,
+            "/metrics answers only clients on this machine; set NARRATE_METRICS_TOKEN "
+            "to scrape it from elsewhere",
+        )
+
+
+@router.get(
+    "/metrics",
+    response_class=PlainTextResponse,
+    dependencies=[Depends(scraper)],
+    responses={401: {"description": "a wrong or missing token"}, 403: {"description": "not local"}},
+)
 def metrics(service: Jobs) -> PlainTextResponse:
     registry = CollectorRegistry()
     registry.register(Collector(service))

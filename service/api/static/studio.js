@@ -15,6 +15,7 @@ function el(tag, attrs, ...kids) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (k === "text") e.textContent = v;
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "style") e.style.cssText = v;  // CSSOM: the CSP forbids style attributes
     else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? "" : v);
   }
   for (const k of kids) if (k !== null && k !== undefined) e.append(k);

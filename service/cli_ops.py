@@ -1,0 +1,59 @@
+"""`narrate api` (the API alone) and `narrate keys create|list|revoke`: the operator's
+commands beside serve/worker/reconcile (service/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import time
+
+from service.config import get_settings
+
+
+def cmd_api(args: argparse.Namespace) -> int:
+    """The API process alone: no Redis, worker or reconciler is started (compose, or
+    `narrate worker` and `narrate reconcile` beside it), so it can be restarted alone."""
+    import uvicorn
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(0)  # uvicorn re-raises SIGTERM after its graceful shutdown
+
+    signal.signal(signal.SIGTERM, terminate)
+    os.environ["NARRATE_HOST"] = args.host  # keys are required off loopback
+    get_settings.cache_clear()
+    uvicorn.run("service.api.main:app", host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from service import wiring
+
+    keys = wiring.keys(get_settings())
+    if args.keys_command == "create":
+        print(keys.create(args.name))
+    elif args.keys_command == "list":
+        for k in keys.entries():
+            created = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(k.created))
+            print(f"{k.id}  {k.tenant:<20} {created} UTC")
+    else:
+        for k in keys.revoke(args.which):
+            print(f"revoked {k.id} ({k.tenant})")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    ap = sub.add_parser("api", help="run the API alone (workers and Redis run elsewhere)")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.set_defaults(func=cmd_api)
+
+    ks = sub.add_parser("keys", help="manage API keys")
+    ks_sub = ks.add_subparsers(dest="keys_command", required=True)
+    kc = ks_sub.add_parser("create", help="create a key for tenant NAME and print it")
+    kc.add_argument("name")
+    kl = ks_sub.add_parser("list", help="list the keys: id, tenant, created (never the key)")
+    kr = ks_sub.add_parser("revoke", help="revoke the keys of a tenant, or one key by its id")
+    kr.add_argument("which", metavar="TENANT|ID")
+    for p in (kc, kl, kr):
+        p.set_defaults(func=cmd_keys)

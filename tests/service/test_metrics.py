@@ -1,0 +1,133 @@
+"""/metrics against a real stack: scrapes cost a few Redis calls whatever the number of
+stored jobs (50 at once leave a job lookup fast), the counts are the real jobs by state
+after creates, cancels and deletes (jobs stored before the counters included), and only
+the operator may scrape."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from service.api.app import create_app
+from service.config import Settings
+from service.domain.job import STATES
+from tests.service.conftest import Stack, start_stack, submit, wait_for
+
+pytestmark = pytest.mark.integration
+OLD_JOBS = 3000  # stored before the counters existed: the old scrape read each one
+TERMINAL = ("succeeded", "failed", "canceled")
+
+
+@pytest.fixture(scope="module")
+def mstack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    s = start_stack(tmp_path_factory.mktemp("metrics"), workers=1, faults="segment_sleep=2")
+    yield s
+    s.stop()
+
+
+def scraped(text: str) -> dict[str, int]:
+    found = dict(re.findall(r'^narrate_jobs\{state="(\w+)"\} (\S+)$', text, re.M))
+    return {state: int(float(found.get(state, 0))) for state in STATES}
+
+
+def stored(r: Any) -> dict[str, int]:
+    """Jobs by state, read record by record (what each scrape used to do)."""
+    counts = dict.fromkeys(STATES, 0)
+    for name in r.scan_iter(match="narrate:job:*", count=1000):
+        if name.count(":") == 2 and (status := r.hget(name, "status")) in counts:
+            counts[status] += 1
+    return counts
+
+
+def seed_old_jobs(stack: Stack) -> None:
+    """Job records as the code before the counters stored them (no ``counted`` flag), then
+    the API restarted, as after an upgrade."""
+    r = stack.redis()
+    pipe = r.pipeline(transaction=False)
+    for i in range(OLD_JOBS):
+        job = uuid.uuid4().hex
+        status = TERMINAL[i % 3]
+        pipe.hset(f"narrate:job:{job}", mapping={"id": job, "tenant": "old", "status": status})
+        pipe.zadd("narrate:tenant:old:jobs", {job: i})
+    pipe.delete("narrate:metrics:jobs:backfilled")
+    pipe.execute()
+    stack.kill("api")
+    stack.start_api()
+    stack.wait_ready(1)
+
+
+def test_scrapes_are_cheap_and_counts_are_the_jobs(mstack: Stack) -> None:
+    seed_old_jobs(mstack)
+    alpha = mstack.client("alpha")
+    job = submit(alpha, "[段 1 · 2 秒] 指标。\n\n[段 2 · 2 秒] 还在跑。").json()["id"]
+    wait_for(alpha, job, until=("running",))
+    lookups: list[tuple[int, float]] = []
+    stop = threading.Event()
+
+    def look() -> None:
+        with mstack.client("alpha") as c:
+            while not stop.is_set():
+                t = time.monotonic()
+                status = c.get(f"/v1/jobs/{job}").status_code
+                lookups.append((status, time.monotonic() - t))
+
+    def scrape(path: str) -> tuple[int, float]:
+        t = time.monotonic()
+        status = httpx.get(mstack.url + path, timeout=60).status_code
+        return status, time.monotonic() - t
+
+    looker = threading.Thread(target=look)
+    looker.start()
+    with ThreadPoolExecutor(50) as pool:
+        results = list(pool.map(scrape, ["/metrics"] * 50))
+    stop.set()
+    looker.join()
+    slowest, lookup = max(t for _, t in results), max(t for _, t in lookups)
+    print(
+        f"\n50 /metrics at once, {OLD_JOBS} old jobs stored: slowest answer {slowest:.2f} s;"
+        f" job lookups meanwhile: {len(lookups)}, slowest {lookup:.3f} s"
+    )
+    assert [s for s, _ in results] == [200] * 50
+    assert lookups and {s for s, _ in lookups} == {200} and lookup < 1.0
+    assert alpha.get(f"/v1/jobs/{job}").json()["status"] == "running"  # all while it ran
+
+    # Creates, a cancel while queued, deletes of a finished and of a canceled job.
+    ids = [submit(alpha, f"[段 1 · 1 秒] 第{i}个。").json()["id"] for i in range(3)]
+    assert alpha.delete(f"/v1/jobs/{ids[2]}").json()["result"] == "canceled"
+    for j in (job, *ids[:2]):
+        wait_for(alpha, j)
+    assert alpha.delete(f"/v1/jobs/{ids[0]}").json()["result"] == "deleted"
+    assert alpha.delete(f"/v1/jobs/{ids[2]}").json()["result"] == "deleted"
+    r = mstack.redis()
+    deadline = time.monotonic() + 30  # the API counts the old jobs in a thread as it starts
+    while not r.exists("narrate:metrics:jobs:backfilled") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    counts = scraped(httpx.get(mstack.url + "/metrics").text)
+    assert counts == stored(r)
+    assert counts["succeeded"] == OLD_JOBS // 3 + 2 and counts["queued"] == 0
+    assert r.scard("narrate:active") == 0
+
+
+def test_only_the_operator_may_scrape(mstack: Stack) -> None:
+    # Through a proxy on this machine (uvicorn takes the client from X-Forwarded-For).
+    proxied = httpx.get(mstack.url + "/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert proxied.status_code == 403 and "NARRATE_METRICS_TOKEN" in proxied.json()["detail"]
+    base = {"redis_url": mstack.env["NARRATE_REDIS_URL"], "data_dir": mstack.data_dir}
+    base["allowed_hosts"] = "testserver"
+    remote = TestClient(create_app(Settings(**base)))  # its client is not on this machine
+    assert remote.get("/metrics").status_code == 403
+    with_token = TestClient(create_app(Settings(**base, metrics_token="s3cret-token")))
+    assert with_token.get("/metrics").status_code == 401
+    wrong = with_token.get("/metrics", headers={"Authorization": "Bearer s3cret-tokex"})
+    assert wrong.status_code == 401
+    right = with_token.get("/metrics", headers={"Authorization": "Bearer s3cret-token"})
+    assert right.status_code == 200 and "narrate_jobs" in right.text
