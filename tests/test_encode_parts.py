@@ -45,11 +45,11 @@ def test_parts_are_alike_and_the_frozen_end_belongs_to_the_last() -> None:
     assert parts == [Part(0, 1350), Part(1350, None)]
     frames = Frames(request(extend_to=95.0))
     assert [frames.count(p) for p in parts] == [1350, 1500]  # 95 s in all: 2850 frames
-    # The rest of a part is shared out inside the file's own frames: the frozen end (after
+    # Frames are shared out inside the file's own frames: the frozen end (after
     # frame 2700) cannot be sought into.
     assert frames.share(2000, None, 3) == [Part(2000, 2233), Part(2233, 2466), Part(2466, None)]
     assert frames.share(10, 13, 4) == [Part(10, 11), Part(11, 12), Part(12, 13)]
-    assert frames.share(2750, None, 2) == [Part(2750, None)]  # stopped inside the frozen end
+    assert frames.share(2750, None, 2) == [Part(2750, None)]  # from inside the frozen end: one part
 
 
 def test_a_file_that_cannot_be_cut_by_time_is_encoded_whole() -> None:
