@@ -6,8 +6,10 @@ the command line (a fresh data dir: no TTS cache, a new Python process):
   soft subtitles  vs  a bare stream-copy mux of the same video + narration + SRT (aim <= 2x)
   --burn-in       vs  a bare `libx264 -preset ultrafast` encode of the same video (aim <= 1.1x)
 The four runs are interleaved, ROUNDS times, so machine load hits them alike; the ratios use
-each run's best time. Usage:
-    .venv/bin/python bench/render.py [--rounds N] [--video flat|footage|both]
+each run's best time. ``--against DIR``: a fifth run, --burn-in from another checkout (say
+the commit before a change, ``git worktree add DIR REV``), interleaved with the others, for
+a before/after side by side. Usage:
+    .venv/bin/python bench/render.py [--rounds N] [--video flat|footage|both] [--against DIR]
 """
 
 from __future__ import annotations
@@ -30,21 +32,21 @@ EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
 SECONDS = 90
 
 
-def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
+def timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> float:
     import os
 
     t = time.perf_counter()
     subprocess.run(
-        argv, check=True, capture_output=True, env={**os.environ, **(env or {})}, cwd=ROOT
+        argv, check=True, capture_output=True, env={**os.environ, **(env or {})}, cwd=cwd
     )
     return time.perf_counter() - t
 
 
-def bench(video: Path, work: Path, rounds: int, label: str) -> None:
+def bench(video: Path, work: Path, rounds: int, label: str, against: Path | None) -> None:
     runs: dict[str, list[float]] = {"soft": [], "mux": [], "burn": [], "encode": []}
     counter = iter(range(10**6))
 
-    def render(*flags: str) -> Callable[[], float]:
+    def render(*flags: str, root: Path = ROOT) -> Callable[[], float]:
         def go() -> float:
             n = next(counter)
             out = work / f"out-{n}"
@@ -53,6 +55,7 @@ def bench(video: Path, work: Path, rounds: int, label: str) -> None:
                 [sys.executable, "-m", "service.cli", "render", str(EXAMPLE), "--out",
                  str(out), "--video", str(video), "--engine", "espeak", *flags],
                 env,
+                root,  # `-m service.cli` runs that checkout's code
             )  # fmt: skip
 
         return go
@@ -79,6 +82,8 @@ def bench(video: Path, work: Path, rounds: int, label: str) -> None:
         runs["mux"].append(bare_mux())
         runs["burn"].append(render("--burn-in")())
         runs["encode"].append(bare_encode())
+        if against is not None:
+            runs.setdefault("against", []).append(render("--burn-in", root=against)())
     manifest = json.loads((last / "manifest.json").read_text(encoding="utf-8"))
     best = {k: min(v) for k, v in runs.items()}
     print(
@@ -90,11 +95,14 @@ def bench(video: Path, work: Path, rounds: int, label: str) -> None:
         ("mux", "bare stream-copy mux (video copy, AAC, mov_text)"),
         ("burn", "narrate render --burn-in"),
         ("encode", "bare libx264 -preset ultrafast encode"),
+        *([("against", f"narrate render --burn-in, {against}")] if against else []),
     ]:
         times = " ".join(f"{t:.2f}" for t in runs[name])
         print(f"  {what:<50} {best[name]:6.2f} s   (runs: {times})")
     print(f"  soft / bare mux:        {best['soft'] / best['mux']:.2f}x   (aim <= 2x)")
     print(f"  burn-in / bare encode:  {best['burn'] / best['encode']:.2f}x   (aim <= 1.1x)")
+    if against is not None:
+        print(f"  {against} burn-in / bare encode:  {best['against'] / best['encode']:.2f}x")
     print(
         f"  loudness {manifest['loudness']['integrated_lufs']} LUFS, "
         f"{manifest['loudness']['true_peak_dbtp']} dBTP"
@@ -105,15 +113,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--video", choices=["flat", "footage", "both"], default="both")
+    ap.add_argument("--against", type=Path, help="another checkout's --burn-in, side by side")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.video in ("flat", "both"):
             flat = make_video(work / "flat.mp4", SECONDS)
-            bench(flat, work / "flat", args.rounds, "flat colour + moving box (make_video)")
+            label = "flat colour + moving box (make_video)"
+            bench(flat, work / "flat", args.rounds, label, args.against)
         if args.video in ("footage", "both"):
             footage = make_footage(work / "footage.mp4", SECONDS)
-            bench(footage, work / "footage", args.rounds, "footage-like, 6 Mb/s (make_footage)")
+            label = "footage-like, 6 Mb/s (make_footage)"
+            bench(footage, work / "footage", args.rounds, label, args.against)
 
 
 if __name__ == "__main__":

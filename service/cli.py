@@ -47,7 +47,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     from service.adapters.media import FfmpegMedia
 
-    video = Path(args.video) if args.video else None
+    # Absolute from here on: ffmpeg reads a relative path in a listing from the listing's
+    # folder, and a colon in a relative one as a protocol.
+    video = Path(args.video).absolute() if args.video else None
     media = FfmpegMedia(settings)
     if video is not None:
         media.prefetch(video)  # ffprobe runs while the rest of the adapters load
@@ -58,10 +60,11 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     plan = pipeline.plan(spec, render_options(args), video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    music = Path(args.music) if getattr(args, "music", None) else None
+    music = Path(args.music).absolute() if getattr(args, "music", None) else None
     if music is not None and not music.is_file():
         raise InputError(f"--music: no such file {args.music}")
-    manifest = pipeline.render(plan, Path(args.out), video, ProgressBar(), music=music).manifest
+    out = Path(args.out).absolute()
+    manifest = pipeline.render(plan, out, video, ProgressBar(), music=music).manifest
     for w in manifest.warnings[len(plan.warnings) :]:
         print(f"warning: {w}", file=sys.stderr)
     print(

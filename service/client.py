@@ -28,6 +28,9 @@ def submit(args: argparse.Namespace) -> int:
     script = Path(args.script)
     if not script.is_file():
         raise InputError(f"no such script file: {args.script!r}")
+    for flag, value in (("--video", args.video), ("--music", args.music)):
+        if value and not Path(value).is_file():  # before anything is sent
+            raise InputError(f"{flag}: no such file {value}")
     with httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(30, read=600)) as client:
         with ExitStack() as stack:
             files: dict[str, tuple[str, IO[bytes], str]] = {
@@ -38,8 +41,6 @@ def submit(args: argparse.Namespace) -> int:
                 files["video"] = (video.name, stack.enter_context(video.open("rb")), "video/mp4")
             if args.music:
                 music = Path(args.music)
-                if not music.is_file():
-                    raise InputError(f"--music: no such file {args.music}")
                 files["music"] = (music.name, stack.enter_context(music.open("rb")), "audio/*")
             resp = client.post("/v1/jobs", files=files, data={"options": json.dumps(options)})
         if resp.status_code != 202:

@@ -152,11 +152,13 @@ def check_render(
     return manifest
 
 
-def narrate(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    """`narrate ARGS...` in a new process, as a user runs it: output captured as text."""
+def narrate(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`narrate ARGS...` in a new process, as a user runs it (in ``cwd``, if given): output
+    captured as text."""
     return subprocess.run(
         [sys.executable, "-m", "service.cli", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=cwd,
     )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -216,3 +220,31 @@ def test_explicit_edge_fails_with_a_clear_error(server: EdgeServer, tmp_path: Pa
     server.always = "429"
     with pytest.raises(EngineError, match="edge: gave up after 3 attempt"):
         render(server, tmp_path, "[段 1 · 3 秒] 明确要求用 edge 引擎。", "edge")
+
+
+def test_offline_is_one_warning_in_words_once_per_job(tmp_path: Path) -> None:
+    """Edge unreachable for every segment (a closed port behind wss://, as offline): the
+    render says so once, in words, naming the segments espeak spoke; each segment's own
+    record still names its engine. Before: one line per segment, each with aiohttp's
+    `ssl:<ssl.SSLContext object at 0x...>`."""
+    script = tmp_path / "three.md"
+    script.write_text(
+        "[段 1 · 3 秒] 第一段。\n\n[段 2 · 3 秒] 第二段。\n\n[段 3 · 3 秒] 第三段。",
+        encoding="utf-8",
+    )
+    env = {"NARRATE_EDGE_WSS_URL": "wss://127.0.0.1:9/edge", "NARRATE_DATA_DIR": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "service.cli", "render", str(script), "--out", str(tmp_path / "o"),
+         "--engine", "auto"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    want = (
+        "edge: gave up after 1 attempt(s): cannot reach the service (connection refused); "
+        "segments 1-3 fell back to espeak voice cmn-latn-pinyin"
+    )
+    assert said == [f"warning: {want}"]
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["warnings"] == [want]
+    assert [s["engine"] for s in manifest["segments"]] == ["espeak"] * 3

@@ -213,3 +213,35 @@ def test_video_shorter_than_narration_is_refused(tmp_path: Path, short_script: P
     assert "narration runs 9.5 s but the video lasts 1 s" in proc.stderr
     assert "--extend-video" in proc.stderr
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_every_path_argument_is_read_from_the_working_directory(
+    short_script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths as users type them: relative to where `narrate` runs, with a quote, a colon,
+    brackets and a comma in the output folder's name. Two parts (20 s at 2 parts) so the
+    burn-in's listings (parts, canvas) are exercised."""
+    cwd = tmp_path / "here"
+    (cwd / "in").mkdir(parents=True)
+    short_script.rename(cwd / "in" / "short.md")
+    make_video(cwd / "in" / "clip.mp4", 20, size="360x640")
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=220:d=5", str(cwd / "in" / "m.mp3")],
+        check=True,
+    )
+    (cwd / "in" / "look.json").write_text('{"narration": {"color": "#00FF00"}}')
+    monkeypatch.setenv("NARRATE_ENCODE_PARTS", "2")
+    monkeypatch.setenv("NARRATE_DATA_DIR", str(tmp_path / "data"))
+    proc = narrate("parse", "in/short.md", cwd=cwd)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["segments"], proc.stderr
+    for out, flags in [("soft", ()), ("it's: [a], b", ("--burn-in",))]:
+        proc = narrate(
+            "render", "in/short.md", "--out", out, "--engine", "espeak", "--video", "in/clip.mp4",
+            "--music", "in/m.mp3", "--style", "in/look.json", *flags, cwd=cwd,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        made = cwd / out
+        assert {"video.mp4", "mix.wav", "subtitles.ass"} <= {p.name for p in made.iterdir()}
+        assert "&H0000FF00" in (made / "subtitles.ass").read_text(encoding="utf-8")
+        assert abs(float(ffprobe(made / "video.mp4")["format"]["duration"]) - 20) < 0.1
+    assert sorted(p.name for p in cwd.iterdir()) == ["in", "it's: [a], b", "soft"]

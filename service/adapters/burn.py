@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from service.adapters.parts import concat_file
 from service.adapters.process import run
 from service.config import Settings
 
@@ -65,7 +66,7 @@ def canvas_listing(burn: Burn, start: float | None, end: float | None) -> str:
     size = f"option video_size {burn.width}x{burn.height}"
     lines = ["ffconcat version 1.0"]
     for i, t in enumerate(times):
-        lines += [f"file '{burn.canvas}'", size, "option pixel_format rgba"]
+        lines += [concat_file(burn.canvas), size, "option pixel_format rgba"]
         lines.append("option framerate 1000000")  # microsecond timestamps
         if i + 1 < len(times):
             lines.append(f"duration {times[i + 1] - t:.6f}")
@@ -73,7 +74,11 @@ def canvas_listing(burn: Burn, start: float | None, end: float | None) -> str:
 
 
 def _escape(path: Path) -> str:
-    return str(path).replace("\\", "/").replace(":", "\\:").replace("'", "\\'")
+    """``path`` as a quoted filter option value in a filter graph: escaped for the option
+    parser (backslash, quote, colon), then quoted for the graph parser, where a quote cannot
+    be quoted: it is closed, given escaped, and reopened."""
+    value = str(path).replace("\\", "\\\\").replace("'", "\\'").replace(":", "\\:")
+    return "'" + value.replace("'", "'\\''") + "'"
 
 
 def overlay_filters(burn: Burn, text_input: int, main: str) -> str:
@@ -83,7 +88,7 @@ def overlay_filters(burn: Burn, text_input: int, main: str) -> str:
     assert burn.box is not None
     b = burn.box
     return (
-        f"[{text_input}:v]subtitles=filename='{_escape(burn.ass)}':alpha=1,"
+        f"[{text_input}:v]subtitles=filename={_escape(burn.ass)}:alpha=1,"
         f"setpts=max(PTS-{2 * HALF_MS}/TB\\,0),crop={b.w}:{b.h}:{b.x}:{b.y},"
         "format=gbrap,unpremultiply=inplace=1[text];"
         f"{main}[text]overlay={b.x}:{b.y}:eof_action=repeat"
@@ -141,6 +146,6 @@ def box_args(sample: Path, width: int, height: int, settings: Settings) -> list[
     return [
         settings.ffmpeg, "-nostdin", "-v", "error", "-f", "lavfi",
         "-i", f"color=c=black@0:s={width}x{height}:d=1,format=rgba",
-        "-vf", f"subtitles=filename='{_escape(sample)}':alpha=1,alphaextract",
+        "-vf", f"subtitles=filename={_escape(sample)}:alpha=1,alphaextract",
         "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1",
     ]  # fmt: skip

@@ -1,7 +1,6 @@
 """The picture re-encoded in time parts at once, one single-threaded ffmpeg per core, then
 joined by a stream copy: where the parts are cut, how the join lists them, and the encode
-under way, which re-cuts the work as it goes so that every core stays busy to the end. The
-argument lists themselves are built in media.py."""
+under way. The argument lists themselves are built in media.py."""
 
 from __future__ import annotations
 
@@ -17,9 +16,6 @@ from service.domain.errors import MediaError
 from service.ports import MuxRequest
 
 MIN_PART_SECONDS = 10.0  # shorter parts cost more in start-up and seeking than they save
-# A part whose rest would take longer than this is stopped when a core falls idle, and its
-# rest shared out: stopping, restarting and seeking cost ~0.3 s.
-SPLIT_SECONDS = 1.0
 POLL_SECONDS = 0.05
 
 
@@ -70,13 +66,21 @@ def encode_parts(req: MuxRequest, parts: int) -> list[Part]:
     return Frames(req).share(0, None, parts) if parts > 1 else [Part(0)]
 
 
+def concat_file(path: Path) -> str:
+    """A concat listing's ``file`` line: the demuxer reads a relative path from the
+    listing's own folder (not the working directory), so the path is made absolute; a quote
+    in it is closed, escaped and reopened (ffmpeg's quoting rules)."""
+    quoted = str(path.absolute()).replace("'", "'\\''")
+    return f"file '{quoted}'"
+
+
 def parts_listing(done: list[tuple[Path, int]], fps: float) -> str:
     """The concat demuxer's list of the encoded parts in order, each with its exact length in
     frames: left to the demuxer, a part's length comes from its container rounded to the
     millisecond, and the next part's timestamps drift by the rounding."""
     lines = []
     for i, (f, frames) in enumerate(done):
-        lines.append(f"file '{f}'")
+        lines.append(concat_file(f))
         if i < len(done) - 1:
             lines.append(f"duration {frames / fps:.6f}")
     return "".join(f"{line}\n" for line in lines)
@@ -98,7 +102,6 @@ class _Run:
     file: Path
     progress: Path  # where its ffmpeg reports the frames it has encoded
     running: Running
-    started: float
 
     def frames(self) -> int:
         try:
@@ -110,13 +113,13 @@ class _Run:
 class PartsEncoding:
     """A picture encode under way: one ffmpeg for the whole picture, or one single-threaded
     ffmpeg per part and core (independent processes keep every core busy, where one
-    encoder's threads wait on each other), then the stream-copy join. When a part ends while
-    another still has more than SPLIT_SECONDS to go, that one is stopped (ffmpeg closes its
-    file at the frame it is on) and the rest of its frames shared out among it and the idle
-    cores: the first cuts are an estimate, and a machine's other work slows one part more
-    than another. ``launch`` starts the ffmpeg for a part (None: the whole picture) into a
-    file, reporting progress to another, and names the files it made for it; those and
-    ``temporary`` go when the encode ends."""
+    encoder's threads wait on each other), then the stream-copy join. The parts are cut
+    where the input says (``encode_parts``) and never re-cut as they run: x264 with one
+    thread makes the same bits from the same frames, so the same input and settings give a
+    byte-identical file, however the machine's load slows one part against another.
+    ``launch`` starts the ffmpeg for a part (None: the whole picture) into a file, reporting
+    progress to another, and names the files it made for it; those and ``temporary`` go
+    when the encode ends."""
 
     def __init__(
         self,
@@ -128,7 +131,7 @@ class PartsEncoding:
         temporary: tuple[Path, ...] = (),
     ) -> None:
         self.frames, self.launch, self.join, self.output = frames, launch, join, output
-        self.slots, self.whole = len(parts), len(parts) == 1
+        self.whole = len(parts) == 1
         self.active: list[_Run] = []
         self.done: list[tuple[int, Path, int]] = []  # first frame, file, frames
         self.made: list[Path] = list(temporary)
@@ -147,7 +150,7 @@ class PartsEncoding:
         self.started += 1
         running, scratch = self.launch(None if self.whole else part, file, progress)
         self.made += scratch
-        self.active.append(_Run(part, file, progress, running, time.monotonic()))
+        self.active.append(_Run(part, file, progress, running))
 
     def wait(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -157,54 +160,19 @@ class PartsEncoding:
                 if left <= 0:
                     raise MediaError(self.active[0].running.argv, None, "timed out")
                 time.sleep(min(POLL_SECONDS, left))
-                ended = [r for r in self.active if r.running.proc.poll() is not None]
-                for r in ended:
+                for r in [r for r in self.active if r.running.proc.poll() is not None]:
                     self.active.remove(r)
                     r.running.wait(left)  # raises on a failed part
-                    self._finished(r)
-                if ended:
-                    self._share_out(deadline)
+                    self.done.append((r.part.first, r.file, r.frames()))
             if self.whole:
                 return
             listing = self.output.with_name(f"{self.output.stem}.parts.txt")
             self.made.append(listing)
             done = [(f, n) for _, f, n in sorted(self.done)]
-            listing.write_text(parts_listing(done, self.frames.fps))
+            listing.write_text(parts_listing(done, self.frames.fps), encoding="utf-8")
             run(self.join(listing), max(1.0, deadline - time.monotonic()))
         finally:
             self.cancel()
-
-    def _finished(self, r: _Run) -> int:
-        """Record what a part encoded (all of it, or up to where it was stopped)."""
-        n = r.frames()
-        if n:
-            self.done.append((r.part.first, r.file, n))
-        return n
-
-    def _share_out(self, deadline: float) -> None:
-        """Stop the part with the most left to do, if it is worth it, so that its rest is
-        shared among the idle cores and its own."""
-        idle = self.slots - len(self.active)
-        if idle <= 0 or not self.active:
-            return
-        now = time.monotonic()
-        r = max(self.active, key=lambda r: self._seconds_left(r, now))
-        if self._seconds_left(r, now) < SPLIT_SECONDS:
-            return
-        r.running.stop(max(1.0, deadline - now))
-        self.active.remove(r)
-        n = self._finished(r)
-        if n < self.frames.count(r.part):  # not ended on its own meanwhile
-            for part in self.frames.share(r.part.first + n, r.part.end, idle + 1):
-                self._start(part)
-
-    def _seconds_left(self, r: _Run, now: float) -> float:
-        done = r.frames()
-        if done < self.frames.fps / 2:  # too early to tell its speed
-            return 0.0
-        if r.part.end is None and r.part.first + done + 2 * self.frames.fps > self.frames.source:
-            return 0.0  # what is left is the frozen end, which cannot be sought into
-        return (self.frames.count(r.part) - done) * (now - r.started) / done
 
     def cancel(self) -> None:
         for r in self.active:

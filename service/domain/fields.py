@@ -21,6 +21,24 @@ MAX_RATE_PERCENT = 100  # -100 % would be silence; edge takes -50 %..+100 %
 MIN_RATE_PERCENT = 50
 
 
+# What readers take for the end of a line: CRLF, CR, LF, NEL and the Unicode line and
+# paragraph separators (str.splitlines, and so pysubs2 and libass, split on the last three).
+_BREAK = r"(?:\r\n|[\n\r\x85\u2028\u2029])"
+_BREAKS = re.compile(rf"[ \t]*{_BREAK}(?:[ \t]*{_BREAK})*[ \t]*")  # a run, with its blanks
+
+
+def one_line(value: str) -> str:
+    """A one-line field (a qualifier: one item of the risk card): every line break, of any
+    kind, folded into one space. Folded rather than refused: the words are all kept, and a
+    break pasted from an editor is layout, not content."""
+    return _BREAKS.sub(" ", value)
+
+
+def lines_of(value: str) -> str:
+    """A field whose lines are items (an overlay's text): every kind of line break as LF."""
+    return _BREAKS.sub("\n", value)
+
+
 def plain(value: str, limit: int) -> str:
     """An optional short field (title, shot notes): may be empty, same character rules."""
     if len(value) > limit:

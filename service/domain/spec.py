@@ -13,7 +13,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from service.domain.errors import ScriptError
 from service.domain.fields import Model as _Model
-from service.domain.fields import check_rate, clean, plain
+from service.domain.fields import check_rate, clean, lines_of, one_line, plain
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
 from service.domain.style import StyleSpec
 
@@ -143,7 +143,7 @@ class Overlay(_Model):
     @field_validator("text")
     @classmethod
     def _text(cls, v: str) -> str:
-        return clean(v, MAX_SHORT_TEXT)
+        return clean(lines_of(v), MAX_SHORT_TEXT)  # one item a line (see overlay_cues)
 
     @model_validator(mode="after")
     def _order(self) -> Overlay:
@@ -264,7 +264,7 @@ class JobSpec(_Model):
     @field_validator("qualifiers")
     @classmethod
     def _qualifiers(cls, v: list[str]) -> list[str]:
-        return [clean(q, MAX_SHORT_TEXT) for q in v]
+        return [clean(one_line(q), MAX_SHORT_TEXT) for q in v]  # one item of the card each
 
     @property
     def max_pace(self) -> float:

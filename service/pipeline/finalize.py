@@ -13,6 +13,7 @@ from pathlib import Path
 from service import audio as dsp
 from service.config import Settings
 from service.domain.job import SYNTH_SHARE
+from service.domain.notices import job_warnings
 from service.domain.subtitles import (
     WRITERS,
     Canvas,
@@ -72,7 +73,10 @@ class Finalizer:
         cues = self._write_subtitles(plan, placed, outdir)
         timings["subtitles"] = round(time.perf_counter() - t, 4)
         progress(SYNTH_SHARE + 0.05, "subtitles")
-        warnings = list(plan.warnings) + [w for r in placed.results for w in r.warnings]
+        # Once each for the job; each segment's state keeps its own.
+        warnings = list(plan.warnings) + job_warnings(
+            [(r.index, r.warnings) for r in placed.results]
+        )
         mux = self._mux_request(plan, video, outdir, placed, warnings)
         loud, music_report = self._sound_and_picture(
             placed, mux, work, outdir, timings, progress, plan, music

@@ -8,6 +8,7 @@ import logging
 from dataclasses import dataclass, field
 
 from service.domain.errors import EngineError
+from service.domain.notices import fell_back
 from service.domain.spec import FitOptions
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.timeline import next_rate
@@ -98,7 +99,7 @@ class Voicing:
                 raise EngineError(casting.engine, "engine is not available on this machine")
             reason = f"{casting.engine} is not available"
         fallback = casting.fall_back()
-        warnings.append(f"{reason}; fell back to {fallback.engine} voice {fallback.voice.id}")
+        warnings.append(fell_back(reason, fallback.engine, fallback.voice.id))
         log.warning("%s; falling back to %s voice %s", reason, fallback.engine, fallback.voice.id)
         return self.speak(fallback, speaker, rate, warnings, calls)
 
@@ -136,6 +137,6 @@ class Voicing:
             rest = casting.after(engine_name)
             if rest is None:
                 raise
-            warnings.append(f"{exc}; fell back to {rest.engine} voice {rest.voice.id}")
+            warnings.append(fell_back(str(exc), rest.engine, rest.voice.id))
             return self.native_fit(rest, speaker, target_ms, fit, warnings, calls, start)
         return Voiced(engine_name, voice, first.duration_ms, speech, rate)

@@ -276,10 +276,18 @@ def test_submit_client_waits_and_downloads(stack: Stack, tmp_path: Path) -> None
     script = tmp_path / "s.md"
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
     out = tmp_path / "dl"
+    # Paths relative to where the user runs it; a missing file refused before anything is sent.
+    missing = subprocess.run(
+        [sys.executable, "-m", "service.cli", "submit", "s.md", "--video", "gone.mp4",
+         "--url", stack.url, "--key", stack.keys["alpha"]],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert missing.returncode == 2, missing.stderr
+    assert missing.stderr == "narrate: error: --video: no such file gone.mp4\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", "submit", str(script), "--url", stack.url,
-         "--key", stack.keys["alpha"], "--engine", "espeak", "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "service.cli", "submit", "s.md", "--url", stack.url,
+         "--key", stack.keys["alpha"], "--engine", "espeak", "--out", "dl"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     job_id = proc.stdout.splitlines()[0]

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import re
+import socket
 import time
 import types
 from dataclasses import dataclass
@@ -94,6 +97,21 @@ def communicate_for(wss_url: str | None) -> type[edge_tts.Communicate]:
         upstream.__closure__,
     )
     return type("EndpointCommunicate", (edge_tts.Communicate,), {"_Communicate__stream": scoped})
+
+
+def unreachable_why(exc: BaseException) -> str:
+    """Why a connection failed, in words: the system's reason ("connection refused", "name
+    or service not known"), never aiohttp's message, which carries the SSL context's repr
+    (``ssl:<ssl.SSLContext object at 0x...>``)."""
+    cause = getattr(exc, "os_error", None) or exc  # aiohttp's connector errors wrap it
+    errno = getattr(cause, "errno", None)
+    if isinstance(cause, socket.gaierror) or not isinstance(errno, int) or errno <= 0:
+        why = getattr(cause, "strerror", None) or str(cause)
+    else:
+        why = os.strerror(errno)  # asyncio says "Connect call failed (addr)" for a refusal
+    if not why or " object at 0x" in why:
+        why = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(cause).__name__).removesuffix(" Error")
+    return why[:1].lower() + why[1:200]
 
 
 def map_words(text: str, words: list[tuple[str, int, int]]) -> list[Boundary]:
@@ -187,7 +205,7 @@ class EdgeEngine:
         except (aiohttp.ClientError, OSError) as exc:
             self.guard.failure()
             raise EngineError(
-                self.name, f"cannot reach the service: {exc}", retryable=False
+                self.name, f"cannot reach the service ({unreachable_why(exc)})", retryable=False
             ) from None
         self.guard.success()
         return speech

@@ -26,8 +26,27 @@ _SRT_LITERAL = str.maketrans({"<": "‹", "{": "｛", "}": "｝"})
 
 
 def _srt_literal(line: str) -> str:
-    line = _SRT_TAG.sub(r"‹\1›", line).translate(_SRT_LITERAL).replace("-->", "--›")
+    line = _SRT_TAG.sub(r"‹\1›", line).translate(_SRT_LITERAL)
     return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
+
+
+# What a reader takes for a timing line, in any cue line of any format: a timestamp (three
+# or more numbers joined by ':' ',' '.' or the full-width marks the srt package also
+# reads, each maybe after blanks and a sign, as ffmpeg's sscanf reads them), an arrow (two
+# or more dashes or blanks before a '>', as srt and ffmpeg read it), and a line that is a
+# bare number (a cue index: srt ends a cue at an index line over a timestamp line, pysubs2
+# drops a last line that is one). Each is kept as it looks, with a WORD JOINER (U+2060,
+# invisible) after every joining mark and before the number, so that no reader's pattern
+# matches, and an arrow's '>' shown as '›'.
+_JOIN = "[,.:，．。：]"
+_TIMESTAMP = re.compile(rf"\d+(?:{_JOIN}\s*[-+]?\d+){{2,}}")
+_ARROW = re.compile(r"(-[ -]+)>")
+_INDEX = re.compile(r"^(\s*)(?=[-+]?\d+(?:[.,]\d*)?\s*$)")
+
+
+def _no_timing(line: str) -> str:
+    line = _TIMESTAMP.sub(lambda m: re.sub(f"({_JOIN})", "\\1\u2060", m.group()), line)
+    return _INDEX.sub("\\1\u2060", _ARROW.sub("\\1›", line))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +64,14 @@ def _srt_body(lines: tuple[str, ...]) -> str:
     """The cue's lines, shown literally. A newline inside a line (overlay text may hold
     one) becomes a line break; a blank line, which ends an SRT cue, is dropped, so no text
     can start a cue of its own."""
-    kept = [part.strip() for line in lines for part in line.splitlines() if part.strip()]
+    kept = [_no_timing(part.strip()) for part in _lines(lines)]
     return _srt_literal("\n".join(kept))  # a tag may span a line break
+
+
+def _lines(lines: tuple[str, ...]) -> list[str]:
+    """A cue's lines as every reader splits them (any line break), none blank: a blank line
+    ends a cue in SRT and VTT."""
+    return [part for line in lines for part in line.splitlines() if part.strip()]
 
 
 # SRT says only where: qualifiers at the top, shot text mid-frame (clear of both).
@@ -157,7 +182,7 @@ def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
         out.append(
             f"{_vtt_time(c.start_ms)} --> {_vtt_time(c.end_ms)}{_vtt_settings(places[c.layer])}"
         )
-        out += [f"<c.{cls}>{_vtt_escape(line)}</c>" for line in c.lines]
+        out += [f"<c.{cls}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.lines)]
         out.append("")
     return "\n".join(out)
 
@@ -218,7 +243,7 @@ def write_ass(cues: list[Cue], canvas: Canvas) -> str:
             pysubs2.SSAEvent(
                 start=c.start_ms,
                 end=c.end_ms,
-                text="\\N".join(_ass_text(line) for line in c.lines),
+                text="\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.lines)),
                 style=ASS_STYLES[c.layer],
                 layer=c.layer,
             )
