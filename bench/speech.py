@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from service.adapters.catalog import load_catalog  # noqa: E402
 from service.adapters.pinyin import homophone, load_lexicon, speech_tools  # noqa: E402
 from service.adapters.segmenter import cjk_words  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
@@ -34,7 +35,6 @@ from service.domain.script import parse_script  # noqa: E402
 from service.domain.speech import Tools, front_end, parse_entries  # noqa: E402
 from service.domain.text import split_phrases, syllables  # noqa: E402
 from service.ports import TtsRequest  # noqa: E402
-from service.voices import load_catalog  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 RAW = re.compile(r"[\d/\\$€£¥%~≈<>≤≥=+±×÷^*#@&|_()\[\]{}→]")

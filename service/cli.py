@@ -91,8 +91,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_voices(args: argparse.Namespace) -> int:
+    from service.adapters.catalog import load_catalog, refresh_catalog
+    from service.domain.voices import NEURAL
     from service.voicepacks import zh_baker
-    from service.voices import NEURAL, load_catalog, refresh_catalog
 
     settings = get_settings()
     if getattr(args, "voices_command", None) == "install":
@@ -189,7 +190,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_styles(args: argparse.Namespace) -> int:
-    from service.styles import load_styles
+    from service.adapters.styles import load_styles
 
     for name, preset in load_styles(get_settings()).items():
         print(f"{name:<16} {preset.get('description', '')}")

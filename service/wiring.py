@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from service.adapters.catalog import load_catalog
 from service.adapters.media import FfmpegMedia
 from service.adapters.pinyin import load_lexicon, speech_tools
 from service.adapters.segmenter import tagged_words
@@ -19,7 +20,6 @@ from service.config import Settings
 from service.pipeline import Pipeline
 from service.ports import Storage, TtsEngine
 from service.voicepacks import zh_baker
-from service.voices import load_catalog
 
 if TYPE_CHECKING:
     from celery import Celery

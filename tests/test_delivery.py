@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from service import audio as dsp
+from service.adapters.catalog import load_catalog
 from service.config import get_settings
 from service.domain.errors import ScriptError, VoiceError
 from service.domain.fields import rate_multiplier
 from service.domain.script import parse_markdown, parse_script, to_markdown
 from service.domain.spec import spec_from_data
-from service.voices import load_catalog
 from tests.helpers import narrate
 
 TWO_SPEAKERS = """标题:两个声音
@@ -192,7 +192,7 @@ def test_a_dialect_voice_can_be_cast_and_a_typo_gets_suggestions() -> None:
 
 
 def test_refresh_replaces_edge_voices_and_keeps_espeak_and_defaults(tmp_path: Path) -> None:
-    from service.voices import refresh_catalog
+    from service.adapters.catalog import refresh_catalog
 
     path = tmp_path / "catalog.json"
     path.write_text(get_settings().voices_file.read_text(encoding="utf-8"), encoding="utf-8")

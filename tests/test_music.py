@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from service import audio as dsp
-from service.music import ATTACK_S, RELEASE_S, duck_gain
+from service.audio.music import ATTACK_S, RELEASE_S, duck_gain
 from tests.conftest import SHORT_SCRIPT, make_video
 from tests.helpers import narrate, read_manifest
 

@@ -19,12 +19,12 @@ import pytest
 
 from devtools.pitch import tone_gap
 from service import audio as dsp
+from service.adapters.catalog import load_catalog
 from service.adapters.tts.fastspeech2 import LETTERS, FastSpeech2Engine, units
 from service.domain.errors import InputError
 from service.domain.spec import JobSpec
 from service.ports import TtsRequest
 from service.voicepacks import zh_baker
-from service.voices import load_catalog
 from tests.conftest import BUNDLED_EXAMPLE, ROOT
 from tests.helpers import check_render
 

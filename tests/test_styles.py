@@ -11,14 +11,13 @@ import numpy as np
 import pysubs2
 import pytest
 
+from service.adapters.styles import load_styles
 from service.config import get_settings
 from service.domain.errors import ScriptError
 from service.domain.spec import spec_from_data
-from service.domain.style import StyleSpec
+from service.domain.style import DEFAULT_STYLE, StyleSpec, resolve
 from service.domain.subtitles import WRITERS, Canvas, Layout, narration_cues, overlay_cues
 from service.domain.subtitles.cues import TimedPhrase
-from service.domain.subtitles.styles import DEFAULT_STYLE, resolve
-from service.styles import load_styles
 from tests.conftest import make_video
 from tests.helpers import narrate
 

@@ -15,10 +15,10 @@ import redis
 from service.domain.errors import QueueUnavailable
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
+from service.domain.voices import Voice
 from service.jobs.parts import JobParts
 from service.pipeline import ARTIFACTS
 from service.ports import SEGMENT_TASK, Artifact, Incoming, Workspace
-from service.voices import Voice
 
 log = logging.getLogger("narrate.jobs")
 

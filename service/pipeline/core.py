@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
+from service.adapters.styles import job_style
 from service.config import Settings
 from service.domain.errors import MediaInputError
 from service.domain.spec import JobSpec, RenderOptions
@@ -16,6 +17,7 @@ from service.domain.speech import Lexicon, Tools, parse_entries
 from service.domain.text import Segmenter
 from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
+from service.domain.voices import Catalog
 from service.pipeline.finalize import Finalizer
 from service.pipeline.local import render_locally
 from service.pipeline.manifest import Rendered
@@ -23,8 +25,6 @@ from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progre
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
 from service.ports import Media, TtsEngine, Workspace
-from service.styles import job_style
-from service.voices import Catalog
 
 
 def _no_lexicon(language: str) -> Lexicon:

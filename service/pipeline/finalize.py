@@ -212,7 +212,7 @@ class Finalizer:
     ) -> MusicReport:
         """The narration with the music under it, ducked under speech, into mix.wav at the
         loudness target and true-peak ceiling. Returns what the manifest says of it."""
-        from service import music as bed
+        from service.audio import music as bed
 
         sr = self.settings.sample_rate
         length_ms = max(placed.total_ms, round(plan.video.duration * 1000) if plan.video else 0)

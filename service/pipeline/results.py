@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pydantic import BaseModel, ConfigDict
 
 from service.domain.spec import JobSpec, RenderOptions
-from service.domain.subtitles.styles import Style
+from service.domain.style import Style
 from service.ports import VideoInfo
 
 Progress = Callable[[float, str], None]

@@ -19,10 +19,10 @@ from service.domain.subtitles import timed_phrases
 from service.domain.text import Segmenter, split_phrases
 from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
 from service.domain.units import ms_to_samples, samples_to_ms
+from service.domain.voices import Catalog
 from service.pipeline.results import JobPlan, SegmentResult
 from service.pipeline.voicing import SpokenSegment, Voicing
 from service.ports import Boundary, Media, Speech, Workspace
-from service.voices import Catalog
 
 
 @dataclass

@@ -12,8 +12,8 @@ from service.domain.notices import fell_back
 from service.domain.spec import FitOptions
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.timeline import next_rate
+from service.domain.voices import Casting, Catalog
 from service.ports import Speech, TtsEngine, TtsRequest
-from service.voices import Casting, Catalog
 
 log = logging.getLogger("narrate.voicing")
 MAX_RATE_PASSES = 3  # re-syntheses at a new native rate after the natural-rate pass

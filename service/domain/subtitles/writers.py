@@ -13,8 +13,8 @@ from datetime import timedelta
 import pysubs2
 import srt
 
+from service.domain.style import DEFAULT_STYLE, Look, Style, rgba
 from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue
-from service.domain.subtitles.styles import DEFAULT_STYLE, Look, Style, rgba
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to

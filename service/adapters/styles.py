@@ -9,7 +9,7 @@ from typing import Any
 
 from service.config import Settings
 from service.domain.spec import JobSpec
-from service.domain.subtitles.styles import Style, presets_table, resolve
+from service.domain.style import Style, presets_table, resolve
 
 
 @lru_cache(maxsize=4)

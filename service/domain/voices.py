@@ -1,13 +1,11 @@
-"""The voice catalog (data in voices/catalog.json) and how a job's engine and voice resolve."""
+"""The voice catalog and how a job's engine and voice resolve (pure: the file is read and
+written by service/adapters/catalog.py)."""
 
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from service.domain.errors import InputError, VoiceError
@@ -187,11 +185,6 @@ class Catalog:
         return [self.cast(spec, installed=installed, segment=i) for i in range(len(spec.segments))]
 
 
-@lru_cache(maxsize=4)
-def load_catalog(path: Path) -> Catalog:
-    return Catalog.from_data(json.loads(Path(path).read_text(encoding="utf-8")))
-
-
 MAX_REFRESHED_VOICES = 5000  # the live list has ~320; anything far beyond is not a voice list
 
 
@@ -219,29 +212,3 @@ def edge_entries(listed: list[dict[str, Any]], previous: Catalog) -> list[dict[s
             entry["default"] = True
         out[vid] = entry
     return sorted(out.values(), key=lambda e: (e["language"], e["id"]))
-
-
-def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:
-    """Replace the edge part of the catalog file at ``path`` with ``listed`` (atomically);
-    espeak voices and the defaults are kept. Returns the number of edge voices."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    previous = Catalog.from_data(data)
-    edge = edge_entries(listed, previous)
-    ids = {e["id"] for e in edge}
-    for language in {v.language for v in previous.voices if v.engine == "edge" and v.default}:
-        if not any(e.get("default") and e["language"] == language for e in edge):
-            first = next((e for e in edge if e["language"] == language), None)
-            if first is not None:
-                first["default"] = True  # the old default is gone: the first of the language
-    others = [v for v in data["voices"] if v["engine"] != "edge"]
-    source = dict(data.get("source", {}))
-    source["edge"] = "edge_tts.list_voices(), by `narrate voices --refresh`"
-    out = {"source": source, "voices": edge + others}
-    tmp = path.with_suffix(".json.tmp")
-    lines = ["{", '  "source": ' + json.dumps(source, ensure_ascii=False) + ",", '  "voices": [']
-    lines.append(",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in out["voices"]))
-    lines += ["  ]", "}"]
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    load_catalog.cache_clear()
-    return len(ids)
