@@ -328,6 +328,10 @@ class JobStore(Protocol):
 
     def segment_done(self, job_id: str, index: int) -> bool: ...
 
+    def push_first(self, queue: str, message: str) -> None:
+        """Put ``message`` (a Queue's ``encode``) where the next worker takes it first."""
+        ...
+
     # -- the fleet (adapters/fleet.py) ----------------------------------------------------------
     def beat(self, worker: str, held: Iterable[str]) -> None:
         """``worker`` is alive and holds these delivery tags."""

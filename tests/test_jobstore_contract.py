@@ -25,6 +25,7 @@ from service.stack import redis_argv, wait_for_redis
 class Under:
     store: JobStore
     queued: Callable[[], int]  # messages handed to the queue so far
+    first: Callable[[], str]  # the message the next worker takes
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +47,15 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def under(request: pytest.FixtureRequest) -> Under:
     if request.param == "memory":
         queue = MemoryQueue()
-        return Under(MemoryJobStore(queue), lambda: len(queue.pending))
+        return Under(
+            MemoryJobStore(queue), lambda: len(queue.pending), lambda: json.dumps(queue.pending[0])
+        )
     from service.adapters.jobstore import JobStore as RedisJobStore
 
     store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     store.r.flushdb()
-    return Under(store, lambda: int(store.r.llen("q")))
+    # kombu's Redis transport: LPUSH to publish, BRPOP to take.
+    return Under(store, lambda: int(store.r.llen("q")), lambda: str(store.r.lindex("q", -1)))
 
 
 def msg(job_id: str, index: int) -> str:
@@ -139,3 +143,12 @@ def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
     assert under.store.delivered("a1", "finalize") == 0 and under.store.done_segments("a1") == set()
     again, new = under.store.create(job("a2"), ("k", "body-2"))
     assert new and again.id == "a2"  # the key went with its job
+
+
+def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> None:
+    under.store.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
+    under.store.create(job("a2"), None, [msg("a2", 0)], "q")
+    assert json.loads(under.first()) == ["narrate.segment", ["a1", 0]]  # first in, first out
+    finalize = json.dumps(["narrate.finalize", ["a1"]])
+    under.store.push_first("q", finalize)
+    assert under.queued() == 4 and under.first() == finalize

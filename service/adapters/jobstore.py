@@ -253,6 +253,11 @@ class JobStore(FleetStore):
     def delivered(self, job_id: str, task: str) -> int:
         return int(self.r.hget(key("job", job_id, "deliveries"), task) or 0)
 
+    def push_first(self, queue: str, message: str) -> None:
+        """kombu's Redis transport pushes on the left and workers BRPOP from the right: a
+        message pushed on the right is the next one taken."""
+        self.r.rpush(queue, message)
+
     def segment_done(self, job_id: str, index: int) -> bool:
         """Record segment ``index`` finished; True for exactly one call: the last segment."""
         if not self.r.sadd(key("job", job_id, "done"), index):

@@ -39,6 +39,11 @@ class MemoryQueue:
     def encode(self, name: str, args: list[Any]) -> str:
         return json.dumps([name, args])
 
+    def push_first(self, message: str) -> None:
+        with self._lock:
+            name, args = json.loads(message)
+            self.pending.insert(0, (name, args))
+
     def push_encoded(self, messages: list[str]) -> None:
         """The messages a store's atomic create hands over (``encode``'s output)."""
         with self._lock:
@@ -214,6 +219,10 @@ class MemoryJobStore:
             done.add(index)
             self._remaining[job_id] = self._remaining.get(job_id, 0) - 1
             return self._remaining[job_id] == 0
+
+    def push_first(self, queue: str, message: str) -> None:
+        if self.queue is not None:
+            self.queue.push_first(message)
 
     # -- the fleet: one worker, this process, never dead ----------------------------------
     def beat(self, worker: str, held: Iterable[str]) -> None:

@@ -35,6 +35,12 @@ class Job:
     plan: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def started(self) -> float | None:
+        """When its first step started (None: still waiting in the queue)."""
+        times = [s["started"] for s in self.segments.values() if "started" in s]
+        return min(times) if times else None
+
+    @property
     def terminal(self) -> bool:
         return self.status in TERMINAL
 

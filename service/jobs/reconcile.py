@@ -28,8 +28,9 @@ class Reconciler:
     def reconcile(self, now: float | None = None) -> dict[str, int]:
         """Give every job a bounded time to a terminal state.
 
-        A job older than ``job_timeout`` fails ("timed out"). A job only waiting its turn is
-        left alone however long the backlog: its message is in the queue. (The tasks a dead
+        A job running for longer than ``job_timeout`` since its first step started fails
+        ("timed out"). A job only waiting its turn is left alone however long the backlog (a
+        day's batch waits hours, and that is no failure): its message is in the queue. (The tasks a dead
         worker held, the live workers hand back, service/jobs/fleet.py; a task past the
         hard time limit Celery itself requeues.) A job that has not moved for
         ``visibility_timeout`` and has a step with no message anywhere (neither waiting nor
@@ -42,7 +43,7 @@ class Reconciler:
             job = self.store.get(job_id)
             if job is None or job.terminal:
                 self.store.forget_active(job_id)
-            elif now - job.created > self.settings.job_timeout:
+            elif now - (job.started or now) > self.settings.job_timeout:
                 timeout = self.settings.job_timeout
                 self.lifecycle.fail(job, f"timed out: not finished within {timeout:g} s")
                 counts["timed_out"] += 1

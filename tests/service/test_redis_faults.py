@@ -4,6 +4,7 @@ a backlog that is only waiting, a Redis error inside a task."""
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 import sys
 import time
@@ -75,7 +76,11 @@ def test_reconciler_requeues_lost_work_and_times_out_old_jobs(idle_stack: Stack)
     settings = Settings(redis_url=s.env["NARRATE_REDIS_URL"], data_dir=s.data_dir, job_timeout=3600)
     svc = wiring.reconciler(settings)
     created = float(r.hget(f"narrate:job:{old}", "created"))
-    r.hset(f"narrate:job:{old}", "created", created - 3601)  # this one has waited too long
+    # This one started an hour ago and is still not done: too long. The lost one was queued
+    # an hour ago too, but never started: waiting its turn in a backlog is no failure.
+    started = json.dumps({"state": "running", "started": created - 3601})
+    r.hset(f"narrate:job:{old}:seg", "0", started)
+    r.hset(f"narrate:job:{lost}", "created", created - 3601)
     assert svc.reconcile(now=time.time()) == {"timed_out": 1, "requeued": 0}  # not stale yet
     counts = svc.reconcile(now=time.time() + settings.visibility_timeout + 1)
     assert counts == {"timed_out": 0, "requeued": 1}
