@@ -30,9 +30,9 @@ class Reconciler:
 
         A job running for longer than ``job_timeout`` since its first step started fails
         ("timed out"). A job only waiting its turn is left alone however long the backlog (a
-        day's batch waits hours, and that is no failure): its message is in the queue. (The tasks a dead
-        worker held, the live workers hand back, service/jobs/fleet.py; a task past the
-        hard time limit Celery itself requeues.) A job that has not moved for
+        day's batch waits hours, and that is no failure): its message is in the queue. (The
+        tasks a dead worker held, the live workers hand back, service/jobs/fleet.py; a task
+        past the hard time limit Celery itself requeues.) A job that has not moved for
         ``visibility_timeout`` and has a step with no message anywhere (neither waiting nor
         delivered, at two looks) gets that step enqueued again; the broker's messages are
         read in full at most every half visibility_timeout."""

@@ -1,0 +1,124 @@
+"""The jobs layer's ports: the queue, the job store (with the fleet's heartbeats) and the
+fleet-wide metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from service.domain.job import Job
+
+# The two steps of a job, by the names the queue carries them under.
+SEGMENT_TASK = "narrate.segment"
+FINALIZE_TASK = "narrate.finalize"
+
+
+class Queue(Protocol):
+    """Where job steps wait for a worker (the broker)."""
+
+    name: str
+
+    def send(self, name: str, args: list[Any]) -> None: ...
+
+    def encode(self, name: str, args: list[Any]) -> str: ...
+
+    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+        """(job id, step) of a message as the broker holds it (None: not a job step)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """The workers by their heartbeats."""
+
+    live: list[str]  # worker instances ("<hostname> <pid>") that beat within dead_after
+    dead: list[str]
+
+
+class JobStore(Protocol):
+    """Job records and their counters (adapters/jobstore.py on Redis; adapters/memory.py in
+    memory). Every change is atomic; status only moves forward."""
+
+    def ping(self) -> bool: ...
+
+    def create(
+        self,
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
+        """Store ``job`` and hand its first queue ``messages`` to ``queue`` in one step, unless
+        ``idem`` (key, body hash) names a job already: then that job and False."""
+        ...
+
+    def discard(self, job: Job) -> None: ...
+
+    def get(self, job_id: str) -> Job | None: ...
+
+    def status(self, job_id: str) -> str | None: ...
+
+    def page(
+        self, tenant: str, status: str | None, limit: int, cursor: int | None
+    ) -> tuple[list[Job], int | None]: ...
+
+    def active(self) -> list[str]: ...
+
+    def forget_active(self, job_id: str) -> None: ...
+
+    def done_segments(self, job_id: str) -> set[int]: ...
+
+    def advance(self, job_id: str, status: str, **fields: Any) -> bool: ...
+
+    def update(self, job_id: str, **fields: Any) -> None: ...
+
+    def set_segment(self, job_id: str, index: int, **state: Any) -> None: ...
+
+    def deliveries(self, job_id: str, task: str) -> int: ...
+
+    def delivered(self, job_id: str, task: str) -> int: ...
+
+    def segment_done(self, job_id: str, index: int) -> bool: ...
+
+    def push_first(self, queue: str, message: str) -> None:
+        """Put ``message`` (a Queue's ``encode``) where the next worker takes it first."""
+        ...
+
+    # -- the fleet (adapters/fleet.py) ----------------------------------------------------------
+    def beat(self, worker: str, held: Iterable[str]) -> None:
+        """``worker`` is alive and holds these delivery tags."""
+        ...
+
+    def leave(self, worker: str) -> None: ...
+
+    def fleet(self, dead_after: float) -> Fleet: ...
+
+    def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
+        """Put what a dead ``worker`` held back on ``queue``, once; how many went back."""
+        ...
+
+    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+        """Every message the broker holds for ``queue``, waiting or delivered."""
+        ...
+
+
+class Metrics(Protocol):
+    """Fleet-wide figures every worker process adds to and /metrics reads."""
+
+    def observe_stage(self, stage: str, seconds: float) -> None: ...
+
+    def stage_histograms(self) -> dict[str, dict[str, float]]: ...
+
+    def count_tts(self, engine: str, n: int = 1) -> None: ...
+
+    def tts_calls(self) -> dict[str, int]: ...
+
+    def count_by_state(self) -> dict[str, int]: ...
+
+    def queue_depth(self, queue: str) -> int: ...
+
+    def backfill(self, batch: int = 500) -> int:
+        """Count the jobs stored before the per-state counters existed (once per store)."""
+        ...

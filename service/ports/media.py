@@ -1,0 +1,83 @@
+"""ffmpeg's side of a job: probe, encode, mux, stretch, decode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class VideoInfo:
+    format_name: str
+    width: int
+    height: int
+    duration: float
+    fps: float
+    video_codec: str
+    has_audio: bool
+    # Every frame one 1/fps apart from a first frame at 0 (ffprobe's r_frame_rate equals its
+    # avg_frame_rate, start_time 0): a file that can be cut at a frame by its time alone.
+    constant_rate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MuxRequest:
+    video: Path
+    narration: Path
+    subtitles_srt: Path
+    subtitles_ass: Path
+    output: Path
+    info: VideoInfo
+    language: str
+    burn_in: bool = False
+    original_audio: str = "drop"  # drop | mix
+    extend_to: float | None = None  # freeze the last frame up to this many seconds
+    duck_intervals: tuple[tuple[float, float], ...] = ()
+    encoded_video: Path | None = None  # the picture already re-encoded: stream-copy it
+    encoded_audio: Path | None = None  # the narration already AAC, padded: stream-copy it
+
+    @property
+    def mixes_original(self) -> bool:
+        """The source's own audio stays under the narration (ducked): the mux mixes them."""
+        return self.original_audio == "mix" and self.info.has_audio
+
+
+class PcmSink(Protocol):
+    """Where 16-bit PCM goes as it is made: ``finish`` when all is written (raises if the
+    consumer failed), ``cancel`` to drop it."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def finish(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+class Encoding(Protocol):
+    """A re-encode running in the background."""
+
+    def wait(self, timeout: float) -> object: ...
+
+    def cancel(self) -> None: ...
+
+
+class Media(Protocol):
+    def probe(self, path: Path) -> VideoInfo: ...
+
+    def encode_video(self, request: MuxRequest, output: Path) -> Encoding | None:
+        """Start re-encoding the picture if the request changes it (burn-in, frozen end)."""
+        ...
+
+    def audio_sink(self, request: MuxRequest, rate: int, output: Path) -> PcmSink:
+        """An encoder of the video's sound track (mono 16-bit PCM at ``rate`` in, AAC padded
+        to the video's length out), fed while the narration is normalised."""
+        ...
+
+    def mux(self, request: MuxRequest) -> None: ...
+
+    def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
+
+    def decode_audio(self, source: Path, dest: Path, rate: int, seconds: float) -> None:
+        """An audio file as raw mono float32 at ``rate``, its first ``seconds`` at most."""
+        ...
