@@ -9,11 +9,9 @@ from service.domain.subtitles.cues import (
     Layout,
     TimedPhrase,
     narration_cues,
-    overlay_cues,
-    screen_cues,
-    settle,
     timed_phrases,
 )
+from service.domain.subtitles.layers import overlay_cues, screen_cues, settle
 from service.domain.subtitles.writers import WRITERS, Canvas
 
 __all__ = [
