@@ -43,8 +43,21 @@ def edge(server: EdgeServer) -> EdgeEngine:
         EdgeConfig(
             wss_url=server.url, connect_timeout=3, receive_timeout=3, attempts=3, backoff=0.05
         ),
-        LocalGuard(limit=8, failures=3, cooldown=1.0),
+        LocalGuard(limit=8, failures=3, cooldown=1.0, clock=CLOCK),
     )
+
+
+class Clock:
+    """The breaker's clock, moved by the test instead of waited out."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+CLOCK = Clock()
 
 
 def request(text: str = TEXT, rate: float = 1.0) -> TtsRequest:
@@ -120,7 +133,7 @@ def test_breaker_opens_then_half_open_probe_closes_it(edge: EdgeEngine, server: 
     with pytest.raises(EngineError, match="circuit breaker open"):
         edge.synthesize(request())
     assert server.requests == 3  # while open, nobody calls edge
-    time.sleep(1.1)
+    CLOCK.now += 1.1  # past the cool-down
     server.always = None
     assert edge.synthesize(request()).boundaries  # the half-open probe succeeds...
     assert edge.synthesize(request()).boundaries  # ...and the breaker is closed again

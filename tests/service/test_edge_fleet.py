@@ -82,7 +82,11 @@ def test_breaker_stops_the_fleet_then_closes(edge_stack: Stack, server: EdgeServ
         assert any("fell back to espeak" in w for w in job["warnings"])
         # 6 segments x 3 attempts would be 18 calls; the shared breaker stops them early.
         assert server.requests <= 6, server.requests
-        time.sleep(3.2)  # the cool-down
+        # The cool-down: wait until the fleet's breaker (in Redis) may let a probe through.
+        r, deadline = edge_stack.redis(), time.monotonic() + 30
+        while time.time() < float(r.get("narrate:guard:edge:open_until") or 0):
+            assert time.monotonic() < deadline, "the breaker never reached its half-open time"
+            time.sleep(0.05)
         server.always = None
         probe = wait_for(c, submit(c, script("恢复", 1), None, {}).json()["id"])
         assert probe["engines"] == ["edge"]  # the half-open probe went through and succeeded

@@ -9,7 +9,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -96,7 +96,10 @@ class RedisGuard:
 class LocalGuard:
     """The same rules within one process."""
 
-    def __init__(self, limit: int, failures: int, cooldown: float) -> None:
+    def __init__(
+        self, limit: int, failures: int, cooldown: float, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.clock = clock  # the breaker's cool-down is measured on it (tests inject one)
         self.sem = threading.BoundedSemaphore(limit)
         self.failures, self.cooldown = failures, cooldown
         self.count = 0
@@ -117,7 +120,7 @@ class LocalGuard:
         with self.lock:
             if not self.open_until:
                 return True
-            if time.time() < self.open_until or self.probing:
+            if self.clock() < self.open_until or self.probing:
                 return False
             self.probing = True
             return True
@@ -131,5 +134,5 @@ class LocalGuard:
             self.count += 1
             if self.count >= self.failures or self.probing:
                 _opened("edge", self.count, self.cooldown, self.probing)
-                self.open_until = time.time() + self.cooldown
+                self.open_until = self.clock() + self.cooldown
                 self.probing = False
