@@ -173,6 +173,17 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gc(args: argparse.Namespace) -> int:
+    from service import wiring
+
+    s = wiring.sweeper(get_settings()).sweep(dry_run=args.dry_run)
+    print(
+        f"{'would remove' if args.dry_run else 'removed'} {s.jobs} finished job(s), "
+        f"{s.orphans} orphaned upload(s), {s.keys} stray key(s): {s.bytes} bytes"
+    )
+    return 0
+
+
 def cmd_keys(args: argparse.Namespace) -> int:
     from service import wiring
 
@@ -267,6 +278,10 @@ def _add_service_commands(sub: Subparsers) -> None:
     rc.add_argument("--interval", type=float, default=30.0)
     rc.add_argument("--once", action="store_true")
     rc.set_defaults(func=cmd_reconcile)
+
+    gc = sub.add_parser("gc", help="remove old finished jobs, orphaned uploads, stray keys")
+    gc.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    gc.set_defaults(func=cmd_gc)
 
     ks = sub.add_parser("keys", help="manage API keys")
     ks_sub = ks.add_subparsers(dest="keys_command", required=True)

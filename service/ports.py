@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -107,10 +108,15 @@ class PcmSink(Protocol):
     def cancel(self) -> None: ...
 
 
+Check = Callable[[], None]  # called now and then during a long run; raises to stop it
+
+
 class Encoding(Protocol):
     """A re-encode running in the background."""
 
-    def wait(self, timeout: float) -> object: ...
+    def wait(self, timeout: float, check: Check | None = None) -> object:
+        """Until it is done; ``check`` (its job canceled?) may raise: then it is stopped."""
+        ...
 
     def cancel(self) -> None: ...
 
@@ -127,7 +133,7 @@ class Media(Protocol):
         to the video's length out), fed while the narration is normalised."""
         ...
 
-    def mux(self, request: MuxRequest) -> None: ...
+    def mux(self, request: MuxRequest, check: Check | None = None) -> None: ...
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
 
@@ -216,6 +222,16 @@ class Blobs(Protocol):
     def put(self, name: str, data: bytes) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What storage holds for one job id (its record may be gone): for retention."""
+
+    tenant: str
+    job_id: str
+    size: int  # bytes
+    modified: float  # when anything of it last changed (seconds since the epoch)
+
+
 class Storage(Protocol):
     """Where a job's input, work files and artifacts live, for every machine of the fleet.
     Nothing here is a path that another machine could be expected to see."""
@@ -251,6 +267,10 @@ class Storage(Protocol):
     def clear_work(self, tenant: str, job_id: str) -> None: ...
 
     def delete(self, tenant: str, job_id: str) -> None: ...
+
+    def stored(self) -> Iterator[Stored]:
+        """Every job id that has anything in storage (uploads, work files, artifacts)."""
+        ...
 
 
 class Queue(Protocol):

@@ -20,7 +20,7 @@ from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
 from service.pipeline import Pipeline
-from service.ports import MuxRequest
+from service.ports import Check, MuxRequest
 from tests.conftest import SHORT_SCRIPT, make_video
 from tests.helpers import ffprobe, mux_request, stream_md5
 
@@ -67,10 +67,10 @@ class Recording(FfmpegMedia):
         self.events.append("encode started" if running else "no encode")
         return running
 
-    def mux(self, request: MuxRequest) -> None:
+    def mux(self, request: MuxRequest, check: Check | None = None) -> None:
         copied = [p.name for p in (request.encoded_video, request.encoded_audio) if p]
         self.events.append(f"mux copying {' + '.join(copied)}" if copied else "mux")
-        super().mux(request)
+        super().mux(request, check)
 
 
 @pytest.mark.integration

@@ -63,3 +63,34 @@ return {'created'}
 TOUCH = """
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'updated', ARGV[1]) end
 """
+
+# The writes a step makes to a job's keys, each only while the job's record exists: a step
+# that finishes after its job was deleted must not bring back the keys the delete removed.
+# KEYS: job hash, the key written. ARGV: field, value, now.
+SEGMENT_STATE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[1], 'updated', ARGV[3])
+return 1
+"""
+
+# KEYS: job hash, done set, remaining counter. ARGV: segment index. Returns the segments
+# still to go after this one (-1: a redelivery of a counted segment, or no such job).
+SEGMENT_DONE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return -1 end
+return redis.call('DECR', KEYS[3])
+"""
+
+# KEYS: job hash, hash to count in. ARGV: field. Returns the new count (0: no such job).
+COUNT_IF_JOB = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+"""
+
+# KEYS: job hash. ARGV: field, value pairs. HSET on an existing record only.
+UPDATE_IF_JOB = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""

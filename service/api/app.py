@@ -11,7 +11,7 @@ from fastapi.openapi.utils import get_openapi
 
 from service import wiring
 from service.api import errors
-from service.api.limits import BodyLimit
+from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import artifacts, health, jobs, studio, voices
 from service.config import Settings, get_settings
 from service.domain.spec import JobSpec
@@ -36,6 +36,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.add_middleware(
         BodyLimit, limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
     )
+    app.add_middleware(BodyIdle, seconds=settings.upload_idle_timeout)
     errors.install(app)
     for module in (jobs, artifacts, voices, health, studio):
         app.include_router(module.router)

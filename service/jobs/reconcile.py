@@ -11,6 +11,7 @@ from service.adapters.queue import FINALIZE_TASK, SEGMENT_TASK
 from service.config import Settings
 from service.domain.job import Job
 from service.jobs.lifecycle import Lifecycle
+from service.jobs.retention import Sweeper
 from service.ports import Queue
 
 log = logging.getLogger("narrate.reconciler")
@@ -24,6 +25,8 @@ class Reconciler:
         self.store = store
         self.queue = queue
         self.lifecycle = lifecycle
+        self.sweeper = Sweeper(settings, store, lifecycle.storage)
+        self.swept_at = 0.0  # monotonic time of the last sweep (0: none yet)
 
     def reconcile(self, now: float | None = None) -> dict[str, int]:
         """Give every job a bounded time to a terminal state, and requeue what a crash lost.
@@ -62,6 +65,13 @@ class Reconciler:
             missing or "finalize",
         )
 
+    def sweep_if_due(self) -> dict[str, int] | None:
+        """The retention sweep (service/jobs/retention.py), every ``sweep_interval``."""
+        if self.swept_at and time.monotonic() - self.swept_at < self.settings.sweep_interval:
+            return None
+        self.swept_at = time.monotonic()
+        return self.sweeper.sweep().as_dict()
+
     def run_forever(self, interval: float) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s reconciler %(message)s")
         while True:
@@ -71,4 +81,10 @@ class Reconciler:
                     log.info("%s", counts)
             except Exception:  # Redis down: try again next round
                 log.exception("reconcile failed")
+            try:
+                swept = self.sweep_if_due()
+                if swept and any(swept.values()):
+                    log.info("swept %s", swept)
+            except Exception:
+                log.exception("sweep failed")
             time.sleep(interval)

@@ -98,6 +98,9 @@ class WorkerSteps(JobParts):
         except NarrateError as exc:
             self.lifecycle.fail(job, f"segment {index + 1}: {exc}")
             return
+        except Exception:
+            self.lifecycle.tidy_if_gone(job)  # deleted under it: its files went missing
+            raise
         finally:
             work.close()
         self._record_segment(job_id, result)
@@ -146,6 +149,9 @@ class WorkerSteps(JobParts):
             self.lifecycle.fail(job, str(exc))
         except FileNotFoundError as exc:
             self.lifecycle.fail(job, f"a segment's output is missing: {exc.filename}")
+        except Exception:
+            self.lifecycle.tidy_if_gone(job)
+            raise
         finally:
             work.close()
             shutil.rmtree(staged, ignore_errors=True)
@@ -164,7 +170,12 @@ class WorkerSteps(JobParts):
         plan = self._plan(job, work)
         video = work.input("video") if job.has_video else None
         music = work.input("music") if job.has_music else None
-        rendered = self.pipeline.finalize(plan, results, work, staged, video, progress, music)
+        def check() -> None:  # while ffmpeg runs: a canceled job's encode stops within 0.25 s
+            self.lifecycle.check_canceled(job.id)
+
+        rendered = self.pipeline.finalize(
+            plan, results, work, staged, video, progress, music, check
+        )
         self.lifecycle.check_canceled(job.id)
         return rendered
 

@@ -31,7 +31,7 @@ from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
 from service.pipeline.manifest import Placed, build_manifest
 from service.pipeline.results import Plan, Progress, Rendered, SegmentResult, no_progress
-from service.ports import Media, MuxRequest, PcmSink, Workspace
+from service.ports import Check, Media, MuxRequest, PcmSink, Workspace
 from service.styles import job_style
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
@@ -54,10 +54,13 @@ class FinalizeStep:
         video: Path | None = None,
         progress: Progress = no_progress,
         music: Path | None = None,
+        check: Check | None = None,
     ) -> Rendered:
         """Lay the fitted segments on the timeline, write subtitles, normalize loudness,
         lay the music under the voice when given (mix.wav) and mux; every artifact goes
-        into ``outdir``. Returns the manifest."""
+        into ``outdir``. Returns the manifest. ``check`` is called every quarter second
+        while ffmpeg encodes or muxes and may raise (the job was canceled): the ffmpegs are
+        then killed at once."""
         timings = {
             stage: round(sum(r.timings.get(stage, 0) for r in results), 4)
             for stage in ("synthesize", "fit")
@@ -71,7 +74,7 @@ class FinalizeStep:
         mux = self._mux_request(plan, video, outdir, placed, warnings)
         music_info: dict[str, Any] = {}
         loud = self._sound_and_picture(
-            placed, mux, work, outdir, timings, progress, plan, music, music_info
+            placed, mux, work, outdir, timings, progress, plan, music, music_info, check
         )
         progress(1.0, "done")
         manifest = build_manifest(
@@ -133,6 +136,7 @@ class FinalizeStep:
         plan: Plan,
         music: Path | None,
         music_info: dict[str, Any],
+        check: Check | None = None,
     ) -> dsp.Loudness:
         """Mix the narration (and the music under it) while the picture re-encodes (if it
         must), then mux."""
@@ -161,11 +165,11 @@ class FinalizeStep:
             if mux is not None:
                 t = time.perf_counter()
                 if encoding is not None:
-                    encoding.wait(self.settings.ffmpeg_timeout)
+                    encoding.wait(self.settings.ffmpeg_timeout, check)
                     mux = replace(mux, encoded_video=picture)
                 if copy_sound:
                     mux = replace(mux, encoded_audio=sound)
-                self.media.mux(mux)
+                self.media.mux(mux, check)
                 timings["mux"] = round(time.perf_counter() - t, 4)
         finally:
             if encoding is not None:
