@@ -274,6 +274,25 @@ def test_a_full_disk_at_upload_answers_507_and_keeps_nothing(stack: Stack, tmp_p
         subprocess.run(["umount", "-l", str(tenant_dir)], check=False)
 
 
+def test_the_reconciler_sweeps_leftovers_once_per_interval(stack: Stack) -> None:
+    """Files no job owns (here: a job dir last changed 3 days ago) go with the reconciler's
+    sweep, which runs as it starts and then every sweep_interval."""
+    from service import wiring
+    from service.config import Settings
+
+    left = stack.data_dir / "artifacts" / "alpha" / "gone1" / "work" / "segment-000.wav"
+    left.parent.mkdir(parents=True)
+    left.write_bytes(b"\0" * 4096)
+    old = time.time() - 3 * 86400
+    for p in (left, left.parent, left.parent.parent):
+        os.utime(p, (old, old))
+    settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
+    reconciler = wiring.reconciler(settings)
+    assert reconciler.sweep_if_due() == {"jobs": 0, "orphans": 1, "keys": 0, "bytes": 4096}
+    assert not left.parent.parent.exists()
+    assert reconciler.sweep_if_due() is None  # not again before sweep_interval
+
+
 # -- retention (last: it removes every finished job of the stack) ------------------------
 def test_gc_removes_finished_jobs_past_their_days(stack: Stack, short_video: Path) -> None:
     with stack.client() as c:
