@@ -155,7 +155,8 @@ class JobStore:
             pipe.delete(key("job", job.id) + suffix)
         pipe.zrem(key("tenant", job.tenant, "jobs"), job.id)
         pipe.srem(key("active"), job.id)
-        if idem:
+        # Only while the key still names this job: expired and reused, it is another's now.
+        if idem and (self.r.get(key("idem", job.tenant, idem)) or "").endswith(" " + job.id):
             pipe.delete(key("idem", job.tenant, idem))
         pipe.execute()
 
