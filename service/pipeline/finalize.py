@@ -36,6 +36,25 @@ from service.styles import job_style
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it
+CHECK_SECONDS = 0.25
+
+
+class _Checked:
+    """A track that calls ``check`` (the job canceled?) at most every CHECK_SECONDS as it
+    is read: a cancel stops the mix, and the picture encode running beside it, at once."""
+
+    def __init__(self, src: dsp.Source, check: Check) -> None:
+        self.src, self.check, self.at = src, check, time.monotonic()
+
+    @property
+    def length(self) -> int:
+        return self.src.length
+
+    def read(self, a: int, b: int) -> dsp.Audio:
+        if time.monotonic() - self.at >= CHECK_SECONDS:
+            self.check()
+            self.at = time.monotonic()
+        return self.src.read(a, b)
 
 
 class FinalizeStep:
@@ -154,10 +173,10 @@ class FinalizeStep:
         try:
             t = time.perf_counter()
             loud = self._mix_narration(
-                placed, work, outdir / "narration.wav", sink if copy_sound else None
+                placed, work, outdir / "narration.wav", sink if copy_sound else None, check
             )
             if music is not None:
-                music_info.update(self._mix_music(plan, music, placed, work, outdir))
+                music_info.update(self._mix_music(plan, music, placed, work, outdir, check))
                 if mux is not None:
                     mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
@@ -211,7 +230,13 @@ class FinalizeStep:
         )
 
     def _mix_music(
-        self, plan: Plan, music: Path, placed: Placed, work: Workspace, outdir: Path
+        self,
+        plan: Plan,
+        music: Path,
+        placed: Placed,
+        work: Workspace,
+        outdir: Path,
+        check: Check | None = None,
     ) -> dict[str, Any]:
         """The narration with the music under it, ducked under speech, into mix.wav at the
         loudness target and true-peak ceiling. Returns what the manifest says of it."""
@@ -231,8 +256,9 @@ class FinalizeStep:
         length = ms_to_samples(length_ms, sr)
         voice = dsp.MixSource([(outdir / "narration.wav", 0)], length, sr)
         under = bed.DuckedBed(source, length, sr, gain, speech, plan.options.music_duck)
+        mixed: dsp.Source = bed.SumSource(voice, under)
         loud = dsp.normalize_to_wav(
-            bed.SumSource(voice, under),
+            _Checked(mixed, check) if check is not None else mixed,
             sr,
             outdir / "mix.wav",
             self.settings.target_lufs,
@@ -256,11 +282,12 @@ class FinalizeStep:
         work: Workspace,
         path: Path,
         sink: Callable[[], PcmSink] | None = None,
+        check: Check | None = None,
     ) -> dsp.Loudness:
         """Lay the fitted segments on a silent track and normalize it into ``path``, block by
         block: memory does not grow with the timeline."""
         sr = self.settings.sample_rate
-        track = dsp.MixSource(
+        track: dsp.Source = dsp.MixSource(
             [
                 (work.fetch(r.audio), ms_to_samples(s.start_ms, sr))
                 for r, s in zip(placed.results, placed.slots, strict=True)
@@ -268,6 +295,8 @@ class FinalizeStep:
             ms_to_samples(placed.total_ms, sr),
             sr,
         )
+        if check is not None:
+            track = _Checked(track, check)
         return dsp.normalize_to_wav(
             track, sr, path, self.settings.target_lufs, self.settings.true_peak_db, sink
         )
