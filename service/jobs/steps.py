@@ -45,6 +45,8 @@ class WorkerSteps(JobParts):
                 self.lifecycle.discard_work(job)
             return None
         n = self.store.deliveries(job_id, task)
+        if n == 0:  # deleted meanwhile
+            return None
         if n > self.settings.max_deliveries:
             self.lifecycle.fail(
                 job, f"{what} was started {n - 1} times and never finished (worker lost each time)"
