@@ -180,6 +180,7 @@ def test_cancel_stops_a_running_encode_within_a_second(
         assert wait_for(c, nxt)["status"] == "succeeded"
         for done in (job_id, nxt):
             assert c.delete(f"/v1/jobs/{done}").json()["result"] == "deleted"
+            assert traces(stack, "alpha", done) == []  # canceled in finalize, or succeeded
 
 
 # -- uploads -----------------------------------------------------------------------------
