@@ -312,6 +312,10 @@ def test_retention_sweeps_the_store(
 
     for k, v in AWS.items():
         monkeypatch.setenv(k, v)
+    for name in WORKERS:  # the test before may have stopped them
+        if name not in fleet.procs:
+            start(fleet, name)
+    fleet.wait_ready(2)
     job, _ = render(fleet, SHORT_SCRIPT, short_video)
     settings = Settings(data_dir=fleet.data_dir, s3_endpoint_url=s3.url, s3_part_size=5 << 20)
     storage = S3Storage(S3Objects(settings, BUCKET), PREFIX, fleet.data_dir / "scratch")
