@@ -183,6 +183,17 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gc(args: argparse.Namespace) -> int:
+    from service import wiring
+
+    s = wiring.sweeper(get_settings()).sweep(dry_run=args.dry_run)
+    print(
+        f"{'would remove' if args.dry_run else 'removed'} {s.jobs} finished job(s), "
+        f"{s.orphans} orphaned upload(s), {s.keys} stray key(s): {s.bytes} bytes"
+    )
+    return 0
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     from service import client  # httpx: only the commands that talk to a service load it
 
@@ -275,6 +286,10 @@ def _add_service_commands(sub: Subparsers) -> None:
     rc.add_argument("--once", action="store_true")
     rc.set_defaults(func=cmd_reconcile)
     cli_ops.add_commands(sub)  # api, keys
+
+    gc = sub.add_parser("gc", help="remove old finished jobs, orphaned uploads, stray keys")
+    gc.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    gc.set_defaults(func=cmd_gc)
 
 
 def build_parser() -> argparse.ArgumentParser:

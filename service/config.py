@@ -96,6 +96,17 @@ class Settings(BaseSettings):
     s3_part_size: int = 8 << 20  # multipart upload part size (S3's minimum: 5 MiB)
     presign_seconds: int = 300  # how long an artifact's redirect URL stays valid
 
+    # Retention: what nothing else removes goes after this long (the reconciler sweeps
+    # every sweep_interval seconds; `narrate gc` sweeps once). Finished jobs (succeeded,
+    # failed, canceled): record, artifacts and keys, this many days after they ended.
+    keep_jobs_days: float = Field(default=30.0, ge=0)
+    # Uploads and files no job owns (a request killed mid-upload, a step's leftovers after
+    # its job was deleted): this many days after they last changed.
+    keep_uploads_days: float = Field(default=2.0, ge=0)
+    sweep_interval: float = 3600.0
+    # Seconds an upload may go without sending a byte before it is answered 408.
+    upload_idle_timeout: float = Field(default=60.0, gt=0)
+
     # Workers
     task_soft_time_limit: float = 300.0
     task_time_limit: float = 360.0

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from service.adapters.memory import MemoryQueue
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
+    from service.jobs.retention import Sweeper
     from service.keys import KeyStore
 
 # Redis, Celery and the job machinery (~0.6 s of CPU to import) load in the functions that build
@@ -184,6 +185,13 @@ def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Rec
         jobs_queue or queue(settings),
         Lifecycle(settings, store, storage(settings)),
     )
+
+
+def sweeper(settings: Settings) -> Sweeper:
+    """The retention sweep, for `narrate gc` (the reconciler holds its own)."""
+    from service.jobs.retention import Sweeper
+
+    return Sweeper(settings, job_store(settings), storage(settings))
 
 
 def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]:

@@ -17,10 +17,11 @@ from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
 from service.adapters.parts import PartsEncoding
 from service.audio import Loudness
 from service.config import Settings
+from service.domain.errors import CanceledError
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
 from service.pipeline import Pipeline
-from service.ports import MuxRequest
+from service.ports import Check, MuxRequest
 from tests.conftest import SHORT_SCRIPT, make_video
 from tests.helpers import ffprobe, mux_request, stream_md5
 
@@ -67,10 +68,10 @@ class Recording(FfmpegMedia):
         self.events.append("encode started" if running else "no encode")
         return running
 
-    def mux(self, request: MuxRequest) -> None:
+    def mux(self, request: MuxRequest, check: Check | None = None) -> None:
         copied = [p.name for p in (request.encoded_video, request.encoded_audio) if p]
         self.events.append(f"mux copying {' + '.join(copied)}" if copied else "mux")
-        super().mux(request)
+        super().mux(request, check)
 
 
 @pytest.mark.integration
@@ -117,3 +118,46 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
     assert abs(manifest["loudness"]["integrated_lufs"] + 16) <= 0.2
     # Nothing left running or lying around.
     assert not subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True).stdout
+
+
+@pytest.mark.integration
+def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_path: Path) -> None:
+    """90 s of narration over a burn-in: the job's check, asked as the mix reads its track,
+    raises; the mix ends there, the picture's ffmpegs are killed, nothing is published."""
+    settings = Settings(data_dir=tmp_path / "data")
+    base = wiring.pipeline(settings)
+    phase: list[str] = []
+    asked: list[str] = []
+
+    def check() -> None:
+        asked.append(phase[-1] if phase else "before the mix")
+        raise CanceledError("the job was canceled")
+
+    class Canceled(Pipeline):
+        def finalize(self, *args: Any, **kw: Any) -> Any:
+            return super().finalize(*args, **kw, check=check)
+
+    pipeline = Canceled(
+        settings, base.engines, base.media, base.catalog, base.words, base.make_speech,
+        base.lexicons,
+    )  # fmt: skip
+    mix = pipeline.finalizer._mix_narration
+
+    def watched(*args: Any, **kw: Any) -> Loudness:
+        phase.append("mixing")
+        try:
+            return mix(*args, **kw)
+        finally:
+            phase.append("mixed")
+
+    pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
+    script = "\n\n".join(f"[段 {i} · 6 秒] 第{i}段:评分员对通过的轨迹排序。" for i in range(1, 16))
+    video = make_video(tmp_path / "clip.mp4", 90, size="360x640")
+    plan = pipeline.plan(
+        parse_markdown(script), RenderOptions(engine="espeak", burn_in=True), video
+    )
+    with pytest.raises(CanceledError):
+        pipeline.render(plan, tmp_path / "out", video)
+    assert asked == ["mixing"]  # asked once, while mixing: not only once the mix is done
+    assert not subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True).stdout
+    assert not (tmp_path / "out").exists()

@@ -29,9 +29,20 @@ from typing import Any
 import redis
 
 from service.adapters.fleet import FleetStore
-from service.adapters.redis_scripts import ADVANCE, BEAT, CREATE, DISCARD, TOUCH
+from service.adapters.jobsweep import JobSweep
+from service.adapters.redis_scripts import (
+    ADVANCE,
+    BEAT,
+    COUNT_IF_JOB,
+    CREATE,
+    DISCARD,
+    SEGMENT_DONE,
+    SEGMENT_STATE,
+    TOUCH,
+    UPDATE_IF_JOB,
+)
 from service.domain.errors import IdempotencyConflict, NarrateError
-from service.domain.job import Job
+from service.domain.job import Job, page_cursor, parse_cursor
 
 PREFIX = "narrate:"
 
@@ -72,6 +83,10 @@ class JobStore(FleetStore):
         self._touch = client.register_script(TOUCH)
         self._create = client.register_script(CREATE)
         self._discard = client.register_script(DISCARD)
+        self._segment_state = client.register_script(SEGMENT_STATE)
+        self._segment_done = client.register_script(SEGMENT_DONE)
+        self._count = client.register_script(COUNT_IF_JOB)
+        self._update = client.register_script(UPDATE_IF_JOB)
 
     @classmethod
     def from_url(cls, url: str, timeout: float = 5.0, connect_timeout: float = 3.0) -> JobStore:
@@ -184,11 +199,15 @@ class JobStore(FleetStore):
         return self.r.hget(key("job", job_id), "status")
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: int | None
-    ) -> tuple[list[Job], int | None]:
-        """Newest first; ``cursor`` is the creation time (ms) to continue below."""
+        self, tenant: str, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Job], str | None]:
+        """Newest first, by (creation ms, id): a total order, so jobs made in the same
+        millisecond are neither skipped nor repeated. ``cursor`` is the last job a page
+        ended on (``<ms>:<id>``, see page_cursor); a bare ``<ms>`` (the cursor's earlier
+        shape) continues below that millisecond."""
+        below = parse_cursor(cursor)
         zkey = key("tenant", tenant, "jobs")
-        hi: str | int = "+inf" if cursor is None else f"({cursor}"
+        hi = "+inf" if below is None else str(below[0])
         out: list[Job] = []
         next_cursor = None
         offset = 0
@@ -200,13 +219,20 @@ class JobStore(FleetStore):
                 break
             offset += len(batch)
             for job_id, score in batch:
+                # Members of one score come in reverse lexical order: skip down to the cursor.
+                if below is not None and int(score) == below[0] and job_id >= below[1]:
+                    continue
                 job = self.get(job_id)
                 if job and (status is None or job.status == status):
                     out.append(job)
                     if len(out) == limit:
-                        next_cursor = int(score)
+                        next_cursor = page_cursor(int(score), job_id)
                         break
         return out, next_cursor
+
+    def sweeping(self) -> JobSweep:
+        """The store's side of retention: old jobs, stray keys (service/jobs/retention.py)."""
+        return JobSweep(self.r, key)
 
     def active(self) -> list[str]:
         return sorted(self.r.smembers(key("active")))
@@ -231,24 +257,26 @@ class JobStore(FleetStore):
         return bool(self._advance(keys=keys, args=args))
 
     def update(self, job_id: str, **fields: Any) -> None:
-        mapping: dict[str | bytes, bytes | float | int | str] = {
-            k: v if isinstance(v, str | int | float) else json.dumps(v, ensure_ascii=False)
-            for k, v in fields.items()
-        }
-        mapping["updated"] = time.time()
-        self.r.hset(key("job", job_id), mapping=mapping)
+        """Set fields of an existing record (a deleted job's record is never brought back)."""
+        args: list[Any] = ["updated", time.time()]
+        for k, v in fields.items():
+            plain = isinstance(v, str | int | float)
+            args += [k, v if plain else json.dumps(v, ensure_ascii=False)]
+        self._update(keys=[key("job", job_id)], args=args)
 
     def set_segment(self, job_id: str, index: int, **state: Any) -> None:
         hkey = key("job", job_id, "seg")
         current = json.loads(self.r.hget(hkey, str(index)) or "{}")
         current.update(state)
-        self.r.hset(hkey, str(index), json.dumps(current, ensure_ascii=False))
-        # Progress, for the reconciler; XX-like: never recreate a deleted job's record.
-        self._touch(keys=[key("job", job_id)], args=[time.time()])
+        # Marks progress too, for the reconciler; only while the job exists.
+        value = json.dumps(current, ensure_ascii=False)
+        self._segment_state(keys=[key("job", job_id), hkey], args=[str(index), value, time.time()])
 
     def deliveries(self, job_id: str, task: str) -> int:
-        """Count one more delivery of ``task``; a task that keeps killing workers is capped."""
-        return int(self.r.hincrby(key("job", job_id, "deliveries"), task, 1))
+        """Count one more delivery of ``task``; a task that keeps killing workers is capped.
+        0: the job is gone."""
+        keys = [key("job", job_id), key("job", job_id, "deliveries")]
+        return int(self._count(keys=keys, args=[task]))
 
     def delivered(self, job_id: str, task: str) -> int:
         return int(self.r.hget(key("job", job_id, "deliveries"), task) or 0)
@@ -259,10 +287,10 @@ class JobStore(FleetStore):
         self.r.rpush(queue, message)
 
     def segment_done(self, job_id: str, index: int) -> bool:
-        """Record segment ``index`` finished; True for exactly one call: the last segment."""
-        if not self.r.sadd(key("job", job_id, "done"), index):
-            return False  # a redelivery of a finished segment
-        return int(self.r.decr(key("job", job_id, "remaining"))) == 0
+        """Record segment ``index`` finished; True for exactly one call: the last segment.
+        A segment of a deleted job counts nothing (and recreates no key)."""
+        keys = [key("job", job_id), key("job", job_id, "done"), key("job", job_id, "remaining")]
+        return int(self._segment_done(keys=keys, args=[index])) == 0
 
 
 class JobStoreLate(NarrateError, redis.RedisError):

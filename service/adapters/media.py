@@ -11,7 +11,7 @@ from pathlib import Path
 from service.adapters.burn import Burn, canvas_listing, overlay_filters, prepare
 from service.adapters.parts import Frames, Part, PartsEncoding, encode_parts
 from service.adapters.probe import parse_probe, probe_args
-from service.adapters.process import Running, run
+from service.adapters.process import Check, Running, run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError
 from service.ports import MuxRequest, VideoInfo
@@ -264,8 +264,8 @@ class FfmpegMedia:
         argv = sound_args(request, self.settings, rate, output)
         return EncoderSink(Running(argv, stdin=b""), self.settings.ffmpeg_timeout)
 
-    def mux(self, request: MuxRequest) -> None:
-        run(mux_args(request, self.settings), self.settings.ffmpeg_timeout)
+    def mux(self, request: MuxRequest, check: Check | None = None) -> None:
+        run(mux_args(request, self.settings), self.settings.ffmpeg_timeout, check=check)
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None:
         run(stretch_args(source, dest, ratio, self.settings), self.settings.ffmpeg_timeout)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from service.domain.errors import IdempotencyConflict
-from service.domain.job import STATES, TERMINAL, Job
+from service.domain.job import STATES, TERMINAL, Job, page_cursor, parse_cursor
 from service.ports import FINALIZE_TASK, SEGMENT_TASK, Fleet
 
 _ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
@@ -138,23 +138,31 @@ class MemoryJobStore:
             return job.status if job is not None else None
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: int | None
-    ) -> tuple[list[Job], int | None]:
-        """Newest first; ``cursor`` is the creation time (ms) to continue below."""
+        self, tenant: str, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Job], str | None]:
+        """Newest first by (creation ms, id); ``cursor`` as the Redis store's."""
+        below = parse_cursor(cursor)
         with self._lock:
             mine = sorted(
-                (j for j in self._jobs.values() if j.tenant == tenant),
-                key=lambda j: (j.created, j.id),
+                (
+                    (int(j.created * 1000), j.id, j)
+                    for j in self._jobs.values()
+                    if j.tenant == tenant
+                ),
+                key=lambda t: t[:2],
                 reverse=True,
             )
             out = [
-                copy.deepcopy(j)
-                for j in mine
-                if (cursor is None or int(j.created * 1000) < cursor)
+                (ms, job_id, copy.deepcopy(j))
+                for ms, job_id, j in mine
+                if (below is None or ms < below[0] or (ms == below[0] and job_id < below[1]))
                 and (status is None or j.status == status)
-            ][: limit + 1]
-        more = len(out) > limit
-        return out[:limit], int(out[limit - 1].created * 1000) if more else None
+            ][:limit]
+        last = page_cursor(*out[-1][:2]) if len(out) == limit else None
+        return [j for _, _, j in out], last
+
+    def sweeping(self) -> MemorySweep:
+        return MemorySweep(self)
 
     def active(self) -> list[str]:
         with self._lock:
@@ -240,6 +248,28 @@ class MemoryJobStore:
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         pending = list(self.queue.pending) if self.queue is not None else []
         return [{"task": name, "args": args} for name, args in pending]
+
+
+class MemorySweep:
+    """Retention's view of the memory store: nothing is ever left without its record here
+    (``discard`` removes everything at once), so there are no strays."""
+
+    def __init__(self, store: MemoryJobStore) -> None:
+        self.store = store
+
+    def created_before(self, cutoff: float) -> list[tuple[str, str]]:
+        with self.store._lock:
+            return [(j.tenant, j.id) for j in self.store._jobs.values() if j.created < cutoff]
+
+    def existing(self, job_ids: Iterable[str]) -> set[str]:
+        with self.store._lock:
+            return {i for i in job_ids if i in self.store._jobs}
+
+    def strays(self) -> tuple[list[str], list[tuple[str, str]]]:
+        return [], []
+
+    def remove(self, keys: list[str], entries: list[tuple[str, str]]) -> None:
+        pass
 
 
 class MemoryMetrics:

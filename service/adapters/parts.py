@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from math import ceil
 from pathlib import Path
 
-from service.adapters.process import Running, run
+from service.adapters.process import CHECK_SECONDS, Check, Running, run
 from service.domain.errors import MediaError
 from service.ports import MuxRequest
 
@@ -152,13 +152,19 @@ class PartsEncoding:
         self.made += scratch
         self.active.append(_Run(part, file, progress, running))
 
-    def wait(self, timeout: float) -> None:
+    def wait(self, timeout: float, check: Check | None = None) -> None:
+        """Until the picture is whole; ``check`` is called every CHECK_SECONDS meanwhile and
+        may raise (its job was canceled): every ffmpeg is then killed at once."""
         deadline = time.monotonic() + timeout
+        checked = 0.0
         try:
             while self.active:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise MediaError(self.active[0].running.argv, None, "timed out")
+                if check is not None and time.monotonic() - checked >= CHECK_SECONDS:
+                    check()
+                    checked = time.monotonic()
                 time.sleep(min(POLL_SECONDS, left))
                 for r in [r for r in self.active if r.running.proc.poll() is not None]:
                     self.active.remove(r)
@@ -170,7 +176,7 @@ class PartsEncoding:
             self.made.append(listing)
             done = [(f, n) for _, f, n in sorted(self.done)]
             listing.write_text(parts_listing(done, self.frames.fps), encoding="utf-8")
-            run(self.join(listing), max(1.0, deadline - time.monotonic()))
+            run(self.join(listing), max(1.0, deadline - time.monotonic()), check=check)
         finally:
             self.cancel()
 

@@ -11,11 +11,14 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 
 from service.domain.errors import MediaError
 
 NOT_FOUND = 127  # the shell's exit code for a program that cannot be run
 FFMPEG_STOPPED = 255  # ffmpeg's exit code after a signal asked it to end
+CHECK_SECONDS = 0.25  # how often a long run asks whether its job still wants it
+Check = Callable[[], None]  # raises to stop the run (its job was canceled)
 
 
 class Running:
@@ -64,10 +67,14 @@ class Running:
             except BrokenPipeError:
                 return  # it has ended: ``wait`` says why
 
-    def wait(self, timeout: float) -> subprocess.CompletedProcess[bytes]:
+    def wait(
+        self, timeout: float, check: Check | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Wait for the end; ``check`` is called every CHECK_SECONDS meanwhile and may raise
+        (the job was canceled): the program is then killed and the error goes on."""
         proc = self.proc
         try:
-            out, err = proc.communicate(self.stdin, timeout=timeout)
+            out, err = self._communicate(timeout, check)
         except subprocess.TimeoutExpired:
             _kill_group(proc.pid)
             out, err = proc.communicate()
@@ -78,6 +85,21 @@ class Running:
         if proc.returncode != 0:
             raise MediaError(self.argv, proc.returncode, err.decode(errors="replace")[-2000:])
         return subprocess.CompletedProcess(self.argv, proc.returncode, out, err)
+
+    def _communicate(self, timeout: float, check: Check | None) -> tuple[bytes, bytes]:
+        if check is None:
+            return self.proc.communicate(self.stdin, timeout=timeout)
+        deadline = time.monotonic() + timeout
+        stdin = self.stdin
+        while True:  # communicate may be called again after a timeout: no output is lost
+            left = deadline - time.monotonic()
+            try:
+                return self.proc.communicate(stdin, timeout=max(0.0, min(CHECK_SECONDS, left)))
+            except subprocess.TimeoutExpired:
+                if left <= CHECK_SECONDS:
+                    raise
+                stdin = None  # written already by the first call
+                check()
 
     def stop(self, timeout: float) -> None:
         """Ask ffmpeg to end early, as its ``q`` key does (SIGINT): it stops reading, encodes
@@ -101,10 +123,11 @@ def run(
     timeout: float,
     stdin: bytes | None = None,
     env: dict[str, str] | None = None,
+    check: Check | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``argv`` to its end (see Running) and return its output; ``env`` replaces the
-    environment (None: inherit it)."""
-    return Running(argv, stdin, env).wait(timeout)
+    environment (None: inherit it); ``check``: see ``Running.wait``."""
+    return Running(argv, stdin, env).wait(timeout, check)
 
 
 def _kill_group(pgid: int) -> None:

@@ -28,7 +28,13 @@ local rec = redis.call('HMGET', KEYS[1], 'status', 'counted', 'idem')
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('SREM', KEYS[7], ARGV[1])
-if rec[3] and rec[3] ~= '' then redis.call('DEL', ARGV[2] .. rec[3]) end
+-- The idempotency key only while it still names this job: expired and reused, it is another's.
+if rec[3] and rec[3] ~= '' then
+  local cur = redis.call('GET', ARGV[2] .. rec[3])
+  if cur and string.sub(cur, -(#ARGV[1] + 1)) == ' ' .. ARGV[1] then
+    redis.call('DEL', ARGV[2] .. rec[3])
+  end
+end
 if rec[1] and rec[2] == '1' then redis.call('HINCRBY', KEYS[8], rec[1], -1) end
 """
 
@@ -107,4 +113,35 @@ BEAT = """
 local t = redis.call('TIME')
 redis.call('HSET', KEYS[1], ARGV[1], t[1] .. '.' .. string.format('%06d', tonumber(t[2])))
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+"""
+
+# The writes a step makes to a job's keys, each only while the job's record exists: a step
+# that finishes after its job was deleted must not bring back the keys the delete removed.
+# KEYS: job hash, the key written. ARGV: field, value, now.
+SEGMENT_STATE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[1], 'updated', ARGV[3])
+return 1
+"""
+
+# KEYS: job hash, done set, remaining counter. ARGV: segment index. Returns the segments
+# still to go after this one (-1: a redelivery of a counted segment, or no such job).
+SEGMENT_DONE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return -1 end
+return redis.call('DECR', KEYS[3])
+"""
+
+# KEYS: job hash, hash to count in. ARGV: field. Returns the new count (0: no such job).
+COUNT_IF_JOB = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+"""
+
+# KEYS: job hash. ARGV: field, value pairs. HSET on an existing record only.
+UPDATE_IF_JOB = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
 """

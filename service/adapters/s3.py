@@ -9,14 +9,17 @@ multipart upload is completed only once every part is in, aborted otherwise)."""
 
 from __future__ import annotations
 
+import contextlib
 import mimetypes
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from service.adapters.s3client import S3Objects, translated
-from service.adapters.storage import check_ids, input_name, work_file
+from service.adapters.storage import check_ids, input_name, is_id, work_file
+from service.ports import Stored
 
 MANIFEST = "manifest.json"  # published last: a reader that sees it sees the whole set
 
@@ -129,7 +132,8 @@ class S3Incoming:
 
     def close(self) -> None:
         if self.file is not None and not self.file.closed:
-            self.file.close()
+            with contextlib.suppress(OSError):  # a full disk: the copy goes all the same
+                self.file.close()
         shutil.rmtree(self.path.parent, ignore_errors=True)  # the upload's own scratch dir
 
 
@@ -262,3 +266,24 @@ class S3Storage:
         for stale in self.scratch_root.glob(f"{tenant}.{job_id}.*"):
             shutil.rmtree(stale, ignore_errors=True)
         self.objects.delete_prefix(self.base(tenant, job_id))
+
+    def stored(self) -> Iterator[Stored]:
+        """Every job prefix in the store (the cache aside), and this machine's scratch
+        directories: bytes, and when anything of it last changed."""
+        found: dict[tuple[str, str], tuple[int, float]] = {}
+
+        def add(tenant: str, job_id: str, size: int, modified: float) -> None:
+            if is_id(tenant) and is_id(job_id):
+                had = found.get((tenant, job_id), (0, 0.0))
+                found[tenant, job_id] = (had[0] + size, max(had[1], modified))
+
+        for key, size, modified in self.objects.listing(self.prefix):
+            parts = key[len(self.prefix) :].split("/")
+            if len(parts) > 2 and parts[0] != "cache":
+                add(parts[0], parts[1], size, modified)
+        for stale in self.scratch_root.glob("*.*.*-*"):
+            tenant, job_id, _ = stale.name.split(".", 2)
+            with contextlib.suppress(FileNotFoundError):
+                add(tenant, job_id, 0, stale.stat().st_mtime)
+        for (tenant, job_id), (size, modified) in sorted(found.items()):
+            yield Stored(tenant, job_id, size, modified)

@@ -180,6 +180,23 @@ class S3Objects:
             )
             return [o["Key"] for page in pages for o in page.get("Contents", [])]
 
+    def listing(self, prefix: str) -> list[tuple[str, int, float]]:
+        """(key, bytes, last modified) of every object under ``prefix``, and of every
+        unfinished multipart upload there (0 bytes, when it was started)."""
+        with translated("list", prefix):
+            pages = self.client.get_paginator("list_objects_v2").paginate(
+                Bucket=self.bucket, Prefix=prefix
+            )
+            found = [
+                (o["Key"], int(o["Size"]), o["LastModified"].timestamp())
+                for page in pages
+                for o in page.get("Contents", [])
+            ]
+            uploads = self.client.list_multipart_uploads(Bucket=self.bucket, Prefix=prefix)
+        return found + [
+            (u["Key"], 0, u["Initiated"].timestamp()) for u in uploads.get("Uploads", [])
+        ]
+
     def presign(self, key: str, seconds: int, filename: str) -> str:
         with translated("presign", key):
             url: str = self.client.generate_presigned_url(

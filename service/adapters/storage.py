@@ -4,14 +4,17 @@ The object-store adapter (S3 and compatibles) is service/adapters/s3.py."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from service.domain.errors import InputError
+from service.ports import Stored
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _FILE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
@@ -59,16 +62,19 @@ class LocalWorkspace:
 
 
 class LocalIncoming:
-    """An upload written straight to its place (the job's input directory)."""
+    """An upload written in the job's input directory under a temporary name, renamed to
+    ``path`` once whole: a request that ends any other way removes it, and a process killed
+    mid-upload leaves only a dot-file that no job reads (the sweeper removes it)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.partial = path.with_name(f".{path.name}.partial")
         self.file: BinaryIO | None = None
 
     def write(self, chunk: bytes) -> None:
         if self.file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.file = self.path.open("wb")
+            self.file = self.partial.open("wb")
         self.file.write(chunk)
 
     def pending(self) -> bool:
@@ -81,9 +87,12 @@ class LocalIncoming:
         if self.file is None:  # an empty part: still an (empty) file, as before
             self.write(b"")
         self.close()
+        os.replace(self.partial, self.path)
 
     def abort(self) -> None:
-        self.close()
+        with contextlib.suppress(OSError):  # a full disk fails the flush: unlink all the same
+            self.close()
+        self.partial.unlink(missing_ok=True)
         self.path.unlink(missing_ok=True)
 
     def close(self) -> None:
@@ -209,6 +218,28 @@ class LocalStorage:
 
     def delete(self, tenant: str, job_id: str) -> None:
         shutil.rmtree(self.job_dir(tenant, job_id), ignore_errors=True)
+
+    def stored(self) -> Iterator[Stored]:
+        """Every job directory: its bytes and when anything in it last changed."""
+        for tenant in sorted(p for p in self.root.glob("*") if p.is_dir()):
+            for job in sorted(p for p in tenant.iterdir() if p.is_dir()):
+                if is_id(tenant.name) and is_id(job.name):
+                    yield _measure(tenant.name, job.name, job)
+
+
+def _measure(tenant: str, job_id: str, directory: Path) -> Stored:
+    size, modified = 0, directory.stat().st_mtime
+    for path in directory.rglob("*"):
+        with contextlib.suppress(FileNotFoundError):  # removed meanwhile
+            st = path.lstat()
+            modified = max(modified, st.st_mtime)
+            size += st.st_size if path.is_file() else 0
+    return Stored(tenant, job_id, size, modified)
+
+
+def is_id(name: str) -> bool:
+    """A tenant or job id (what a storage path or key may be made of)."""
+    return bool(_NAME.match(name))
 
 
 def check_ids(tenant: str, job_id: str) -> None:

@@ -16,7 +16,7 @@ from fastapi.openapi.utils import get_openapi
 from service import wiring
 from service.api import docs, errors
 from service.api.guard import BrowserGuard, SecurityHeaders
-from service.api.limits import BodyLimit
+from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import artifacts, health, jobs, studio, voices
 from service.config import Settings, get_settings
 from service.domain.spec import JobSpec
@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.add_middleware(
         BodyLimit, limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
     )
+    app.add_middleware(BodyIdle, seconds=settings.upload_idle_timeout)
     app.add_middleware(BrowserGuard, settings=settings)  # outside BodyLimit: refused unread
     app.add_middleware(SecurityHeaders)  # outermost: refusals carry the headers too
     errors.install(app)

@@ -8,9 +8,11 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from service.domain.errors import (
+    BodyTimeout,
     BodyTooLarge,
     IdempotencyConflict,
     InputError,
+    InsufficientStorage,
     QueueUnavailable,
     StorageUnavailable,
 )
@@ -22,6 +24,16 @@ async def too_large(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, BodyTooLarge)
     detail = f"request body is over the limit of {exc.limit} bytes"
     return JSONResponse({"detail": detail}, 413, headers={"Connection": "close"})
+
+
+async def no_room(request: Request, exc: Exception) -> JSONResponse:
+    """The rest of the body is not read: the connection closes after the answer."""
+    return JSONResponse({"detail": str(exc)}, 507, headers={"Connection": "close"})
+
+
+async def too_slow(request: Request, exc: Exception) -> JSONResponse:
+    detail = f"{exc}: upload timed out, nothing was kept"
+    return JSONResponse({"detail": detail}, 408, headers={"Connection": "close"})
 
 
 async def store_down(request: Request, exc: Exception) -> JSONResponse:
@@ -50,6 +62,8 @@ async def bad_input(request: Request, exc: Exception) -> JSONResponse:
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(BodyTooLarge, too_large)
+    app.add_exception_handler(InsufficientStorage, no_room)
+    app.add_exception_handler(BodyTimeout, too_slow)
     app.add_exception_handler(redis.RedisError, store_down)
     app.add_exception_handler(QueueUnavailable, queue_down)
     app.add_exception_handler(StorageUnavailable, storage_down)

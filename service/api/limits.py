@@ -1,14 +1,17 @@
 """Refuse oversize request bodies early: by Content-Length before reading anything, and,
-for chunked bodies, as soon as the bytes received pass the limit (not after spooling)."""
+for chunked bodies, as soon as the bytes received pass the limit (not after spooling).
+Refuse a body that stops arriving (BodyIdle): a stalled upload holds no connection and no
+partial file for ever."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.domain.errors import BodyTooLarge
+from service.domain.errors import BodyTimeout, BodyTooLarge
 
 
 class BodyLimit:
@@ -37,6 +40,35 @@ class BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+class BodyIdle:
+    """A request whose body sends no byte for ``seconds`` raises BodyTimeout where the app
+    reads it: the app's handler answers 408, and the route removes what it had written."""
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+
+        whole = False  # after the body's last piece, waiting (for a disconnect) is no stall
+
+        async def timed() -> Message:
+            nonlocal whole
+            if whole:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.seconds)
+            except TimeoutError:
+                raise BodyTimeout(self.seconds) from None
+            whole = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        await self.app(scope, timed, send)
 
 
 async def reject(send: Send, limit: int) -> None:

@@ -50,7 +50,7 @@ class JobOut(BaseModel):
 
 class JobList(BaseModel):
     jobs: list[JobOut]
-    next_cursor: int | None
+    next_cursor: str | None  # opaque: pass it back as ``cursor`` for the next page
 
 
 class Voice(BaseModel):

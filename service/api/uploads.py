@@ -5,7 +5,9 @@ bytes arrive."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from fastapi.concurrency import run_in_threadpool
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from service.domain.errors import InputError
+from service.domain.errors import InputError, InsufficientStorage
 from service.ports import Incoming
 
 FIELDS = ("script", "video", "music", "options")
@@ -132,10 +134,17 @@ async def read_multipart(
             for incoming in reader.pending():  # a store part is full: send it (blocking)
                 await run_in_threadpool(incoming.flush)
         parser.finalize()
+        if "script" not in reader.seen:
+            raise InputError("multipart field 'script' is required")
+        for incoming in reader.upload.received:
+            await run_in_threadpool(incoming.commit)
     except FormParserError as exc:
         raise InputError(f"the multipart body is malformed: {exc}") from None
-    if "script" not in reader.seen:
-        raise InputError("multipart field 'script' is required")
-    for incoming in reader.upload.received:
-        await run_in_threadpool(incoming.commit)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise InsufficientStorage(
+            f"no room to store the {reader.part.name or 'upload'} on the server "
+            f"({os.strerror(exc.errno)}); nothing was kept, try again later"
+        ) from None
     return reader.upload

@@ -141,3 +141,15 @@ class BodyTooLarge(NarrateError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"request body is over the limit of {limit} bytes", limit)
         self.limit = limit
+
+
+class InsufficientStorage(NarrateError):
+    """No room to keep an upload (a full disk or quota): HTTP 507, nothing of it kept."""
+
+
+class BodyTimeout(NarrateError):
+    """A request body that stopped arriving for longer than the idle limit (HTTP 408)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the request body stopped arriving for {seconds:g} s", seconds)
+        self.seconds = seconds

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.domain.errors import InputError
+
 TERMINAL = ("succeeded", "failed", "canceled")
 STATES = ("queued", "running", *TERMINAL)
 SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills; finalize the rest
@@ -52,3 +54,17 @@ class Job:
         done = sum(1 for s in self.segments.values() if s.get("state") == "done")
         frac = SYNTH_SHARE * done / max(1, self.segments_total)
         return round(max(frac, self.stage_progress), 4)
+
+
+def page_cursor(created_ms: int, job_id: str) -> str:
+    return f"{created_ms}:{job_id}"
+
+
+def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
+    """(ms, id) to continue below; a bare ms (no id) continues below the millisecond."""
+    if cursor is None:
+        return None
+    ms, _, job_id = cursor.partition(":")
+    if not ms.isdigit() or not (job_id.isalnum() or job_id == "") or len(job_id) > 64:
+        raise InputError(f"cursor {cursor!r} is not one a listing gave (<ms>:<job id>)")
+    return int(ms), job_id

@@ -40,8 +40,9 @@ class Lifecycle:
     def discard_work(self, job: Job) -> None:
         """Remove a job's intermediate files (segment audio, the staging directories of
         finalize runs that were killed); artifacts stay. A failed or canceled job keeps
-        nothing at all: no artifacts, no upload, no empty folders."""
-        if self.store.status(job.id) in ("failed", "canceled"):
+        nothing at all: no artifacts, no upload, no empty folders; nor does a job deleted
+        while a step ran (the step wrote its files after the delete removed the rest)."""
+        if self.store.status(job.id) in ("failed", "canceled", None):
             self._tidy(self.storage.delete, job)
         else:
             self._tidy(self.storage.clear_work, job)
@@ -54,7 +55,17 @@ class Lifecycle:
         except StorageUnavailable as exc:
             log.warning("job %s: files left in storage: %s", job.id, exc)
 
+    def tidy_if_gone(self, job: Job) -> None:
+        """After a step raised: if its job was deleted meanwhile, remove what the step wrote
+        (best effort: the step's own error is the one to report)."""
+        try:
+            if self.store.status(job.id) is None:
+                self._tidy(self.storage.delete, job)
+        except Exception as exc:
+            log.warning("job %s: files of a deleted job left: %s", job.id, exc)
+
     def check_canceled(self, job_id: str) -> None:
-        """Stop work on a job that was canceled, or failed by another step, meanwhile."""
-        if self.store.status(job_id) in ("canceled", "failed"):
+        """Stop work on a job that was canceled, failed by another step, or deleted
+        meanwhile."""
+        if self.store.status(job_id) in ("canceled", "failed", None):
             raise CanceledError("the job was canceled")

@@ -9,6 +9,7 @@ import time
 from service import logs
 from service.config import Settings
 from service.jobs.lifecycle import Lifecycle
+from service.jobs.retention import Sweeper
 from service.ports import FINALIZE_TASK, SEGMENT_TASK, JobStore, Queue
 
 log = logging.getLogger("narrate.reconciler")
@@ -24,6 +25,8 @@ class Reconciler:
         self.queue = queue
         self.lifecycle = lifecycle
         self._looked = float("-inf")  # when the broker's messages were last read in full
+        self.sweeper = Sweeper(settings, store, lifecycle.storage)
+        self.swept_at = 0.0  # monotonic time of the last sweep (0: none yet)
 
     def reconcile(self, now: float | None = None) -> dict[str, int]:
         """Give every job a bounded time to a terminal state.
@@ -91,6 +94,13 @@ class Reconciler:
         self.store.update(job_id, requeued=now)
         log.warning("job %s: no message for %s: requeued", job_id, ", ".join(steps))
 
+    def sweep_if_due(self) -> dict[str, int] | None:
+        """The retention sweep (service/jobs/retention.py), every ``sweep_interval``."""
+        if self.swept_at and time.monotonic() - self.swept_at < self.settings.sweep_interval:
+            return None
+        self.swept_at = time.monotonic()
+        return self.sweeper.sweep().as_dict()
+
     def run_forever(self, interval: float) -> None:
         logs.configure(self.settings.log_format, prefix="reconciler ")
         while True:
@@ -100,4 +110,10 @@ class Reconciler:
                     log.info("%s", counts)
             except Exception:  # Redis down: try again next round
                 log.exception("reconcile failed")
+            try:
+                swept = self.sweep_if_due()
+                if swept and any(swept.values()):
+                    log.info("swept %s", swept)
+            except Exception:
+                log.exception("sweep failed")
             time.sleep(interval)

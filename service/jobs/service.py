@@ -108,8 +108,8 @@ class JobService(JobParts):
         return job if job is not None and job.tenant == tenant else None
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: int | None
-    ) -> tuple[list[Job], int | None]:
+        self, tenant: str, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Job], str | None]:
         return self.store.page(tenant, status, limit, cursor)
 
     def artifact(self, job: Job, name: str) -> Artifact | None:

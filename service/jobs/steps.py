@@ -46,6 +46,8 @@ class WorkerSteps(JobParts):
                 self.lifecycle.discard_work(job)
             return None
         n = self.store.deliveries(job_id, task)
+        if n == 0:  # deleted meanwhile
+            return None
         if n > self.settings.max_deliveries:
             self.lifecycle.fail(
                 job, f"{what} was started {n - 1} times and never finished (worker lost each time)"
@@ -100,6 +102,9 @@ class WorkerSteps(JobParts):
         except NarrateError as exc:
             self.lifecycle.fail(job, f"segment {index + 1}: {exc}")
             return
+        except Exception:
+            self.lifecycle.tidy_if_gone(job)  # deleted under it: its files went missing
+            raise
         finally:
             work.close()
         self._record_segment(job_id, result)
@@ -151,6 +156,9 @@ class WorkerSteps(JobParts):
             self.lifecycle.fail(job, str(exc))
         except FileNotFoundError as exc:
             self.lifecycle.fail(job, f"a segment's output is missing: {exc.filename}")
+        except Exception:
+            self.lifecycle.tidy_if_gone(job)
+            raise
         finally:
             work.close()
             shutil.rmtree(staged, ignore_errors=True)
@@ -171,7 +179,13 @@ class WorkerSteps(JobParts):
         if video is not None and plan.video is None:  # an older record's plan
             plan = plan.model_copy(update={"video": self.pipeline.media.probe(video)})
         music = work.input("music") if job.has_music else None
-        rendered = self.pipeline.finalize(plan, results, work, staged, video, progress, music)
+
+        def check() -> None:  # while ffmpeg runs: a canceled job's encode stops within 0.25 s
+            self.lifecycle.check_canceled(job.id)
+
+        rendered = self.pipeline.finalize(
+            plan, results, work, staged, video, progress, music, check
+        )
         self.lifecycle.check_canceled(job.id)
         return rendered
 

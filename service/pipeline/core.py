@@ -24,7 +24,7 @@ from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
-from service.ports import Media, TtsEngine, Workspace
+from service.ports import Check, Media, TtsEngine, Workspace
 
 
 def _no_lexicon(language: str) -> Lexicon:
@@ -90,9 +90,11 @@ class Pipeline:
         video: Path | None = None,
         progress: Progress = no_progress,
         music: Path | None = None,
+        check: Check | None = None,
     ) -> Rendered:
-        """Timeline, subtitles, loudness, music and mux: every artifact into ``outdir``."""
-        return self.finalizer.finalize(plan, results, work, outdir, video, progress, music)
+        """Timeline, subtitles, loudness, music and mux: every artifact into ``outdir``;
+        ``check`` (the job canceled?) is asked while ffmpeg runs, and stops it by raising."""
+        return self.finalizer.finalize(plan, results, work, outdir, video, progress, music, check)
 
     # -- at the door -----------------------------------------------------------------------
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:

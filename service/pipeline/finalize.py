@@ -36,10 +36,29 @@ from service.pipeline.manifest import (
     build_manifest,
 )
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
-from service.ports import Media, MuxRequest, PcmSink, Workspace
+from service.ports import Check, Media, MuxRequest, PcmSink, Workspace
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it
+CHECK_SECONDS = 0.25
+
+
+class _Checked:
+    """A track that calls ``check`` (the job canceled?) at most every CHECK_SECONDS as it
+    is read: a cancel stops the mix, and the picture encode running beside it, at once."""
+
+    def __init__(self, src: dsp.Source, check: Check) -> None:
+        self.src, self.check, self.at = src, check, time.monotonic()
+
+    @property
+    def length(self) -> int:
+        return self.src.length
+
+    def read(self, a: int, b: int) -> dsp.Audio:
+        if time.monotonic() - self.at >= CHECK_SECONDS:
+            self.check()
+            self.at = time.monotonic()
+        return self.src.read(a, b)
 
 
 class Finalizer:
@@ -60,10 +79,13 @@ class Finalizer:
         video: Path | None = None,
         progress: Progress = no_progress,
         music: Path | None = None,
+        check: Check | None = None,
     ) -> Rendered:
         """Lay the fitted segments on the timeline, write subtitles, normalize loudness,
         lay the music under the voice when given (mix.wav) and mux; every artifact goes
-        into ``outdir``. Returns the manifest."""
+        into ``outdir``. Returns the manifest. ``check`` is called every quarter second
+        while ffmpeg encodes or muxes and may raise (the job was canceled): the ffmpegs are
+        then killed at once."""
         timings = {
             stage: round(sum(r.timings.get(stage, 0) for r in results), 4)
             for stage in ("synthesize", "fit")
@@ -79,7 +101,7 @@ class Finalizer:
         )
         mux = self._mux_request(plan, video, outdir, placed, warnings)
         loud, music_report = self._sound_and_picture(
-            placed, mux, work, outdir, timings, progress, plan, music
+            placed, mux, work, outdir, timings, progress, plan, music, check
         )
         progress(1.0, "done")
         manifest = build_manifest(
@@ -133,6 +155,7 @@ class Finalizer:
         progress: Progress,
         plan: JobPlan,
         music: Path | None,
+        check: Check | None = None,
     ) -> tuple[dsp.Loudness, MusicReport | None]:
         """Mix the narration (and the music under it) while the picture re-encodes (if it
         must), then mux."""
@@ -150,11 +173,11 @@ class Finalizer:
         try:
             t = time.perf_counter()
             loud = self._mix_narration(
-                placed, work, outdir / "narration.wav", sink if copy_sound else None
+                placed, work, outdir / "narration.wav", sink if copy_sound else None, check
             )
             music_report = None
             if music is not None:
-                music_report = self._mix_music(plan, music, placed, work, outdir)
+                music_report = self._mix_music(plan, music, placed, work, outdir, check)
                 if mux is not None:
                     mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
@@ -162,11 +185,11 @@ class Finalizer:
             if mux is not None:
                 t = time.perf_counter()
                 if encoding is not None:
-                    encoding.wait(self.settings.ffmpeg_timeout)
+                    encoding.wait(self.settings.ffmpeg_timeout, check)
                     mux = replace(mux, encoded_video=picture)
                 if copy_sound:
                     mux = replace(mux, encoded_audio=sound)
-                self.media.mux(mux)
+                self.media.mux(mux, check)
                 timings["mux"] = round(time.perf_counter() - t, 4)
         finally:
             if encoding is not None:
@@ -208,7 +231,13 @@ class Finalizer:
         )
 
     def _mix_music(
-        self, plan: JobPlan, music: Path, placed: Placed, work: Workspace, outdir: Path
+        self,
+        plan: JobPlan,
+        music: Path,
+        placed: Placed,
+        work: Workspace,
+        outdir: Path,
+        check: Check | None = None,
     ) -> MusicReport:
         """The narration with the music under it, ducked under speech, into mix.wav at the
         loudness target and true-peak ceiling. Returns what the manifest says of it."""
@@ -228,8 +257,9 @@ class Finalizer:
         length = ms_to_samples(length_ms, sr)
         voice = dsp.MixSource([(outdir / "narration.wav", 0)], length, sr)
         under = bed.DuckedBed(source, length, sr, gain, speech, plan.options.music_duck)
+        mixed: dsp.Source = bed.SumSource(voice, under)
         loud = dsp.normalize_to_wav(
-            bed.SumSource(voice, under),
+            _Checked(mixed, check) if check is not None else mixed,
             sr,
             outdir / "mix.wav",
             self.settings.target_lufs,
@@ -252,11 +282,12 @@ class Finalizer:
         work: Workspace,
         path: Path,
         sink: Callable[[], PcmSink] | None = None,
+        check: Check | None = None,
     ) -> dsp.Loudness:
         """Lay the fitted segments on a silent track and normalize it into ``path``, block by
         block: memory does not grow with the timeline."""
         sr = self.settings.sample_rate
-        track = dsp.MixSource(
+        track: dsp.Source = dsp.MixSource(
             [
                 (work.fetch(r.audio), ms_to_samples(s.start_ms, sr))
                 for r, s in zip(placed.results, placed.slots, strict=True)
@@ -264,6 +295,8 @@ class Finalizer:
             ms_to_samples(placed.total_ms, sr),
             sr,
         )
+        if check is not None:
+            track = _Checked(track, check)
         return dsp.normalize_to_wav(
             track, sr, path, self.settings.target_lufs, self.settings.true_peak_db, sink
         )

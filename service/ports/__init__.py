@@ -1,9 +1,17 @@
 """The ports the pipeline and the jobs layer talk through; adapters implement them. One
 module per side (tts, media, storage, jobs); every name is importable from here."""
 
-from service.ports.jobs import FINALIZE_TASK, SEGMENT_TASK, Fleet, JobStore, Metrics, Queue
-from service.ports.media import Encoding, Media, MuxRequest, PcmSink, VideoInfo
-from service.ports.storage import Artifact, Blobs, Incoming, Storage, Workspace
+from service.ports.jobs import (
+    FINALIZE_TASK,
+    SEGMENT_TASK,
+    Fleet,
+    JobStore,
+    JobSweep,
+    Metrics,
+    Queue,
+)
+from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
+from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
 
 __all__ = [
@@ -12,10 +20,12 @@ __all__ = [
     "Artifact",
     "Blobs",
     "Boundary",
+    "Check",
     "Encoding",
     "Fleet",
     "Incoming",
     "JobStore",
+    "JobSweep",
     "Media",
     "Metrics",
     "MuxRequest",
@@ -23,6 +33,7 @@ __all__ = [
     "Queue",
     "Speech",
     "Storage",
+    "Stored",
     "TtsEngine",
     "TtsRequest",
     "VideoInfo",

@@ -36,6 +36,22 @@ class Fleet:
     dead: list[str]
 
 
+class JobSweep(Protocol):
+    """Which finished jobs are old enough to go, and the keys no job owns any more."""
+
+    def created_before(self, cutoff: float) -> list[tuple[str, str]]:
+        """(tenant, job id) of every listed job created before ``cutoff`` (seconds)."""
+        ...
+
+    def existing(self, job_ids: Iterable[str]) -> set[str]: ...
+
+    def strays(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """Keys of jobs whose record is gone, and listing entries naming no record."""
+        ...
+
+    def remove(self, keys: list[str], entries: list[tuple[str, str]]) -> None: ...
+
+
 class JobStore(Protocol):
     """Job records and their counters (adapters/jobstore.py on Redis; adapters/memory.py in
     memory). Every change is atomic; status only moves forward."""
@@ -61,8 +77,14 @@ class JobStore(Protocol):
     def status(self, job_id: str) -> str | None: ...
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: int | None
-    ) -> tuple[list[Job], int | None]: ...
+        self, tenant: str, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Job], str | None]:
+        """Newest first by (created, id); ``cursor`` continues after a page (opaque)."""
+        ...
+
+    def sweeping(self) -> JobSweep:
+        """The store's side of retention (service/jobs/retention.py)."""
+        ...
 
     def active(self) -> list[str]: ...
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -54,10 +55,15 @@ class PcmSink(Protocol):
     def cancel(self) -> None: ...
 
 
+Check = Callable[[], None]  # called now and then during a long run; raises to stop it
+
+
 class Encoding(Protocol):
     """A re-encode running in the background."""
 
-    def wait(self, timeout: float) -> object: ...
+    def wait(self, timeout: float, check: Check | None = None) -> object:
+        """Until it is done; ``check`` (its job canceled?) may raise: then it is stopped."""
+        ...
 
     def cancel(self) -> None: ...
 
@@ -74,7 +80,7 @@ class Media(Protocol):
         to the video's length out), fed while the narration is normalised."""
         ...
 
-    def mux(self, request: MuxRequest) -> None: ...
+    def mux(self, request: MuxRequest, check: Check | None = None) -> None: ...
 
     def stretch(self, source: Path, dest: Path, ratio: float) -> None: ...
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -86,6 +88,16 @@ class Blobs(Protocol):
     def put(self, name: str, data: bytes) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What storage holds for one job id (its record may be gone): for retention."""
+
+    tenant: str
+    job_id: str
+    size: int  # bytes
+    modified: float  # when anything of it last changed (seconds since the epoch)
+
+
 class Storage(Protocol):
     """Where a job's input, work files and artifacts live, for every machine of the fleet.
     Nothing here is a path that another machine could be expected to see."""
@@ -121,3 +133,7 @@ class Storage(Protocol):
     def clear_work(self, tenant: str, job_id: str) -> None: ...
 
     def delete(self, tenant: str, job_id: str) -> None: ...
+
+    def stored(self) -> Iterator[Stored]:
+        """Every job id that has anything in storage (uploads, work files, artifacts)."""
+        ...

@@ -300,3 +300,40 @@ def test_the_store_going_away_mid_job_fails_it_cleanly(
         assert s3.keys(f"{PREFIX}alpha/{job_id}/") == []
     finally:
         stop(fleet, "worker3")
+
+
+def test_retention_sweeps_the_store(
+    fleet: Stack, s3: S3Server, short_video: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload cut off mid-way (an unfinished multipart upload, no job) and a finished job
+    past its days both leave the store; the TTS cache stays. (Last: it ends every job.)"""
+    from service.adapters.jobstore import JobStore
+    from service.jobs.retention import DAY, Sweeper
+
+    for k, v in AWS.items():
+        monkeypatch.setenv(k, v)
+    for name in WORKERS:  # the test before may have stopped them
+        if name not in fleet.procs:
+            start(fleet, name)
+    fleet.wait_ready(2)
+    job, _ = render(fleet, SHORT_SCRIPT, short_video)
+    settings = Settings(data_dir=fleet.data_dir, s3_endpoint_url=s3.url, s3_part_size=5 << 20)
+    storage = S3Storage(S3Objects(settings, BUCKET), PREFIX, fleet.data_dir / "scratch")
+    cut = storage.receive("alpha", "cutoff1", "video")
+    cut.write(os.urandom(6 << 20))
+    cut.flush()  # one part sent, the request never ends
+    assert s3.client.list_multipart_uploads(Bucket=BUCKET, Prefix=PREFIX).get("Uploads")
+    sweeper = Sweeper(settings, JobStore(fleet.redis()), storage)
+    now = time.time()
+    assert sweeper.sweep(now).orphans == 0  # changed just now: an upload still under way
+    swept = sweeper.sweep(now + 3 * DAY, dry_run=True)
+    assert (swept.jobs, swept.orphans) == (0, 1)
+    assert sweeper.sweep(now + 3 * DAY).orphans == 1
+    assert s3.client.list_multipart_uploads(Bucket=BUCKET, Prefix=PREFIX).get("Uploads", []) == []
+    assert s3.keys(f"{PREFIX}alpha/{job['id']}/")  # 2 days after: the finished job stays
+    swept = sweeper.sweep(now + 31 * DAY)
+    assert swept.jobs >= 1 and swept.bytes > 100_000
+    assert s3.keys(f"{PREFIX}alpha/") == [] and s3.keys(f"{PREFIX}cache/")
+    with fleet.client() as c:
+        assert c.get(f"/v1/jobs/{job['id']}").status_code == 404
+    cut.close()

@@ -114,7 +114,7 @@ def list_jobs(
         str | None, Query(pattern="^(queued|running|succeeded|failed|canceled)$")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    cursor: Annotated[int | None, Query(ge=0)] = None,
+    cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> JobList:
     jobs, nxt = service.page(who, status, limit, cursor)
     return JobList(jobs=[job_out(request, j) for j in jobs], next_cursor=nxt)
