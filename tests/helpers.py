@@ -74,7 +74,8 @@ def active_frames(x: np.ndarray, rate: int, frame_ms: int = 10, db: float = -45.
     n = rate * frame_ms // 1000
     frames = x[: len(x) // n * n].reshape(-1, n)
     rms = np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
-    return rms > 10 ** (db / 20)
+    active: np.ndarray = rms > 10 ** (db / 20)  # numpy types this comparison as Any
+    return active
 
 
 def speech_onsets(x: np.ndarray, rate: int, min_silence_ms: int = 200) -> list[int]:

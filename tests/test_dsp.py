@@ -169,7 +169,8 @@ def scipy_limit(x: np.ndarray, rate: int, ceiling_db: float) -> np.ndarray:
     gain = ndimage.uniform_filter1d(
         ndimage.minimum_filter1d(need, size=2 * w + 1, mode="nearest"), size=w, mode="nearest"
     )
-    return (x * gain).astype(np.float32)
+    limited: np.ndarray = (x * gain).astype(np.float32)  # numpy types x * gain as Any
+    return limited
 
 
 @pytest.mark.parametrize("rate", [16000, 24000, 48000])
