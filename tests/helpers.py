@@ -45,7 +45,8 @@ def ffprobe(path: Path) -> dict[str, Any]:
         capture_output=True,
         check=True,
     ).stdout
-    return json.loads(out)
+    info: dict[str, Any] = json.loads(out)
+    return info
 
 
 def stream_md5(path: Path, selector: str = "0:v:0") -> str:

@@ -85,7 +85,8 @@ def test_k_weighting_is_pyloudnorms(rate: int) -> None:
 
 
 def feed_sizes(total: int, sizes: list[int]) -> list[int]:
-    out, i = [], 0
+    out: list[int] = []
+    i = 0
     while sum(out) < total:
         out.append(min(sizes[i % len(sizes)], total - sum(out)))
         i += 1
