@@ -126,7 +126,8 @@ def old_limit(x: np.ndarray, rate: int, ceiling_db: float) -> np.ndarray:
     gain = uniform_filter1d(
         minimum_filter1d(need, size=2 * w + 1, mode="nearest"), size=w, mode="nearest"
     )
-    return (x * gain).astype(np.float32)
+    limited: np.ndarray = (x * gain).astype(np.float32)  # numpy types x * gain as Any
+    return limited
 
 
 def speed_figures(rounds: int, seconds: float) -> None:

@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from devtools.edge_server import EdgeServer  # noqa: E402
 from service import wiring  # noqa: E402
+from service.adapters.storage import LocalWorkspace  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.console import read_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
@@ -31,6 +32,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(data_dir=Path(tmp), edge_wss_url=server.url)
             pipeline = wiring.pipeline(settings)
+            work = LocalWorkspace(Path(tmp, "work"))  # render_segment takes a Workspace
             stretched = fits = 0
             for example in EXAMPLES:
                 spec = read_script(example)
@@ -39,8 +41,7 @@ def main() -> None:
                     plan = pipeline.plan(spec, RenderOptions(engine="edge"))
                     t = time.perf_counter()
                     segs = [
-                        pipeline.render_segment(plan, i, Path(tmp))
-                        for i in range(len(spec.segments))
+                        pipeline.render_segment(plan, i, work) for i in range(len(spec.segments))
                     ]
                     wall = time.perf_counter() - t
                     print(f"== {example.name} ({run}): {server.requests} edge requests for "

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.adapters.segmenter import EXTRA_WORDS  # noqa: E402
+from service.adapters.added_words import EXTRA_WORDS  # noqa: E402
 
 EXTRA = dict(EXTRA_WORDS)  # given to jieba's processes as a literal: they import no narrate code
 SENTENCE = "评分员对通过的轨迹排序,数据集上的大模型用 8bit 量化。"

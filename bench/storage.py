@@ -29,6 +29,7 @@ from devtools.media import make_video  # noqa: E402
 from devtools.stack import free_port  # noqa: E402
 from service import audio, wiring  # noqa: E402
 from service.adapters import pinyin  # noqa: E402
+from service.adapters.jobstore import JobStore as RedisJobStore  # noqa: E402
 from service.adapters.s3client import TRAFFIC  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
@@ -75,6 +76,7 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     out["job"] = t["download"] - t["start"]
     out["put_mb"], out["get_mb"] = TRAFFIC.put / 1e6, TRAFFIC.get / 1e6
     service.storage.delete("bench", job_id)
+    assert isinstance(service.store, RedisJobStore)  # the port has no flush: the bench's Redis
     service.store.r.flushdb()
     return out
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.adapters.segmenter import tagged_words  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
+from service.domain.spec import JobSpec  # noqa: E402
 from service.domain.speech.en_tables import BINDING_ABBREVIATIONS as BINDING  # noqa: E402
 from service.domain.subtitles import (  # noqa: E402
     NARRATION,
@@ -70,7 +71,7 @@ CLOSING = set("，。、；：？！」』）》”’,.;:?!)")
 PAIRS = {"《": "》", "“": "”", "（": "）", "(": ")", "「": "」"}
 
 
-def _model_cues(spec, layout: Layout) -> list[Cue]:  # type: ignore[no-untyped-def]
+def _model_cues(spec: JobSpec, layout: Layout) -> list[Cue]:
     """Cues from phrases timed by the syllable model, segments back to back."""
     cues: list[Cue] = []
     t = 0
@@ -96,7 +97,7 @@ def _espeak_cues(path: Path) -> list[Cue] | None:
 
     spec = parse_script(path.read_text(encoding="utf-8"))
     pipeline = wiring.pipeline(Settings())
-    options = RenderOptions(engine="espeak")  # type: ignore[call-arg]
+    options = RenderOptions(engine="espeak")
     plan = pipeline.plan(spec, options)
     with tempfile.TemporaryDirectory() as tmp:
         rendered = pipeline.render(plan, Path(tmp) / "out")

@@ -161,7 +161,7 @@ def wait_for(
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        job = client.get(f"/v1/jobs/{job_id}").json()
+        job: dict[str, Any] = client.get(f"/v1/jobs/{job_id}").json()
         if job["status"] in until:
             return job
         time.sleep(0.2)

@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TypeAlias
 
 from service import cli_ops
 from service.config import Settings, get_settings
@@ -208,7 +209,8 @@ def cmd_styles(args: argparse.Namespace) -> int:
     return 0
 
 
-Subparsers = argparse._SubParsersAction  # what add_subparsers returns
+# What add_subparsers returns (a string: _SubParsersAction is generic only in the stubs).
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def _add_job_commands(sub: Subparsers) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from devtools.media import make_video
+from devtools.media import make_video as make_video  # re-exported: tests import it from here
 
 settings.register_profile("dev", max_examples=30)
 settings.register_profile("ci", max_examples=300, print_blob=True)

@@ -45,7 +45,8 @@ def ffprobe(path: Path) -> dict[str, Any]:
         capture_output=True,
         check=True,
     ).stdout
-    return json.loads(out)
+    info: dict[str, Any] = json.loads(out)
+    return info
 
 
 def stream_md5(path: Path, selector: str = "0:v:0") -> str:
@@ -74,7 +75,8 @@ def active_frames(x: np.ndarray, rate: int, frame_ms: int = 10, db: float = -45.
     n = rate * frame_ms // 1000
     frames = x[: len(x) // n * n].reshape(-1, n)
     rms = np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
-    return rms > 10 ** (db / 20)
+    active: np.ndarray = rms > 10 ** (db / 20)  # numpy types this comparison as Any
+    return active
 
 
 def speech_onsets(x: np.ndarray, rate: int, min_silence_ms: int = 200) -> list[int]:

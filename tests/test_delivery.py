@@ -18,6 +18,7 @@ from service.domain.errors import ScriptError, VoiceError
 from service.domain.fields import rate_multiplier
 from service.domain.script import parse_markdown, parse_script, to_markdown
 from service.domain.spec import spec_from_data
+from service.domain.voices import Catalog
 from tests.helpers import narrate
 
 TWO_SPEAKERS = """标题:两个声音
@@ -84,7 +85,7 @@ def test_json_fields_and_both_speaker_and_voice_refused() -> None:
     assert rate_multiplier(None) == 1.0
 
 
-def catalog():  # type: ignore[no-untyped-def]
+def catalog() -> Catalog:
     return load_catalog(get_settings().voices_file)
 
 
@@ -155,7 +156,9 @@ def test_two_speakers_render_in_two_voices(tmp_path: Path) -> None:
             f0.append(sr / lag)
         return float(np.median(f0))
 
-    ms = lambda t: int(t * sr)  # noqa: E731
+    def ms(t: float) -> int:
+        return int(t * sr)
+
     pa = pitch(audio[ms(a["start"]) : ms(a["end"])])
     pb = pitch(audio[ms(b["start"]) : ms(b["end"])])
     assert pb > pa * 1.3, (pa, pb)

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,14 +116,14 @@ def test_each_engine_connects_to_its_own_endpoint_and_the_process_keeps_edges(
     process, each reaches its own; edge-tts's module global stays Microsoft's."""
     import edge_tts.communicate
 
-    before = edge_tts.communicate.WSS_URL
+    before = edge_tts.communicate.WSS_URL  # type: ignore[attr-defined]  # not re-exported
     dead = EdgeEngine(
         EdgeConfig(wss_url="ws://127.0.0.1:9/nothing?x=1", attempts=1), LocalGuard(8, 3, 1.0)
     )
     with pytest.raises(EngineError, match="cannot reach"):
         dead.synthesize(request())
     assert edge.synthesize(request()).boundaries and server.requests == 1
-    assert before == edge_tts.communicate.WSS_URL and "speech.platform.bing.com" in before
+    assert before == edge_tts.communicate.WSS_URL and "speech.platform.bing.com" in before  # type: ignore[attr-defined]
 
 
 def test_breaker_opens_then_half_open_probe_closes_it(edge: EdgeEngine, server: EdgeServer) -> None:
@@ -151,17 +152,17 @@ def test_cache_hit_makes_no_request(edge: EdgeEngine, server: EdgeServer, tmp_pa
 
 
 def render(
-    server: EdgeServer, tmp_path: Path, script: str, engine: str, **settings: object
-) -> dict[str, object]:
+    server: EdgeServer, tmp_path: Path, script: str, engine: str, **settings: Any
+) -> dict[str, Any]:
     settings = {"edge_receive_timeout": 5, **settings}
     s = Settings(
         data_dir=tmp_path / "data",
         edge_wss_url=server.url,
         edge_backoff=0.05,
         **settings,
-    )  # type: ignore[arg-type]
+    )
     pipeline = wiring.pipeline(s)
-    plan = pipeline.plan(parse_script(script), RenderOptions(engine=engine))  # type: ignore[arg-type]
+    plan = pipeline.plan(parse_script(script), RenderOptions(engine=engine))
     return pipeline.render(plan, tmp_path / "out").manifest.model_dump()
 
 
@@ -177,8 +178,8 @@ def test_render_with_edge_two_pass_within_3_percent(server: EdgeServer, tmp_path
     server.reset()
     manifest = render(server, tmp_path, SCRIPT, "edge")
     segs = manifest["segments"]
-    assert [s["engine"] for s in segs] == ["edge", "edge"]  # type: ignore[index]
-    for s in segs:  # type: ignore[attr-defined]
+    assert [s["engine"] for s in segs] == ["edge", "edge"]
+    for s in segs:
         assert s["native_rate"] != 1.0
         assert 0.97 <= s["stretch_ratio"] <= 1.03, s
     first = server.requests
@@ -195,8 +196,8 @@ def test_auto_falls_back_to_espeak_and_records_it(server: EdgeServer, tmp_path: 
     manifest = render(
         server, tmp_path, SCRIPT.replace("评分员", "打分员"), "auto", edge_breaker_failures=3
     )
-    assert [s["engine"] for s in manifest["segments"]] == ["espeak", "espeak"]  # type: ignore[index]
-    assert any("fell back to espeak" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
+    assert [s["engine"] for s in manifest["segments"]] == ["espeak", "espeak"]
+    assert any("fell back to espeak" in w for w in manifest["warnings"])
     assert server.requests <= 3 + 1  # the breaker stopped the second segment's calls
 
 
@@ -209,8 +210,8 @@ def test_edge_that_never_answers_times_out_then_falls_back(
     manifest = render(
         server, tmp_path, "[段 1 · 3 秒] 服务一直不回答。", "auto", edge_receive_timeout=1
     )
-    assert [s["engine"] for s in manifest["segments"]] == ["espeak"]  # type: ignore[index]
-    assert any("timed out" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
+    assert [s["engine"] for s in manifest["segments"]] == ["espeak"]
+    assert any("timed out" in w for w in manifest["warnings"])
     assert time.monotonic() - t < 20  # far inside the task's soft time limit (300 s)
 
 
@@ -220,11 +221,11 @@ def test_a_failing_rate_pass_restarts_the_segment_on_the_fallback(
     server.reset()
     server.faults.extend([None, "429", "429", "429"])  # the natural pass works, the rate pass never
     manifest = render(server, tmp_path, "[段 1 · 3 秒] 第一遍成功,第二遍失败的一段话。", "auto")
-    seg = manifest["segments"][0]  # type: ignore[index]
+    seg = manifest["segments"][0]
     assert (
         seg["engine"] == "espeak" and seg["voice"] == "cmn-latn-pinyin"
     )  # one engine for the whole segment
-    assert any("fell back to espeak" in w for w in manifest["warnings"])  # type: ignore[attr-defined]
+    assert any("fell back to espeak" in w for w in manifest["warnings"])
     assert server.requests == 4
 
 

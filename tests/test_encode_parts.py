@@ -125,7 +125,9 @@ def test_a_picture_in_parts_is_the_one_pass_picture(
     encode = FfmpegMedia.encode_video
 
     def recorded(self: FfmpegMedia, request: MuxRequest, output: Path) -> PartsEncoding | None:
-        encodings.append(encoding := encode(self, request, output))  # type: ignore[arg-type]
+        encoding = encode(self, request, output)
+        assert encoding is not None  # a burned-in picture is always encoded
+        encodings.append(encoding)
         return encoding
 
     monkeypatch.setattr(FfmpegMedia, "encode_video", recorded)

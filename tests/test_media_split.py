@@ -135,7 +135,7 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
 
     class Canceled(Pipeline):
         def finalize(self, *args: Any, **kw: Any) -> Any:
-            return super().finalize(*args, **kw, check=check)
+            return super().finalize(*args, **{**kw, "check": check})
 
     pipeline = Canceled(
         settings, base.engines, base.media, base.catalog, base.words, base.make_speech,

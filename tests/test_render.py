@@ -147,8 +147,8 @@ def test_text_file_as_video_and_missing_files(short_script: Path, tmp_path: Path
     fake = tmp_path / "fake.mp4"
     fake.write_text("#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\nfile:///etc/passwd\n")
     for args, needle in [
-        (["--video", fake], "not a readable video file"),
-        (["--video", tmp_path / "missing.mp4"], "no such video file"),
+        (("--video", fake), "not a readable video file"),
+        (("--video", tmp_path / "missing.mp4"), "no such video file"),
     ]:
         proc = narrate("render", short_script, "--out", out, "--engine", "espeak", *args)
         assert proc.returncode == 2 and needle in proc.stderr, proc.stderr

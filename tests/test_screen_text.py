@@ -15,13 +15,14 @@ import pytest
 
 from service.domain.errors import ScriptError
 from service.domain.script import parse_markdown, to_markdown
-from service.domain.spec import RenderOptions, spec_from_data
+from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.subtitles import (
     OVERLAY,
     SCREEN,
     TITLE,
     WRITERS,
     Canvas,
+    Cue,
     Layout,
     overlay_cues,
     screen_cues,
@@ -32,13 +33,13 @@ from tests.conftest import GAGAR_EXAMPLE, SHORT_SCRIPT, make_video
 from tests.helpers import narrate
 
 
-def gagar(display: str = "one-by-one"):  # type: ignore[no-untyped-def]
+def gagar(display: str = "one-by-one") -> JobSpec:
     text = GAGAR_EXAMPLE.read_text(encoding="utf-8")
     spec = parse_markdown(text)
     return spec.model_copy(update={"qualifier_display": display})
 
 
-def layers(spec, screen: bool = True) -> list:  # type: ignore[no-untyped-def]
+def layers(spec: JobSpec, screen: bool = True) -> list[Cue]:
     lay = Layout.for_spec(spec)
     slots = place_segments(spec, slots_ms(spec))
     cues = overlay_cues([(o.text, o.start_ms, o.end_ms) for o in place_overlays(spec, slots)], lay)

@@ -28,10 +28,9 @@ from pypinyin.contrib import tone_sandhi
 from pypinyin.pinyin_dict import pinyin_dict
 
 from service.adapters import pinyinindex, wordindex
+from service.adapters.added_words import EXTRA_FREQ, EXTRA_WORDS
 from service.adapters.pinyin import word_pinyin
 from service.adapters.segmenter import (
-    EXTRA_FREQ,
-    EXTRA_WORDS,
     DictSegmenter,
     cjk_words,
     segmenter,
@@ -40,7 +39,7 @@ from service.domain.speech import zh_tables
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = range(0x4E00, 0x9FD6)
-TONE_TO_TONE2 = tone_sandhi.tone_to_tone2
+TONE_TO_TONE2 = tone_sandhi.tone_to_tone2  # type: ignore[attr-defined]  # not in pypinyin's stub
 
 
 @pytest.fixture(scope="module")
@@ -318,7 +317,7 @@ def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
     table = pinyinindex.load(cache, src, ["算力"])
     assert table.get("行长") == pypinyin_reading("行长") and table.get("算力") == ("suan4", "li4")
     assert table.get("中国") is None  # not in this dictionary
-    assert tone_sandhi.tone_to_tone2 is TONE_TO_TONE2  # the build's memo is undone
+    assert tone_sandhi.tone_to_tone2 is TONE_TO_TONE2  # type: ignore[attr-defined]  # the build's memo is undone
     monkeypatch.setattr(pinyinindex, "pypinyin_version", lambda: "99.0")
     pinyinindex.load(cache, src, ["算力"])
     assert len(list(cache.glob("pypinyin-readings-*.idx"))) == 2  # a new pypinyin, a new file

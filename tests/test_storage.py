@@ -42,8 +42,14 @@ class BucketWorkspace:
         self.fetched.append(name)
         return self.dir / name
 
+    def input(self, kind: str) -> Path:
+        raise FileNotFoundError(2, "the job has no such input", kind)  # nothing was uploaded
+
     def scratch(self) -> Path:
         return self.dir
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.mark.integration

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pysubs2
@@ -16,7 +17,7 @@ from service.config import get_settings
 from service.domain.errors import ScriptError
 from service.domain.spec import spec_from_data
 from service.domain.style import DEFAULT_STYLE, StyleSpec, resolve
-from service.domain.subtitles import WRITERS, Canvas, Layout, narration_cues, overlay_cues
+from service.domain.subtitles import WRITERS, Canvas, Cue, Layout, narration_cues, overlay_cues
 from service.domain.subtitles.cues import TimedPhrase
 from tests.conftest import make_video
 from tests.helpers import narrate
@@ -24,7 +25,7 @@ from tests.helpers import narrate
 PRESETS = json.loads((get_settings().voices_file.parent / "styles.json").read_text("utf-8"))
 
 
-def cues() -> list:
+def cues() -> list[Cue]:
     spec = spec_from_data({"segments": [{"text": "x", "seconds": 1}]})
     lay = Layout.for_spec(spec)
     text = "通过测试不等于实现质量好"
@@ -97,7 +98,7 @@ def test_vertical_safe_in_vtt_cue_settings_and_srt_stays_plain() -> None:
         ({"narration": {"italic": True}}, "style narration italic"),
     ],
 )
-def test_bad_styles_are_refused_naming_the_field(data: dict, needle: str) -> None:
+def test_bad_styles_are_refused_naming_the_field(data: dict[str, Any], needle: str) -> None:
     with pytest.raises(ScriptError) as err:
         spec = spec_from_data({"segments": [{"text": "好", "seconds": 2}], "style": data})
         resolve(PRESETS, spec.style)

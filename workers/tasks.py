@@ -50,7 +50,7 @@ def _warm(**_: object) -> None:
 
 
 @app.task(name=SEGMENT_TASK, bind=True)
-def segment(self: Task, job_id: str, index: int) -> None:
+def segment(self: Task[..., None], job_id: str, index: int) -> None:
     try:
         steps().run_segment(job_id, index, str(self.request.hostname))
     except SoftTimeLimitExceeded:
@@ -62,7 +62,7 @@ def segment(self: Task, job_id: str, index: int) -> None:
 
 
 @app.task(name=FINALIZE_TASK, bind=True)
-def finalize(self: Task, job_id: str) -> None:
+def finalize(self: Task[..., None], job_id: str) -> None:
     try:
         steps().run_finalize(job_id, str(self.request.hostname))
     except SoftTimeLimitExceeded:

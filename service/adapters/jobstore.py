@@ -196,7 +196,8 @@ class JobStore(FleetStore):
         )
 
     def status(self, job_id: str) -> str | None:
-        return self.r.hget(key("job", job_id), "status")
+        status: str | None = self.r.hget(key("job", job_id), "status")
+        return status
 
     def page(
         self, tenant: str, status: str | None, limit: int, cursor: str | None

@@ -24,7 +24,8 @@ def firwin_lowpass(numtaps: int, cutoff: float, beta: float = 5.0) -> np.ndarray
     sinc, ``cutoff`` relative to Nyquist, scaled to unit gain at DC."""
     m = np.arange(numtaps) - 0.5 * (numtaps - 1)
     h = cutoff * np.sinc(cutoff * m) * np.kaiser(numtaps, beta)
-    return h / np.sum(h)
+    taps: np.ndarray = h / np.sum(h)  # numpy types this arithmetic as Any
+    return taps
 
 
 @lru_cache(maxsize=16)
@@ -121,4 +122,5 @@ def moving_average(x: np.ndarray, size: int) -> np.ndarray:
     left = size // 2
     idx = np.clip(np.arange(-left, n + size - left - 1), 0, n - 1)
     sums = np.concatenate([[0.0], np.cumsum(np.asarray(x, dtype=np.float64)[idx])])
-    return ((sums[size:] - sums[:-size]) / size).astype(x.dtype)
+    means: np.ndarray = ((sums[size:] - sums[:-size]) / size).astype(x.dtype)
+    return means

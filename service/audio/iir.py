@@ -121,7 +121,8 @@ class Cascade:
             z1 = b2 * w2 - a2 * u2 if n > 1 else self.z[s, 1]
             self.z[s] = (b1 * w1 - a1 * u1 + z1, b2 * w1 - a2 * u1)
             w1, w2 = gain * u1, gain * u2
-        return self.stages[last][2] * y
+        out: np.ndarray = self.stages[last][2] * y  # numpy types float * array as Any
+        return out
 
 
 def k_weighting(rate: int) -> list[tuple[np.ndarray, np.ndarray, float]]:

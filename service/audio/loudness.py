@@ -112,7 +112,8 @@ def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
         return x
     w = max(3, int(rate * 0.008))
     gain = moving_average(sliding_min(need, 2 * w + 1), w)
-    return (x * gain).astype(np.float32)
+    limited: np.ndarray = (x * gain).astype(np.float32)  # numpy types x * gain as Any
+    return limited
 
 
 def preload(rate: int = 24000) -> None:

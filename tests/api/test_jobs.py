@@ -14,7 +14,7 @@ import srt
 
 from tests.api.conftest import Fleet
 
-SPEC = {
+SPEC: dict[str, Any] = {  # a request body: JSON
     "title": "in-process",
     "language": "zh",
     "segments": [

@@ -14,6 +14,7 @@ from service.domain.spec import JobSpec, Segment
 from service.domain.subtitles import (
     WRITERS,
     Canvas,
+    Cue,
     Layout,
     TimedPhrase,
     narration_cues,
@@ -57,11 +58,11 @@ def timed(
 
 
 def layout(language: str = "zh", segment: Segmenter | None = None) -> Layout:
-    spec = JobSpec(language=language, segments=[Segment(text="x", seconds=1)])  # type: ignore[arg-type]
+    spec = JobSpec(language=language, segments=[Segment(text="x", seconds=1)])
     return Layout.for_spec(spec, segment)
 
 
-def golden_cues() -> list:
+def golden_cues() -> list[Cue]:
     lay = layout(segment=tagged_words)
     cues = narration_cues(TEXT, timed(TEXT, "zh", 16, 4.5, start=1000, segment=tagged_words), lay)
     cues += overlay_cues(
@@ -196,7 +197,8 @@ def test_short_pauses_are_chained_and_long_ones_kept() -> None:
 def test_word_boundaries_become_phrase_timings() -> None:
     text = "只保留同时含通过与失败轨迹的 rollout 组;再把所有轨迹放进共享工作空间。"
     # Word-level boundaries, as edge sends them (one word the service renamed is missing).
-    words, t = [], 0
+    words: list[tuple[int, int, int, int]] = []
+    t = 0
     for word in [
         "只保留",
         "同时",

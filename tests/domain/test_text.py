@@ -51,7 +51,7 @@ LATIN = re.compile(
 def layout_of(text: str, language: str = "zh", pace: float = 4.5) -> list[list[str]]:
     """Cues (as lists of lines) for ``text`` read at ``pace`` syllables/s, 200 ms pauses."""
     lay = Layout.for_spec(
-        JobSpec(language=language, segments=[Segment(text="x", seconds=1)]),  # type: ignore[arg-type]
+        JobSpec(language=language, segments=[Segment(text="x", seconds=1)]),
         tagged_words,
     )
     phrases, t = [], 0

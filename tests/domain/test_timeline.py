@@ -69,7 +69,7 @@ def _fast(policy: str) -> JobSpec:
     return JobSpec(
         segments=[Segment(text=text, seconds=4), Segment(text="好", seconds=1)],
         fit=FitOptions(on_overflow=policy),
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_overflow_fail_names_segment_length_pace_and_limit() -> None:

@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any
 
 from service import wiring
+from service.adapters.media import FfmpegMedia
 from service.config import Settings
 from service.pipeline import JobPlan, Pipeline, SegmentResult
 from service.ports import Workspace
@@ -58,11 +59,11 @@ class SlowSubmitPipeline(Pipeline):
         return super().plan(*args, **kwargs)
 
 
-def _pipeline_with(cls: type[Pipeline]) -> Callable[[Settings], Pipeline]:
+def _pipeline_with(cls: type[Pipeline]) -> Callable[..., Pipeline]:  # wiring.pipeline's signature
     real = wiring.pipeline
 
-    def build(settings: Settings) -> Pipeline:
-        pipeline = real(settings)
+    def build(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
+        pipeline = real(settings, media)
         pipeline.__class__ = cls
         return pipeline
 
@@ -71,7 +72,7 @@ def _pipeline_with(cls: type[Pipeline]) -> Callable[[Settings], Pipeline]:
 
 @cache
 def _worker() -> Any:
-    wiring.pipeline = _pipeline_with(FaultyPipeline)  # type: ignore[assignment]
+    wiring.pipeline = _pipeline_with(FaultyPipeline)
     from workers.celery_app import app
 
     return app
@@ -79,7 +80,7 @@ def _worker() -> Any:
 
 @cache
 def _api() -> Any:
-    wiring.pipeline = _pipeline_with(SlowSubmitPipeline)  # type: ignore[assignment]
+    wiring.pipeline = _pipeline_with(SlowSubmitPipeline)
     from service.api.app import create_app
 
     return create_app()

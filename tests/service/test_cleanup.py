@@ -110,8 +110,8 @@ def test_every_exit_path_leaves_nothing(stack: Stack) -> None:
         assert job_keys(stack) == before
         assert files(stack.data_dir / "artifacts") == []
         # Succeeded, failed (a bug in a segment), canceled while queued: then deleted.
-        ok = submit(c, SHORT_SCRIPT, **{"Idempotency-Key": "k1"}).json()["id"]
-        assert submit(c, SHORT_SCRIPT, **{"Idempotency-Key": "k1"}).json()["id"] == ok
+        ok = submit(c, SHORT_SCRIPT, None, None, **{"Idempotency-Key": "k1"}).json()["id"]
+        assert submit(c, SHORT_SCRIPT, None, None, **{"Idempotency-Key": "k1"}).json()["id"] == ok
         bad = submit(c, SHORT_SCRIPT.replace("代码", "BUGWORD")).json()["id"]
         queued = submit(c, SHORT_SCRIPT).json()["id"]
         assert c.delete(f"/v1/jobs/{queued}").json()["result"] == "canceled"

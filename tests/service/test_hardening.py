@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
@@ -232,11 +233,11 @@ def test_stored_task_messages_are_what_celery_itself_would_queue(idle: Stack) ->
     mine = json.loads(task_message(app, "narrate.segment", ["abc", 3]))
     ids = {"id", "root_id", "correlation_id", "delivery_tag", "reply_to", "origin"}
 
-    def shape(m: dict[str, object]) -> dict[str, object]:
+    def shape(m: dict[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in m.items() if k not in ("headers", "properties", "body")}
         for part in ("headers", "properties"):
-            out[part] = {k: v for k, v in m[part].items() if k not in ids}  # type: ignore[attr-defined]
-        out["body"] = json.loads(base64.b64decode(m["body"]))  # type: ignore[arg-type]
+            out[part] = {k: v for k, v in m[part].items() if k not in ids}
+        out["body"] = json.loads(base64.b64decode(m["body"]))
         return out
 
     assert shape(mine) == shape(real)
@@ -248,7 +249,8 @@ def test_a_create_that_reaches_redis_late_writes_nothing(idle: Stack) -> None:
     (503), and Redis runs the buffered script when it resumes. It must change nothing."""
     import redis as redislib
 
-    from service.adapters.jobstore import Job, JobStore
+    from service.adapters.jobstore import JobStore
+    from service.domain.job import Job
 
     store = JobStore.from_url(idle.env["NARRATE_REDIS_URL"], timeout=1)
 

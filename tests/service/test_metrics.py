@@ -121,7 +121,10 @@ def test_only_the_operator_may_scrape(mstack: Stack) -> None:
     # Through a proxy on this machine (uvicorn takes the client from X-Forwarded-For).
     proxied = httpx.get(mstack.url + "/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
     assert proxied.status_code == 403 and "NARRATE_METRICS_TOKEN" in proxied.json()["detail"]
-    base = {"redis_url": mstack.env["NARRATE_REDIS_URL"], "data_dir": mstack.data_dir}
+    base: dict[str, Any] = {
+        "redis_url": mstack.env["NARRATE_REDIS_URL"],
+        "data_dir": mstack.data_dir,
+    }
     base["allowed_hosts"] = "testserver"
     remote = TestClient(create_app(Settings(**base)))  # its client is not on this machine
     assert remote.get("/metrics").status_code == 403

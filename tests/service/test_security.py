@@ -23,6 +23,7 @@ from celery import Celery
 from service import wiring
 from service.adapters.queue import CeleryQueue
 from service.config import Settings
+from service.domain.job import Job
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
 from service.keys import KeyStore, digest
@@ -87,15 +88,21 @@ def test_same_task_delivered_twice_at_once(stack: Stack) -> None:
     service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
     create = service.store.create
 
-    def create_twice(job: Any, idem: Any, messages: list[str], *rest: Any) -> Any:
+    def create_twice(
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
         # The submit's segment tasks go into the queue with the record: push each twice (a
         # second delivery tag, the same task, as a redelivery would).
-        doubled = []
-        for m in messages:
+        doubled: list[str] = []
+        for m in messages or []:
             copy = json.loads(m)
             copy["properties"]["delivery_tag"] = uuid.uuid4().hex
             doubled += [m, json.dumps(copy)]
-        return create(job, idem, doubled, *rest)
+        return create(job, idem, doubled, queue, budget)
 
     service.store.create = create_twice  # type: ignore[method-assign]
     r = stack.redis()

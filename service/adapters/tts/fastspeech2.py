@@ -185,7 +185,8 @@ class FastSpeech2Engine:
         rms = float(np.sqrt(np.mean(audio**2))) if len(audio) else 0.0
         if rms > 0 and level > 0:
             audio = audio * min(4.0, level / rms)
-        return np.clip(audio, -1.0, 1.0).astype(np.float32)
+        clipped: np.ndarray = np.clip(audio, -1.0, 1.0).astype(np.float32)  # Any to numpy
+        return clipped
 
     def synthesize(self, request: TtsRequest) -> Speech:
         rate = min(max(request.rate, self.min_rate), self.max_rate)

@@ -119,7 +119,8 @@ def write_srt(cues: list[Cue], canvas: Canvas) -> str:
                 _SRT_POSITION.get(c.layer, "") + body,
             )
         )
-    return srt.compose(subs, reindex=False)
+    text: str = srt.compose(subs, reindex=False)  # srt has no type hints
+    return text
 
 
 def _vtt_time(t: int) -> str:
