@@ -19,7 +19,6 @@ from service.domain.subtitles import (
     Canvas,
     Cue,
     Layout,
-    TimedPhrase,
     narration_cues,
     overlay_cues,
     screen_cues,
@@ -122,7 +121,10 @@ class Finalizer:
         spec = plan.spec
         layout = Layout.for_spec(spec, self.words)
         timed = [
-            [TimedPhrase(a, b, slot.start_ms + s, slot.start_ms + e) for a, b, s, e in res.phrases]
+            [
+                replace(p, start_ms=slot.start_ms + p.start_ms, end_ms=slot.start_ms + p.end_ms)
+                for p in res.phrases
+            ]
             for res, slot in zip(placed.results, placed.slots, strict=True)
         ]
         cues: list[Cue] = []

@@ -3,14 +3,14 @@ one fitted segment (plain data, stored as JSON between workers), and a finished 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import Style
+from service.domain.subtitles.cues import TimedPhrase
 from service.ports import VideoInfo
 
 Progress = Callable[[float, str], None]
@@ -45,10 +45,9 @@ class JobPlan(BaseModel):
     warnings: list[str] = []
 
 
-@dataclass
-class SegmentResult:
+class SegmentResult(BaseModel):
     """One fitted segment: its audio file (kept in the job's workspace) and everything the
-    manifest and the subtitles need. Plain data, so a worker can store it as JSON."""
+    manifest and the subtitles need. Stored as JSON between workers (``to_json``)."""
 
     index: int
     slot_ms: int
@@ -60,18 +59,24 @@ class SegmentResult:
     voice: str
     sample_rate: int
     audio: str
-    phrases: list[tuple[int, int, int, int]]
-    warnings: list[str] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    tts_calls: dict[str, int] = field(default_factory=dict)  # engine -> requests (cache misses)
+    phrases: list[TimedPhrase]  # times into the segment's own audio (its slot starts at 0)
+    warnings: list[str] = []
+    timings: dict[str, float] = {}
+    tts_calls: dict[str, int] = {}  # engine -> requests (cache misses)
     spoken_text: str = ""  # what the engine was given (the speech front-end's output)
     rewrites: int = 0  # spans of the text the front-end changed for that engine
 
+    @field_validator("phrases", mode="before")
+    @classmethod
+    def _from_rows(cls, value: Any) -> Any:
+        """A result stored by an earlier version kept each phrase as [start, end, ms, ms]."""
+        if isinstance(value, list):
+            return [TimedPhrase(*p) if isinstance(p, list | tuple) else p for p in value]
+        return value
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        return self.model_dump_json()
 
     @classmethod
     def from_json(cls, text: str) -> SegmentResult:
-        data = json.loads(text)
-        data["phrases"] = [tuple(p) for p in data["phrases"]]
-        return cls(**data)
+        return cls.model_validate_json(text)

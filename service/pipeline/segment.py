@@ -15,7 +15,7 @@ from service.config import Settings
 from service.domain.fields import rate_multiplier
 from service.domain.spec import FitOptions, JobSpec
 from service.domain.speech import Lexicon, SpokenText, Tools
-from service.domain.subtitles import timed_phrases
+from service.domain.subtitles import TimedPhrase, timed_phrases
 from service.domain.text import Segmenter, split_phrases
 from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
 from service.domain.units import ms_to_samples, samples_to_ms
@@ -188,12 +188,9 @@ class SegmentRenderer:
 
     def _phrases(
         self, plan: JobPlan, index: int, speech: Speech, spoken: SpokenText, fitted: Fitted
-    ) -> list[tuple[int, int, int, int]]:
+    ) -> list[TimedPhrase]:
         """Engines report offsets into the spoken text; subtitles need the script's offsets,
         and the times the fit moved them to."""
         text, spec = plan.spec.segments[index].text, plan.spec
         words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
-        return [
-            (p.start, p.end, p.start_ms, p.end_ms)
-            for p in timed_phrases(text, spec.line_chars, words, self.words)
-        ]
+        return timed_phrases(text, spec.line_chars, words, self.words)
