@@ -159,7 +159,7 @@ def _normalize(
     sampled = sample.integrated() if sampling else lufs
     gain_db, slope = _aim(src, rate, target, lufs, sampled, peak_db - 0.3)
     tried: list[tuple[float, float]] = []  # (gain dB, LUFS) of the full passes so far
-    lufs = tp = 0.0
+    lufs = tp = lra = 0.0
     for attempt in range(6):
         gain = 10 ** (gain_db / 20)
         out, meter, peak = new_out(), LoudnessMeter(rate), TruePeakMeter()
@@ -172,7 +172,7 @@ def _normalize(
         except BaseException:
             out.discard()
             raise
-        lufs, tp = meter.integrated(), peak.finish()
+        lufs, tp, lra = meter.integrated(), peak.finish(), meter.loudness_range()
         if (abs(lufs - target) <= 0.2 and tp <= peak_db) or attempt == 5:
             out.commit()
             break
@@ -182,7 +182,7 @@ def _normalize(
             slope = _slope(*tried[-1], gain_db, lufs, slope)
         tried.append((gain_db, lufs))
         gain_db += (target - lufs) / slope
-    return Loudness(round(lufs, 2), round(tp, 2), round(gain_db, 2))
+    return Loudness(round(lufs, 2), round(tp, 2), round(gain_db, 2), round(lra, 2))
 
 
 def normalize_to_wav(
