@@ -200,7 +200,7 @@ def cmd_styles(args: argparse.Namespace) -> int:
 
 def cmd_presets(args: argparse.Namespace) -> int:
     from service import wiring
-    from service.jobs.presets import describe
+    from service.presets import describe
 
     for found in wiring.presets(get_settings()).all("local"):
         print(describe(found))

@@ -18,7 +18,6 @@ from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
-from service.jobs.presets import Presets
 from service.pipeline import ARTIFACTS, Pipeline
 from service.ports import (
     SEGMENT_TASK,
@@ -30,6 +29,7 @@ from service.ports import (
     Storage,
     Workspace,
 )
+from service.presets import Presets
 
 log = logging.getLogger("narrate.jobs")
 
