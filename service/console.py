@@ -113,12 +113,19 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
+LOUDNESS_FLAGS = {
+    ("loudness", "target_lufs"): "--target-lufs",
+    ("loudness", "true_peak_dbtp"): "--true-peak",
+}
+
+
 def render_options(args: argparse.Namespace) -> RenderOptions:
     try:
         return _render_options(args)
     except ValidationError as exc:
         first = exc.errors()[0]
-        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        loc = tuple(str(x) for x in first["loc"])
+        flag = LOUDNESS_FLAGS.get(loc[:2], "--" + loc[0].replace("_", "-"))
         raise ScriptError(str(first["msg"]), flag) from None
 
 
