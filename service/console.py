@@ -113,7 +113,7 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
-LOUDNESS_FLAGS = {
+LOUDNESS_FLAGS: dict[tuple[str, ...], str] = {
     ("loudness", "target_lufs"): "--target-lufs",
     ("loudness", "true_peak_dbtp"): "--true-peak",
 }
