@@ -98,6 +98,8 @@ class Pipeline:
     # -- at the door -----------------------------------------------------------------------
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:
         """Everything that can be checked before any audio is made: voices, pace, video."""
+        if options.preset is not None and options.preset_values is None:
+            raise InputError(f"options preset {options.preset!r}: not resolved (Presets.resolve)")
         if options.audio_only and video is not None:
             raise InputError(
                 "options audio_only: this job makes an audio master only (preset "

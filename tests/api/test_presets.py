@@ -198,3 +198,16 @@ def test_the_podcast_preset_refuses_a_video_and_keeps_nothing(
         assert "video.mp4" not in job["artifacts"]
         loud = c.get(job["links"]["artifacts"]["manifest.json"]).json()["loudness"]
         assert loud["target_lufs"] == -16 and loud["passed"] is True
+
+
+def test_a_script_parsed_at_a_preset_is_checked_at_its_values(fleet: Fleet) -> None:
+    """/v1/scripts:parse resolves the preset as a job would: broadcast-r128's ``fail`` policy
+    and the tenant's presets, an unknown one named."""
+    with fleet.client() as c:
+        script = json.dumps(SPEC)
+        body = {"script": script, "name": "job.json", "options": {"preset": "broadcast-r128"}}
+        r = c.post("/v1/scripts:parse", json=body)
+        assert r.status_code == 200, r.text
+        body["options"] = {"preset": "nope"}
+        r = c.post("/v1/scripts:parse", json=body)
+        assert r.status_code == 422 and "'nope'" in r.text and "broadcast-r128" in r.text
