@@ -13,6 +13,7 @@ from service.api.views import ERRORS
 from service.presets import Found, ShippedPreset
 
 router = APIRouter(prefix="/v1/presets", responses=ERRORS, tags=["presets"])
+SHIPPED: dict[int | str, dict[str, Any]] = {409: {"description": "a shipped preset: read-only"}}
 
 
 class PresetOut(BaseModel):
@@ -47,7 +48,7 @@ def get_preset(name: str, who: Tenant, service: Jobs) -> PresetOut:
     return _out(found)
 
 
-@router.put("/{name}", response_model=PresetOut)
+@router.put("/{name}", response_model=PresetOut, responses=SHIPPED)
 def put_preset(
     name: str,
     who: Tenant,
@@ -63,7 +64,7 @@ def put_preset(
         raise HTTPException(409, str(exc)) from None
 
 
-@router.delete("/{name}")
+@router.delete("/{name}", responses=SHIPPED)
 def delete_preset(name: str, who: Tenant, service: Jobs) -> dict[str, str]:
     try:
         deleted = service.presets.delete(who, name)
