@@ -1,8 +1,8 @@
 """Every bundled example at every shipped preset's loudness: each master within 0.5 LU of its
-target and under its true-peak ceiling, as the project's BS.1770 meter reads narration.wav,
-and the manifest saying so (and the mix with a music bed, on one example). Each example's segments are rendered once (espeak-ng), then
-finished (placed, mixed, normalised, written) at each preset: the loudness work is finalize's,
-the segments' speech does not depend on the target."""
+target and under its true-peak ceiling, as the project's BS.1770 meter reads narration.wav
+(and mix.wav, with a music bed, on one example), and the manifest saying so. Each example's
+segments are rendered once (espeak-ng), then finished (placed, mixed, normalised, written) at
+each preset: the loudness work is finalize's; the segments' speech does not depend on it."""
 
 from __future__ import annotations
 
