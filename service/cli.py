@@ -58,7 +58,8 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     from service import wiring  # the adapters load only for the commands that use them
 
     pipeline = wiring.pipeline(settings, media)
-    plan = pipeline.plan(spec, render_options(args), video)
+    options = wiring.presets(settings).resolve("local", render_options(args))  # shipped ones
+    plan = pipeline.plan(spec, options, video)
     for w in plan.warnings:
         print(f"warning: {w}", file=sys.stderr)
     music = Path(args.music).absolute() if getattr(args, "music", None) else None
@@ -209,6 +210,18 @@ def cmd_styles(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_presets(args: argparse.Namespace) -> int:
+    from service import wiring
+    from service.presets import describe
+
+    for found in wiring.presets(get_settings()).all("local"):
+        print(describe(found))
+        if args.verbose:
+            print(f"{'':<16} source: {found.preset.source}")
+            print(f"{'':<16} options: {json.dumps(found.preset.values(), ensure_ascii=False)}")
+    return 0
+
+
 # What add_subparsers returns (a string: _SubParsersAction is generic only in the stubs).
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -232,6 +245,9 @@ def _add_job_commands(sub: Subparsers) -> None:
     )
     sc.set_defaults(func=cmd_schema)
     sub.add_parser("styles", help="list the subtitle style presets").set_defaults(func=cmd_styles)
+    pr = sub.add_parser("presets", help="list the shipped job presets (--preset NAME)")
+    pr.add_argument("-v", "--verbose", action="store_true", help="with the source and options")
+    pr.set_defaults(func=cmd_presets)
 
     sb = sub.add_parser("submit", help="submit a script to a running service")
     sb.add_argument("script")

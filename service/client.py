@@ -23,8 +23,8 @@ def submit(args: argparse.Namespace) -> int:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     if args.idempotency_key:
         headers["Idempotency-Key"] = args.idempotency_key
-    # Only what the user chose: the service applies the same defaults.
-    options = render_options(args).model_dump(mode="json", exclude_defaults=True)
+    # Only what the user chose: the service applies the preset's values and the defaults.
+    options = render_options(args).model_dump(mode="json", exclude_unset=True)
     script = Path(args.script)
     if not script.is_file():
         raise InputError(f"no such script file: {args.script!r}")

@@ -30,6 +30,7 @@ class Settings(BaseSettings):
 
     # Audio
     sample_rate: int = 24000
+    # A master's loudness when neither the job's options nor its preset give one.
     target_lufs: float = -16.0
     true_peak_db: float = -1.0
     default_engine: str = "auto"

@@ -53,11 +53,23 @@ class ProgressBar:
 
 def add_render_flags(p: argparse.ArgumentParser) -> None:
     """The per-render choices, the same for `render` and `submit`."""
+    p.add_argument(
+        "--preset", help="a job preset (`narrate presets`): its options, under these flags"
+    )
     p.add_argument("--engine", choices=["espeak", "edge", "auto", "fastspeech2"])
     p.add_argument("--voice")
-    p.add_argument("--burn-in", action="store_true", help="render the subtitles into the picture")
-    p.add_argument("--original-audio", choices=["drop", "mix"], default="drop")
-    p.add_argument("--extend-video", action="store_true", help="freeze the last frame if needed")
+    p.add_argument(
+        "--burn-in",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="render the subtitles into the picture (--no-burn-in: not, whatever the preset)",
+    )
+    p.add_argument("--original-audio", choices=["drop", "mix"])
+    p.add_argument(
+        "--extend-video", action="store_true", default=None, help="freeze the last frame if needed"
+    )
+    p.add_argument("--target-lufs", type=float, help="the master's integrated loudness (-16)")
+    p.add_argument("--true-peak", type=float, help="the master's true-peak ceiling, dBTP (-1)")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
     p.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
     p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
@@ -101,31 +113,48 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
+LOUDNESS_FLAGS: dict[tuple[str, ...], str] = {
+    ("loudness", "target_lufs"): "--target-lufs",
+    ("loudness", "true_peak_dbtp"): "--true-peak",
+}
+
+
 def render_options(args: argparse.Namespace) -> RenderOptions:
     try:
         return _render_options(args)
     except ValidationError as exc:
         first = exc.errors()[0]
-        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        loc = tuple(str(x) for x in first["loc"])
+        flag = LOUDNESS_FLAGS.get(loc[:2], "--" + loc[0].replace("_", "-"))
         raise ScriptError(str(first["msg"]), flag) from None
 
 
 def _render_options(args: argparse.Namespace) -> RenderOptions:
-    return RenderOptions(
-        engine=args.engine,
-        voice=args.voice,
-        on_overflow=args.on_overflow,
-        burn_in=args.burn_in,
-        original_audio=args.original_audio,
-        extend_video=args.extend_video,
-        style=style_option(getattr(args, "style", None)),
-        screen_text=getattr(args, "screen_text", None),
-        **{
-            k: v
-            for k, v in (
-                ("music_level", getattr(args, "music_level", None)),
-                ("music_duck", getattr(args, "music_duck", None)),
-            )
-            if v is not None
-        },
-    )
+    """Only the flags given: the preset's values (and the defaults) fill the rest."""
+    given: dict[str, Any] = {
+        name: getattr(args, name, None)
+        for name in (
+            "preset",
+            "engine",
+            "voice",
+            "on_overflow",
+            "burn_in",
+            "original_audio",
+            "extend_video",
+            "screen_text",
+            "music_level",
+            "music_duck",
+        )
+    }
+    given["style"] = style_option(getattr(args, "style", None))
+    loudness = {
+        key: value
+        for key, value in (
+            ("target_lufs", getattr(args, "target_lufs", None)),
+            ("true_peak_dbtp", getattr(args, "true_peak", None)),
+        )
+        if value is not None
+    }
+    if loudness:
+        given["loudness"] = loudness
+    return RenderOptions.model_validate({k: v for k, v in given.items() if v is not None})

@@ -18,7 +18,7 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import Storage, TtsEngine
+from service.ports import PresetStore, Storage, TtsEngine
 from service.voicepacks import zh_baker
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.retention import Sweeper
     from service.keys import KeyStore
+    from service.presets import Presets
 
 # Redis, Celery and the job machinery (~0.6 s of CPU to import) load in the functions that build
 # the service's parts: `narrate render` builds only the pipeline and never pays for them.
@@ -137,6 +138,15 @@ def queue(settings: Settings, app: Celery | None = None) -> CeleryQueue:
     return CeleryQueue(app or celery(settings))
 
 
+def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
+    """The shipped job presets, and each tenant's saved ones in ``store`` (None: the CLI's
+    shipped ones alone)."""
+    from service.adapters.presets import load_presets
+    from service.presets import Presets
+
+    return Presets(load_presets(settings), store)
+
+
 def keys(settings: Settings) -> KeyStore:
     from service.keys import KeyStore
 
@@ -146,6 +156,7 @@ def keys(settings: Settings) -> KeyStore:
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
     from service.adapters.metrics import Metrics
+    from service.adapters.presets import RedisPresets
     from service.jobs import JobService
 
     store = job_store(settings)
@@ -156,6 +167,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         pipeline(settings),
         jobs_queue or queue(settings),
         Metrics(store.r),
+        presets(settings, RedisPresets(store.r)),
     )
 
 
@@ -198,7 +210,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     """The API's service and a worker's steps on one in-memory store and queue (no Redis, no
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
-    from service.adapters.memory import MemoryJobStore, MemoryMetrics, MemoryQueue
+    from service.adapters.memory import MemoryJobStore, MemoryMetrics, MemoryPresets, MemoryQueue
     from service.jobs import JobService, WorkerSteps
 
     jobs_queue = MemoryQueue()
@@ -211,7 +223,11 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
         jobs_queue,
         MemoryMetrics(store, jobs_queue),
     )
-    return JobService(*parts), WorkerSteps(*parts), jobs_queue
+    return (
+        JobService(*parts, presets(settings, MemoryPresets())),
+        WorkerSteps(*parts),
+        jobs_queue,
+    )
 
 
 def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[Any]], None]:

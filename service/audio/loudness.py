@@ -32,6 +32,13 @@ def true_peak_db(x: Audio) -> float:
     return 20 * np.log10(peak) if peak > 0 else float("-inf")
 
 
+def loudness_range(x: Audio, rate: int) -> float:
+    """EBU Tech 3342 loudness range in LU (``LoudnessMeter.loudness_range``)."""
+    meter = LoudnessMeter(rate)
+    meter.feed(x)
+    return meter.loudness_range()
+
+
 def integrated_lufs(x: Audio, rate: int) -> float:
     """ITU-R BS.1770-4 integrated loudness in LUFS, as pyloudnorm measures it (audio
     shorter than one 400 ms gating block padded with silence to 0.5 s)."""
@@ -95,6 +102,25 @@ class LoudnessMeter:
             return float("-inf")
         return float(-0.691 + 10 * np.log10(np.mean(gated)))
 
+    def loudness_range(self) -> float:
+        """EBU Tech 3342 loudness range, LU: the spread (10th to 95th percentile) of the
+        short-term loudness (3 s windows every 100 ms, from the hops kept), gated at -70 LUFS
+        and 20 LU below the gated windows' mean power. 0.0 for audio under 3 s or silence."""
+        hops = np.array(self.hops)
+        if len(hops) < 30:
+            return 0.0
+        sums = np.convolve(hops, np.ones(30), mode="valid")  # every full 3 s window
+        power = sums / (3.0 * self.rate)
+        with np.errstate(divide="ignore"):
+            short = -0.691 + 10 * np.log10(power)
+        kept = short >= -70.0
+        if not np.any(kept):
+            return 0.0
+        relative = -0.691 + 10 * np.log10(np.mean(power[kept])) - 20.0
+        gated = short[kept & (short >= relative)]
+        low, high = np.percentile(gated, [10, 95])
+        return float(high - low)
+
 
 def limit(x: Audio, rate: int, ceiling_db: float) -> Audio:
     """Look-ahead true-peak limiter: a gain curve that never exceeds what each sample needs.
@@ -130,3 +156,4 @@ class Loudness:
     integrated_lufs: float
     true_peak_dbtp: float
     gain_db: float
+    loudness_range_lu: float = 0.0

@@ -63,6 +63,23 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# A speaker's name (a segment names it) and a voice id of the catalog (any engine).
+SPEAKER_NAME = re.compile(r"^[^\s=;；·・•\]\[:：,，]{1,40}$")
+VOICE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
+
+
+def check_speakers(v: dict[str, str]) -> dict[str, str]:
+    """A speakers table (name -> voice id), a job spec's or a render's."""
+    for name, voice in v.items():
+        if not SPEAKER_NAME.match(name):
+            raise ValueError(
+                f"speaker name {name!r} must be 1-40 characters without spaces or separators"
+            )
+        if not VOICE_ID.match(voice):
+            raise ValueError(f"speaker {name!r}: {voice!r} is not a voice id")
+    return v
+
+
 def rate_multiplier(rate: str | None) -> float:
     """'+10%' -> 1.1: the native-rate fit starts here."""
     return 1.0 + int(rate.rstrip("%")) / 100 if rate else 1.0

@@ -12,14 +12,24 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from service.domain.errors import ScriptError
+from service.domain.fields import (
+    SPEAKER_NAME,
+    VOICE_ID,
+    check_rate,
+    check_speakers,
+    clean,
+    lines_of,
+    one_line,
+    plain,
+)
 from service.domain.fields import Model as _Model
-from service.domain.fields import check_rate, clean, lines_of, one_line, plain
+from service.domain.options import Engine, OnOverflow
+from service.domain.options import LoudnessTarget as LoudnessTarget
+from service.domain.options import RenderOptions as RenderOptions
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
 from service.domain.style import StyleSpec
 
 Language = Literal["zh", "en"]
-Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
-OnOverflow = Literal["fail", "squeeze", "extend"]
 
 MAX_TEXT = 2000  # characters in one segment: ~6 minutes of speech, far beyond any real segment
 MAX_SECONDS = 600.0
@@ -33,8 +43,7 @@ MAX_TIME = 24 * 3600.0
 _PITCH = re.compile(r"^[+-](\d{1,3})Hz$")
 MAX_PITCH_HZ = 50
 MAX_SPEAKERS = 20
-_NAME = re.compile(r"^[^\s=;；·・•\]\[:：,，]{1,40}$")
-_VOICE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
+_NAME, _VOICE_ID = SPEAKER_NAME, VOICE_ID
 
 DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
 DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}
@@ -229,14 +238,7 @@ class JobSpec(_Model):
     @field_validator("speakers")
     @classmethod
     def _speakers(cls, v: dict[str, str]) -> dict[str, str]:
-        for name, voice in v.items():
-            if not _NAME.match(name):
-                raise ValueError(
-                    f"speaker name {name!r} must be 1-40 characters without spaces or separators"
-                )
-            if not _VOICE_ID.match(voice):
-                raise ValueError(f"speaker {name!r}: {voice!r} is not a voice id")
-        return v
+        return check_speakers(v)
 
     @model_validator(mode="after")
     def _known_speakers(self) -> JobSpec:
@@ -316,46 +318,3 @@ def spec_from_json(text: str) -> JobSpec:
 
 def json_schema() -> dict[str, Any]:
     return JobSpec.model_json_schema()
-
-
-class RenderOptions(_Model):
-    """Per-render choices that are not part of the script itself (CLI flags / API options)."""
-
-    engine: Engine | None = None
-    voice: str | None = None
-    on_overflow: OnOverflow | None = None
-    burn_in: bool = False
-    original_audio: Literal["drop", "mix"] = "drop"
-    extend_video: bool = False
-    style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
-    screen_text: bool | None = Field(None, description="overrides the script's screen_text")
-    music_level: float = Field(
-        -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
-    )
-    music_duck: float = Field(12.0, ge=10, le=40, description="dB the music goes down under speech")
-
-    def shows_screen_text(self, spec: JobSpec) -> bool:
-        """Shot text is on when asked for (option, then script), else with burn-in only:
-        soft subtitle tracks are for the words spoken."""
-        for choice in (self.screen_text, spec.screen_text):
-            if choice is not None:
-                return choice
-        return self.burn_in
-
-    @field_validator("style", mode="before")
-    @classmethod
-    def _style_name(cls, v: Any) -> Any:
-        return {"preset": v} if isinstance(v, str) else v
-
-    def apply(self, spec: JobSpec) -> JobSpec:
-        """The spec with this render's engine, voice and overflow policy in force."""
-        update: dict[str, Any] = {}
-        if self.engine:
-            update["engine"] = self.engine
-        if self.voice:
-            update["voice"] = self.voice
-        if self.style:
-            update["style"] = self.style
-        if self.on_overflow:
-            update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
-        return spec.model_copy(update=update) if update else spec

@@ -12,13 +12,24 @@ from pathlib import Path
 
 import redis
 
+from service.config import Settings
 from service.domain.errors import QueueUnavailable
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
-from service.pipeline import ARTIFACTS
-from service.ports import SEGMENT_TASK, Artifact, Incoming, Workspace
+from service.pipeline import ARTIFACTS, Pipeline
+from service.ports import (
+    SEGMENT_TASK,
+    Artifact,
+    Incoming,
+    JobStore,
+    Metrics,
+    Queue,
+    Storage,
+    Workspace,
+)
+from service.presets import Presets
 
 log = logging.getLogger("narrate.jobs")
 
@@ -34,6 +45,19 @@ class Figures:
 
 
 class JobService(JobParts):
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        storage: Storage,
+        pipeline: Pipeline,
+        queue: Queue,
+        metrics: Metrics,
+        presets: Presets,
+    ) -> None:
+        super().__init__(settings, store, storage, pipeline, queue, metrics)
+        self.presets = presets
+
     def new_id(self) -> str:
         return uuid.uuid4().hex
 
@@ -73,6 +97,7 @@ class JobService(JobParts):
         QueueUnavailable means nothing was kept and nothing will run: the store's script
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
+        options = self.presets.resolve(tenant, options)  # once: the job keeps the values
         plan = self.pipeline.plan(spec, options, video)
         if music is not None:
             self.pipeline.check_music(music)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from service.adapters.styles import job_style
 from service.config import Settings
-from service.domain.errors import MediaInputError
+from service.domain.errors import InputError, MediaInputError
+from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, parse_entries
 from service.domain.text import Segmenter
@@ -99,6 +100,13 @@ class Pipeline:
     # -- at the door -----------------------------------------------------------------------
     def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:
         """Everything that can be checked before any audio is made: voices, pace, video."""
+        if options.preset is not None and options.preset_values is None:
+            raise InputError(f"options preset {options.preset!r}: not resolved (Presets.resolve)")
+        if options.audio_only and video is not None:
+            raise InputError(
+                "options audio_only: this job makes an audio master only (preset "
+                f"{options.preset or 'none'}); submit it without a video"
+            )
         spec = options.apply(spec)
         self.catalog.cast(spec, installed=self.engines)  # the job's own voice, even if unused
         voices = [c.chain for c in self.catalog.cast_all(spec, installed=self.engines)]
@@ -115,7 +123,19 @@ class Pipeline:
                     video.name,
                 )
         return JobPlan(
-            spec=spec, options=options, voices=voices, style=style, video=info, warnings=warnings
+            spec=spec,
+            options=options,
+            voices=voices,
+            style=style,
+            video=info,
+            warnings=warnings,
+            loudness=self.loudness(options),
+        )
+
+    def loudness(self, options: RenderOptions) -> MasterLoudness:
+        """The master's loudness target: the options' figures over the settings'."""
+        return (options.loudness or LoudnessTarget()).over(
+            self.settings.target_lufs, self.settings.true_peak_db
         )
 
     def check_music(self, music: Path) -> None:

@@ -14,6 +14,7 @@ from service import audio as dsp
 from service.config import Settings
 from service.domain.job import SYNTH_SHARE
 from service.domain.notices import job_warnings
+from service.domain.options import MasterLoudness
 from service.domain.subtitles import (
     WRITERS,
     Canvas,
@@ -104,10 +105,23 @@ class Finalizer:
         )
         progress(1.0, "done")
         manifest = build_manifest(
-            plan, placed, cues, loud, self.settings.sample_rate, warnings, music_report
+            plan,
+            placed,
+            cues,
+            loud,
+            self.target(plan),
+            self.settings.sample_rate,
+            warnings,
+            music_report,
         )
         (outdir / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         return Rendered(manifest, timings)
+
+    def target(self, plan: JobPlan) -> MasterLoudness:
+        """The job's loudness target as planned; the settings' for a plan stored before."""
+        return plan.loudness or MasterLoudness(
+            target_lufs=self.settings.target_lufs, true_peak_dbtp=self.settings.true_peak_db
+        )
 
     def _place(self, plan: JobPlan, results: list[SegmentResult]) -> Placed:
         results = sorted(results, key=lambda r: r.index)
@@ -175,7 +189,7 @@ class Finalizer:
         try:
             t = time.perf_counter()
             loud = self._mix_narration(
-                placed, work, outdir / "narration.wav", sink if copy_sound else None, check
+                plan, placed, work, outdir / "narration.wav", sink if copy_sound else None, check
             )
             music_report = None
             if music is not None:
@@ -251,7 +265,8 @@ class Finalizer:
         self.media.decode_audio(music, raw, sr, min(length_ms / 1000, bed.MAX_MUSIC_S))
         source = bed.RawSource(raw)
         music_lufs = bed.loudness(source, sr)
-        gain = bed.bed_gain(music_lufs, self.settings.target_lufs, plan.options.music_level)
+        target = self.target(plan)
+        gain = bed.bed_gain(music_lufs, target.target_lufs, plan.options.music_level)
         speech = [
             (ms_to_samples(s.start_ms, sr), ms_to_samples(s.start_ms + r.speech_ms, sr))
             for s, r in zip(placed.slots, placed.results, strict=True)
@@ -264,8 +279,8 @@ class Finalizer:
             _Checked(mixed, check) if check is not None else mixed,
             sr,
             outdir / "mix.wav",
-            self.settings.target_lufs,
-            self.settings.true_peak_db,
+            target.target_lufs,
+            target.true_peak_dbtp,
         )
         return MusicReport(
             file=music.name,
@@ -273,13 +288,12 @@ class Finalizer:
             level_db=plan.options.music_level,
             duck_db=plan.options.music_duck,
             duration=length_ms / 1000,
-            loudness=Loudness(
-                integrated_lufs=loud.integrated_lufs, true_peak_dbtp=loud.true_peak_dbtp
-            ),
+            loudness=Loudness.measured(loud, target),
         )
 
     def _mix_narration(
         self,
+        plan: JobPlan,
         placed: Placed,
         work: Workspace,
         path: Path,
@@ -299,6 +313,7 @@ class Finalizer:
         )
         if check is not None:
             track = _Checked(track, check)
+        target = self.target(plan)
         return dsp.normalize_to_wav(
-            track, sr, path, self.settings.target_lufs, self.settings.true_peak_db, sink
+            track, sr, path, target.target_lufs, target.true_peak_dbtp, sink
         )

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from service import audio as dsp
+from service.domain.options import PASS_LU, MasterLoudness
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
 from service.domain.units import ms_to_s
@@ -28,8 +29,34 @@ class Placed:
 
 
 class Loudness(BaseModel):
+    """A master's loudness as measured (ITU-R BS.1770 integrated and true peak, EBU Tech 3342
+    range) against its target: ``passed`` is within 0.5 LU of the target, under the true-peak
+    ceiling and, when the target sets one, within the largest loudness range."""
+
     integrated_lufs: float
     true_peak_dbtp: float
+    target_lufs: float | None = None
+    true_peak_ceiling_dbtp: float | None = None
+    loudness_range_lu: float | None = None
+    lra_max_lu: float | None = None
+    passed: bool | None = None
+
+    @classmethod
+    def measured(cls, loud: dsp.Loudness, target: MasterLoudness) -> Loudness:
+        ok = (
+            abs(loud.integrated_lufs - target.target_lufs) <= PASS_LU
+            and loud.true_peak_dbtp <= target.true_peak_dbtp
+            and (target.lra_max is None or loud.loudness_range_lu <= target.lra_max)
+        )
+        return cls(
+            integrated_lufs=loud.integrated_lufs,
+            true_peak_dbtp=loud.true_peak_dbtp,
+            target_lufs=target.target_lufs,
+            true_peak_ceiling_dbtp=target.true_peak_dbtp,
+            loudness_range_lu=loud.loudness_range_lu,
+            lra_max_lu=target.lra_max,
+            passed=bool(ok),
+        )
 
 
 class ManifestSegment(BaseModel):
@@ -114,6 +141,7 @@ def build_manifest(
     placed: Placed,
     cues: list[Cue],
     loud: dsp.Loudness,
+    target: MasterLoudness,
     sample_rate: int,
     warnings: list[str],
     music: MusicReport | None = None,
@@ -157,7 +185,7 @@ def build_manifest(
             )
             for c in cues
         ],
-        loudness=Loudness(integrated_lufs=loud.integrated_lufs, true_peak_dbtp=loud.true_peak_dbtp),
+        loudness=Loudness.measured(loud, target),
         warnings=warnings,
         style=plan.style.applied,
         screen_text=plan.options.shows_screen_text(spec),

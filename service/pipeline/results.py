@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from service.domain.options import MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import Style
 from service.domain.subtitles.cues import TimedPhrase
@@ -32,8 +33,9 @@ def no_progress(fraction: float, stage: str) -> None:
 class JobPlan(BaseModel):
     """A job as checked at the door, once (``Pipeline.plan``): the spec with the options
     applied, the options, each segment's voice chain, the resolved subtitle style, the video's
-    facts and the warnings. The job record keeps it whole; every segment task and finalize
-    load it, and never re-plan, re-probe or re-cast. ``narrate render`` runs on it too."""
+    facts, the warnings and the loudness target. The job record keeps it whole; every segment
+    task and finalize load it, and never re-plan, re-probe or re-cast. ``narrate render`` runs
+    on it too."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -43,6 +45,9 @@ class JobPlan(BaseModel):
     style: Style
     video: VideoInfo | None = None
     warnings: list[str] = []
+    # The master's loudness target, resolved at the door (the options', else the settings');
+    # None in a plan stored before per-job loudness: finalize uses the settings then.
+    loudness: MasterLoudness | None = None
 
 
 class SegmentResult(BaseModel):

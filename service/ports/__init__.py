@@ -8,6 +8,7 @@ from service.ports.jobs import (
     JobStore,
     JobSweep,
     Metrics,
+    PresetStore,
     Queue,
 )
 from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
@@ -30,6 +31,7 @@ __all__ = [
     "Metrics",
     "MuxRequest",
     "PcmSink",
+    "PresetStore",
     "Queue",
     "Speech",
     "Storage",

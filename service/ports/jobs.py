@@ -144,3 +144,18 @@ class Metrics(Protocol):
     def backfill(self, batch: int = 500) -> int:
         """Count the jobs stored before the per-state counters existed (once per store)."""
         ...
+
+
+class PresetStore(Protocol):
+    """Each tenant's saved job presets, as JSON by name; shared by every API process."""
+
+    def saved(self, tenant: str) -> dict[str, str]: ...
+
+    def get(self, tenant: str, name: str) -> str | None: ...
+
+    def put(self, tenant: str, name: str, data: str, limit: int) -> bool:
+        """Save (or replace) one; False, saving nothing, when ``tenant`` already has
+        ``limit`` others."""
+        ...
+
+    def delete(self, tenant: str, name: str) -> bool: ...

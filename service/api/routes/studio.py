@@ -98,7 +98,7 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
         spec = parse_script(body.script, body.name)
     except RecursionError:
         raise InputError("the job spec is nested too deeply") from None
-    plan = service.pipeline.plan(spec, body.options)
+    plan = service.pipeline.plan(spec, service.presets.resolve(who, body.options))
     checks = pace_checks(plan.spec)
     segments = [
         ParsedSegment(
@@ -124,7 +124,8 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
 
 @router.get("/v1/jobs/{job_id}/source", response_model=Source, responses=ERRORS, tags=["studio"])
 def source(job: OwnedJob) -> Source:
-    """The job's spec and options as submitted: what a fix starts from."""
+    """The job's spec and options as submitted, its preset's values as applied
+    (``options.preset_values``): what a fix starts from."""
     return Source(
         id=job.id, spec=job.spec, options=job.options, has_video=job.has_video, parent=job.parent
     )

@@ -1,0 +1,64 @@
+"""Job presets: the shipped file (voices/presets.json) and each tenant's saved ones in Redis
+(one hash per tenant, ``narrate:presets:<tenant>``, name -> the preset's JSON)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from service.config import Settings
+from service.domain.presets import Preset, check_name, preset_from_data
+
+PREFIX = "narrate:presets:"
+# Save unless the tenant already has ``limit`` other presets: one step, so two API processes
+# saving at once cannot pass the limit together.
+PUT = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0
+   and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+
+def presets_file(settings: Settings) -> Path:
+    return settings.voices_file.parent / "presets.json"
+
+
+@lru_cache(maxsize=4)
+def _read(path: Path) -> dict[str, Preset]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        check_name(name): preset_from_data(entry, f"{path.name} {name}")
+        for name, entry in data["presets"].items()
+    }
+
+
+def load_presets(settings: Settings) -> dict[str, Preset]:
+    """The shipped presets by name, validated as a job's options are."""
+    return dict(_read(presets_file(settings)))
+
+
+class RedisPresets:
+    """The PresetStore port in Redis."""
+
+    def __init__(self, client: Any) -> None:
+        self.r = client  # decode_responses=True: replies are str
+        self._put = client.register_script(PUT)
+
+    def saved(self, tenant: str) -> dict[str, str]:
+        found: dict[str, str] = self.r.hgetall(PREFIX + tenant)
+        return found
+
+    def get(self, tenant: str, name: str) -> str | None:
+        found: str | None = self.r.hget(PREFIX + tenant, name)
+        return found
+
+    def put(self, tenant: str, name: str, data: str, limit: int) -> bool:
+        return bool(self._put(keys=[PREFIX + tenant], args=[name, data, limit]))
+
+    def delete(self, tenant: str, name: str) -> bool:
+        return bool(self.r.hdel(PREFIX + tenant, name))

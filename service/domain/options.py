@@ -1,0 +1,124 @@
+"""A render's options: the per-render choices that are not part of the script (CLI flags, the
+API's ``options``), including the loudness target and the job preset they may start from."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, field_validator
+
+from service.domain.fields import Model as _Model
+from service.domain.fields import check_speakers
+from service.domain.style import StyleSpec
+
+if TYPE_CHECKING:
+    from service.domain.spec import JobSpec
+
+Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
+OnOverflow = Literal["fail", "squeeze", "extend"]
+
+# Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
+# EBU R128's -23 down to the loudest a streaming platform plays without turning it down.
+MIN_LUFS, MAX_LUFS = -31.0, -9.0
+MIN_PEAK, MAX_PEAK = -9.0, 0.0
+PASS_LU = 0.5  # a master within this many LU of its target passes
+
+
+class LoudnessTarget(_Model):
+    """The master's loudness as a job asks for it: its integrated target, its true-peak
+    ceiling and, optionally, the widest loudness range (EBU Tech 3342) that passes. A field
+    left out is the preset's, else the service's (NARRATE_TARGET_LUFS, NARRATE_TRUE_PEAK_DB)."""
+
+    target_lufs: float | None = Field(
+        None, ge=MIN_LUFS, le=MAX_LUFS, description="integrated loudness, LUFS"
+    )
+    true_peak_dbtp: float | None = Field(
+        None, ge=MIN_PEAK, le=MAX_PEAK, description="true-peak ceiling, dBTP"
+    )
+    lra_max: float | None = Field(
+        None, ge=1, le=40, description="largest loudness range (LU) that passes; none: any"
+    )
+
+    def over(self, lufs: float, peak: float) -> MasterLoudness:
+        """This target with the service's figures for what it leaves out."""
+        return MasterLoudness(
+            target_lufs=lufs if self.target_lufs is None else self.target_lufs,
+            true_peak_dbtp=peak if self.true_peak_dbtp is None else self.true_peak_dbtp,
+            lra_max=self.lra_max,
+        )
+
+
+class MasterLoudness(_Model):
+    """A job's loudness target as resolved at the door: every figure known."""
+
+    target_lufs: float
+    true_peak_dbtp: float
+    lra_max: float | None = None
+
+
+class RenderOptions(_Model):
+    """Per-render choices that are not part of the script itself (CLI flags / API options).
+    ``preset`` names a job preset whose values apply under the ones given here."""
+
+    preset: str | None = Field(
+        None, description="a job preset (`narrate presets`, /v1/presets); these options win"
+    )
+    preset_values: dict[str, Any] | None = Field(
+        None,
+        description="the preset's values as applied, recorded at submission: a job that "
+        "carries them keeps them (a later edit of the preset does not change it)",
+    )
+    engine: Engine | None = None
+    voice: str | None = None
+    speakers: dict[str, str] | None = Field(
+        None, max_length=20, description="speaker name -> voice id, over the script's own"
+    )
+    on_overflow: OnOverflow | None = None
+    burn_in: bool = False
+    original_audio: Literal["drop", "mix"] = "drop"
+    extend_video: bool = False
+    audio_only: bool = Field(
+        False, description="an audio master (podcast): a video upload is refused"
+    )
+    style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
+    screen_text: bool | None = Field(None, description="overrides the script's screen_text")
+    music_level: float = Field(
+        -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
+    )
+    music_duck: float = Field(12.0, ge=10, le=40, description="dB the music goes down under speech")
+    loudness: LoudnessTarget | None = Field(
+        None, description="the master's loudness target; default NARRATE_TARGET_LUFS"
+    )
+
+    def shows_screen_text(self, spec: JobSpec) -> bool:
+        """Shot text is on when asked for (option, then script), else with burn-in only:
+        soft subtitle tracks are for the words spoken."""
+        for choice in (self.screen_text, spec.screen_text):
+            if choice is not None:
+                return choice
+        return self.burn_in
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
+
+    @field_validator("speakers")
+    @classmethod
+    def _speakers(cls, v: dict[str, str] | None) -> dict[str, str] | None:
+        return None if v is None else check_speakers(v)
+
+    def apply(self, spec: JobSpec) -> JobSpec:
+        """The spec with this render's engine, voice, speakers and overflow policy in force."""
+        update: dict[str, Any] = {}
+        if self.engine:
+            update["engine"] = self.engine
+        if self.voice:
+            update["voice"] = self.voice
+        if self.speakers:
+            update["speakers"] = {**spec.speakers, **self.speakers}
+        if self.style:
+            update["style"] = self.style
+        if self.on_overflow:
+            update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
+        return spec.model_copy(update=update) if update else spec
