@@ -255,9 +255,10 @@ class Storage(Protocol):
     def delete(self, tenant: str, job_id: str) -> None: ...
 
 
-# The two steps of a job, by the names the queue carries them under.
+# The two steps of a job, by the names the queue carries them under, and the queue's name.
 SEGMENT_TASK = "narrate.segment"
 FINALIZE_TASK = "narrate.finalize"
+QUEUE = "narrate"
 
 
 class Queue(Protocol):
@@ -344,6 +345,10 @@ class JobStore(Protocol):
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered."""
         ...
+
+
+# The upper bounds (seconds) of the stage histograms every Metrics keeps and /metrics shows.
+BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
 class Metrics(Protocol):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.domain.notices import Notice
+
 TERMINAL = ("succeeded", "failed", "canceled")
 STATES = ("queued", "running", *TERMINAL)
 SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills; finalize the rest
@@ -21,8 +23,8 @@ class Job:
     options: dict[str, Any]
     has_video: bool
     segments_total: int
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    error: Notice | None = None  # why it failed or was canceled
+    warnings: list[Notice] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     artifacts: list[str] = field(default_factory=list)
     stage: str = ""

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from service import audio as dsp
+from service.domain.notices import Notice
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
 from service.domain.units import ms_to_s
@@ -92,7 +93,7 @@ class Manifest(BaseModel):
     overlays: list[ManifestOverlay]
     cues: list[ManifestCue]
     loudness: Loudness
-    warnings: list[str]
+    warnings: list[Notice]
     style: dict[str, Any] = Field(description="the subtitle style as applied")
     screen_text: bool
     qualifier_display: str
@@ -115,7 +116,7 @@ def build_manifest(
     cues: list[Cue],
     loud: dsp.Loudness,
     sample_rate: int,
-    warnings: list[str],
+    warnings: list[Notice],
     music: MusicReport | None = None,
 ) -> Manifest:
     spec = plan.spec

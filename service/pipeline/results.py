@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import Style
 from service.ports import VideoInfo
@@ -42,7 +43,7 @@ class JobPlan(BaseModel):
     voices: list[tuple[str, ...]]  # per segment: the voice ids to try, in order
     style: Style
     video: VideoInfo | None = None
-    warnings: list[str] = []
+    warnings: list[Notice] = []
 
 
 @dataclass
@@ -61,17 +62,20 @@ class SegmentResult:
     sample_rate: int
     audio: str
     phrases: list[tuple[int, int, int, int]]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Notice] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     tts_calls: dict[str, int] = field(default_factory=dict)  # engine -> requests (cache misses)
     spoken_text: str = ""  # what the engine was given (the speech front-end's output)
     rewrites: int = 0  # spans of the text the front-end changed for that engine
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        data = asdict(self)
+        data["warnings"] = [w.model_dump() for w in self.warnings]
+        return json.dumps(data, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> SegmentResult:
         data = json.loads(text)
         data["phrases"] = [tuple(p) for p in data["phrases"]]
+        data["warnings"] = [Notice.model_validate(w) for w in data.get("warnings", [])]
         return cls(**data)
