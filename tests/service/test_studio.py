@@ -344,7 +344,7 @@ def test_parse_endpoint_points_at_the_problem(studio_stack: Stack) -> None:
     }
     for script, expected in cases.items():
         r = alpha.post("/v1/scripts:parse", json={"script": script})
-        assert r.status_code == 422 and expected in r.json()["detail"], (script, r.text)
+        assert r.status_code == 422 and expected in r.json()["detail"][0]["msg"], (script, r.text)
     no_key = httpx.post(studio_stack.url + "/v1/scripts:parse", json={"script": "x"})
     assert no_key.status_code == 401
 
@@ -361,7 +361,7 @@ def test_rerender_validates_and_links(studio_stack: Stack) -> None:
     assert src["spec"]["segments"][0]["text"] == "One two three." and src["parent"] is None
     bad = {**src["spec"], "segments": [{"text": "", "seconds": 3}]}
     r = alpha.post(f"/v1/jobs/{job_id}/rerender", json={"spec": bad})
-    assert r.status_code == 422 and "segment 1 text" in r.json()["detail"]
+    assert r.status_code == 422 and "segment 1 text" in r.json()["detail"][0]["msg"]
     edited = {**src["spec"], "segments": [{"text": "One two four.", "seconds": 3}]}
     r = alpha.post(f"/v1/jobs/{job_id}/rerender", json={"spec": edited})
     assert r.status_code == 202, r.text
