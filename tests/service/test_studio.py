@@ -400,3 +400,42 @@ def test_no_key_needed_on_loopback(tmp_path: Path, browser: Any) -> None:
         )
     finally:
         stack.stop()
+
+
+def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
+    tmp_path: Path, browser: Any
+) -> None:
+    """The page reads the job's error {code, message, segment} and warnings: it says the
+    message, marks the segment the error names as failed, and keeps each warning's code."""
+    stack = start_stack(tmp_path / "broken", workers=1, espeak="/nonexistent/espeak-ng")
+    spec = {
+        "title": "no espeak",
+        "segments": [
+            {"text": "代码测试通过以后,再做优化。", "seconds": 3},
+            {"text": "评分员对轨迹排序,低排名降权。" * 2, "seconds": 1.5},
+        ],
+        "fit": {"on_overflow": "squeeze"},
+        "options": {"engine": "espeak"},
+    }
+    try:
+        with stack.client() as c:
+            job_id = c.post("/v1/jobs", json=spec).json()["id"]
+            assert wait_for(c, job_id, timeout=60)["status"] == "failed"
+        browser.get(stack.url + "/")
+        sign_in(browser, stack.keys["alpha"])
+        until(browser, 10, lambda d: d.find_element(By.CSS_SELECTOR, "#job-list button"), "list")
+        browser.find_element(By.CSS_SELECTOR, f"#job-list button[data-id='{job_id}']").click()
+        error = until(
+            browser, 10, lambda d: d.find_element(By.ID, "job-error").text or None, "the error"
+        )
+        assert error.startswith("The job failed: segment 1: espeak: "), error
+        box = browser.find_element(By.ID, "job-error")
+        assert box.get_attribute("data-code") == "engine.failed"
+        first = browser.find_element(By.CSS_SELECTOR, "#seg-table tbody tr[data-index='1']")
+        assert first.find_elements(By.TAG_NAME, "td")[1].text == "failed"
+        (warned,) = browser.find_elements(By.CSS_SELECTOR, "#job-warnings li")
+        assert warned.get_attribute("data-code") == "pace.squeezed"
+        assert warned.get_attribute("data-segment") == "2"
+        assert warned.text.startswith("segment 2: squeezed to ")
+    finally:
+        stack.stop()

@@ -240,10 +240,11 @@ function showJob(j) {
   $("job-error").textContent = j.error ? "The job " + j.status + ": " + j.error.message : "";
   $("job-error").dataset.code = j.error ? j.error.code : "";
   $("job-warnings").replaceChildren(...j.warnings.map(warningItem));
-  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => el("tr", { "data-index": s.index },
-    el("td", { text: s.index }), el("td", { class: "state " + s.state, text: s.state }),
+  const failedAt = j.error && j.status === "failed" ? j.error.segment : null;  // the segment the error names
+  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = s.index === failedAt ? "failed" : s.state; return el("tr", { "data-index": s.index },
+    el("td", { text: s.index }), el("td", { class: "state " + state, text: state }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
-    el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) }))));
+    el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) })); }));
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
