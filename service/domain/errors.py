@@ -111,7 +111,7 @@ class InputError(NarrateError):
     def __init__(self, message: str, *details: Any, loc: Loc = ()) -> None:
         super().__init__(message, *details)
         if loc:
-            self.loc = loc
+            self.loc, self.segment = loc, loc_segment(loc)
 
 
 class ScriptError(InputError):

@@ -110,3 +110,19 @@ def test_a_server_without_ffprobe_answers_503_not_an_unreadable_video(
         assert r.json()["detail"].startswith("ffprobe cannot be run on this server")
         assert "/nonexistent" not in r.text
         assert c.get("/v1/jobs").json()["jobs"] == []
+
+
+def test_an_ffprobe_that_hangs_is_a_503_too(tmp_path: Path, short_video: Path) -> None:
+    hang = tmp_path / "ffprobe"
+    hang.write_text("#!/bin/sh\nexec sleep 30\n")
+    hang.chmod(0o755)
+    broken = make_fleet(tmp_path, ffprobe=str(hang), probe_timeout=0.5)
+    spec = {k: v for k, v in SPEC.items() if k != "options"}
+    files = {
+        "script": ("job.json", json.dumps(spec).encode(), "application/json"),
+        "video": ("clip.mp4", short_video.read_bytes(), "video/mp4"),
+    }
+    with broken.client() as c:
+        r = c.post("/v1/jobs", files=files)
+    assert r.status_code == 503, r.text
+    assert r.json()["detail"].startswith("ffprobe timed out")
