@@ -61,14 +61,14 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     options = wiring.presets(settings).resolve("local", render_options(args))  # shipped ones
     plan = pipeline.plan(spec, options, video)
     for w in plan.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {w.message}", file=sys.stderr)
     music = Path(args.music).absolute() if getattr(args, "music", None) else None
     if music is not None and not music.is_file():
         raise InputError(f"--music: no such file {args.music}")
     out = Path(args.out).absolute()
     manifest = pipeline.render(plan, out, video, ProgressBar(), music=music).manifest
     for w in manifest.warnings[len(plan.warnings) :]:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {w.message}", file=sys.stderr)
     print(
         f"wrote {args.out}: {manifest.duration:g} s, {len(manifest.cues)} cues, "
         f"{manifest.loudness.integrated_lufs} LUFS"

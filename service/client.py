@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 
@@ -44,9 +44,8 @@ def submit(args: argparse.Namespace) -> int:
                 files["music"] = (music.name, stack.enter_context(music.open("rb")), "audio/*")
             resp = client.post("/v1/jobs", files=files, data={"options": json.dumps(options)})
         if resp.status_code != 202:
-            print(
-                f"narrate: error: {resp.status_code} {resp.json().get('detail')}", file=sys.stderr
-            )
+            said = problem_text(resp.json().get("detail"))
+            print(f"narrate: error: {resp.status_code} {said}", file=sys.stderr)
             return 2 if resp.status_code in (401, 404, 409, 413, 422) else 1
         job = resp.json()
         print(job["id"])
@@ -60,7 +59,8 @@ def submit(args: argparse.Namespace) -> int:
                 break
             time.sleep(0.5)
         if state["status"] != "succeeded":
-            print(f"narrate: job {state['status']}: {state['error']}", file=sys.stderr)
+            error = state["error"] or {}
+            print(f"narrate: job {state['status']}: {error.get('message')}", file=sys.stderr)
             return 1
         if args.out:
             out = Path(args.out)
@@ -74,3 +74,10 @@ def submit(args: argparse.Namespace) -> int:
                         f.write(chunk)
             print(f"downloaded {', '.join(state['artifacts'])} to {out}")
         return 0
+
+
+def problem_text(detail: Any) -> str:
+    """An error body's ``detail`` as one line: a sentence, or a 422's list of problems."""
+    if isinstance(detail, list):
+        return "; ".join(str(p.get("msg", p)) if isinstance(p, dict) else str(p) for p in detail)
+    return str(detail)

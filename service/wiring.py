@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.adapters.catalog import load_catalog
 from service.adapters.media import FfmpegMedia
-from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.pinyin import load_lexicon, speech_tools, warm
 from service.adapters.segmenter import tagged_words
 from service.adapters.storage import LocalStorage
 from service.adapters.tts.cache import CachedEngine
@@ -91,6 +91,11 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
         cache = storage(settings).cache()
         return {e.name: CachedEngine(e, cache) for e in found}
     return {e.name: e for e in found}
+
+
+def warm_speech(misses: bool = False) -> None:
+    """Open the word index and the pinyin readings now (a worker, as its process starts)."""
+    warm(misses)
 
 
 def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:

@@ -197,7 +197,7 @@ def test_auto_falls_back_to_espeak_and_records_it(server: EdgeServer, tmp_path: 
         server, tmp_path, SCRIPT.replace("评分员", "打分员"), "auto", edge_breaker_failures=3
     )
     assert [s["engine"] for s in manifest["segments"]] == ["espeak", "espeak"]
-    assert any("fell back to espeak" in w for w in manifest["warnings"])
+    assert any("fell back to espeak" in w["message"] for w in manifest["warnings"])
     assert server.requests <= 3 + 1  # the breaker stopped the second segment's calls
 
 
@@ -211,7 +211,7 @@ def test_edge_that_never_answers_times_out_then_falls_back(
         server, tmp_path, "[段 1 · 3 秒] 服务一直不回答。", "auto", edge_receive_timeout=1
     )
     assert [s["engine"] for s in manifest["segments"]] == ["espeak"]
-    assert any("timed out" in w for w in manifest["warnings"])
+    assert any("timed out" in w["message"] for w in manifest["warnings"])
     assert time.monotonic() - t < 20  # far inside the task's soft time limit (300 s)
 
 
@@ -225,7 +225,7 @@ def test_a_failing_rate_pass_restarts_the_segment_on_the_fallback(
     assert (
         seg["engine"] == "espeak" and seg["voice"] == "cmn-latn-pinyin"
     )  # one engine for the whole segment
-    assert any("fell back to espeak" in w for w in manifest["warnings"])
+    assert any("fell back to espeak" in w["message"] for w in manifest["warnings"])
     assert server.requests == 4
 
 
@@ -260,5 +260,5 @@ def test_offline_is_one_warning_in_words_once_per_job(tmp_path: Path) -> None:
     )
     assert said == [f"warning: {want}"]
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["warnings"] == [want]
+    assert manifest["warnings"] == [{"code": "engine.fallback", "message": want, "segment": None}]
     assert [s["engine"] for s in manifest["segments"]] == ["espeak"] * 3

@@ -15,8 +15,9 @@ import pytest
 
 from devtools.stack import free_port
 from service.adapters.memory import MemoryJobStore, MemoryQueue
-from service.domain.errors import IdempotencyConflict
+from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job
+from service.domain.notices import Notice, warning
 from service.ports import JobStore
 from service.stack import redis_argv, wait_for_redis
 
@@ -152,3 +153,57 @@ def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> No
     finalize = json.dumps(["narrate.finalize", ["a1"]])
     under.store.push_first("q", finalize)
     assert under.queued() == 4 and under.first() == finalize
+
+
+def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
+    under: Under,
+) -> None:
+    """A job's error and warnings read back as {code, message, segment}; a record stored
+    before they were typed holds plain sentences, and reads as notices with their words."""
+    under.store.create(job("a1", warnings=[warning("pace.squeezed", "segment 2: squeezed", 2)]))
+    under.store.set_segment("a1", 1, warnings=[warning("text.unspoken", "segment 2: '☃'", 2)])
+    cause = Notice(code="engine.failed", message="segment 2: espeak: no audio", segment=2)
+    assert under.store.advance("a1", "failed", error=cause)
+    found = under.store.get("a1")
+    assert found is not None and found.error == cause
+    assert found.warnings == [
+        Notice(code="pace.squeezed", message="segment 2: squeezed", segment=2)
+    ]
+    assert found.segments[1]["warnings"] == [
+        {"code": "text.unspoken", "message": "segment 2: '☃'", "segment": 2}
+    ]
+    under.store.create(job("old"))
+    under.store.update("old", warnings=["segment 1: squeezed to 9 syllables/s"])
+    assert under.store.advance("old", "failed", error="finalize timed out after 540 s")
+    old = under.store.get("old")
+    assert old is not None
+    assert old.error == Notice(code="failed", message="finalize timed out after 540 s")
+    assert old.warnings == [Notice(code="warning", message="segment 1: squeezed to 9 syllables/s")]
+
+
+def test_an_unreachable_redis_is_a_store_unavailable_error_not_a_redis_one() -> None:
+    """The jobs layer, the API and the workers know StoreUnavailable, never redis's errors:
+    the job store, the metrics and the edge guard all translate them."""
+    import redis
+
+    from service.adapters.jobstore import JobStore as RedisJobStore
+    from service.adapters.metrics import Metrics
+    from service.adapters.tts.guard import RedisGuard
+
+    store = RedisJobStore.from_url(f"redis://127.0.0.1:{free_port()}/0", 0.5, 0.5)
+    guard = RedisGuard(store.r, "edge", 2, 3, 1.0)
+    calls: list[Callable[[], object]] = [
+        lambda: store.get("a1"),
+        lambda: store.create(job("a1")),
+        lambda: store.fleet(10.0),
+        lambda: Metrics(store.r).tts_calls(),
+        guard.allow,
+        guard.failure,
+    ]
+    for call in calls:
+        with pytest.raises(StoreUnavailable) as caught:
+            call()
+        assert not isinstance(caught.value, redis.RedisError)
+    with pytest.raises(StoreUnavailable), guard.slot(0.1):
+        pass
+    assert store.ping() is False

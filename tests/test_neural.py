@@ -220,7 +220,9 @@ def test_auto_falls_back_to_the_neural_voice_when_edge_is_down(
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert {s["engine"] for s in manifest["segments"]} == {"fastspeech2"}
-    assert any("fell back to fastspeech2 voice zh-baker" in w for w in manifest["warnings"])
+    assert any(
+        "fell back to fastspeech2 voice zh-baker" in w["message"] for w in manifest["warnings"]
+    )
     assert "fell back to fastspeech2 voice zh-baker" in proc.stderr
 
 
@@ -250,6 +252,6 @@ def test_a_damaged_pack_falls_back_to_espeak(neural_data: Path, tmp_path: Path) 
     )
     manifest = pipeline.render(plan, tmp_path / "out").manifest.model_dump()
     assert [s["engine"] for s in manifest["segments"]] == ["espeak"]
-    warnings = " | ".join(manifest["warnings"])
+    warnings = " | ".join(w["message"] for w in manifest["warnings"])
     assert "fell back to fastspeech2 voice zh-baker" in warnings
     assert "cannot load the zh-baker pack" in warnings and "fell back to espeak" in warnings

@@ -14,9 +14,9 @@ from celery.signals import task_received, worker_ready, worker_shutdown
 from celery.worker import state
 
 from service import wiring
-from service.adapters.queue import QUEUE
 from service.config import get_settings
 from service.jobs.fleet import FleetWatch
+from service.ports import QUEUE
 
 log = logging.getLogger("narrate.heartbeat")
 RECENT = 5.0  # seconds a just-received tag is reported before Celery's own state lists it

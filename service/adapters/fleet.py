@@ -18,14 +18,17 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from service.adapters.redis_errors import store_errors
 from service.ports import Fleet
 
 WORKERS, HELD = "narrate:workers", "narrate:workers:held"  # the job store's prefix
 UNACKED, UNACKED_INDEX = "unacked", "unacked_index"  # kombu's Channel defaults
 
 
+@store_errors
 class FleetStore:
-    """The job store's fleet methods (JobStore sets ``r`` and registers ``_beat``)."""
+    """The job store's fleet methods (JobStore sets ``r`` and registers ``_beat``); each
+    raises StoreUnavailable for a Redis error."""
 
     r: Any
     _beat: Any

@@ -27,9 +27,11 @@ import time
 from typing import Any
 
 import redis
+from pydantic_core import to_jsonable_python
 
 from service.adapters.fleet import FleetStore
 from service.adapters.jobsweep import JobSweep
+from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import (
     ADVANCE,
     BEAT,
@@ -41,8 +43,9 @@ from service.adapters.redis_scripts import (
     TOUCH,
     UPDATE_IF_JOB,
 )
-from service.domain.errors import IdempotencyConflict, NarrateError
+from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job, page_cursor, parse_cursor
+from service.domain.notices import stored_error, stored_warnings
 
 PREFIX = "narrate:"
 
@@ -68,14 +71,25 @@ def _record(job: Job, idem_key: str) -> dict[str, Any]:
         "has_video": int(job.has_video),
         "has_music": int(job.has_music),
         "segments_total": job.segments_total,
-        "warnings": json.dumps(job.warnings, ensure_ascii=False),
+        "warnings": _field(job.warnings),
         "idem": idem_key,
         "parent": job.parent or "",
         "plan": json.dumps(job.plan, ensure_ascii=False),
     }
 
 
+def _field(value: Any) -> str | int | float:
+    """A hash field's value: numbers and text as they are, anything else (notices, lists,
+    dicts) as JSON."""
+    if isinstance(value, str | int | float):
+        return value
+    return json.dumps(to_jsonable_python(value), ensure_ascii=False)
+
+
+@store_errors
 class JobStore(FleetStore):
+    """Every method raises StoreUnavailable for a Redis error (``store_errors``)."""
+
     def __init__(self, client: redis.Redis) -> None:
         self.r: Any = client  # redis-py's stubs type replies as bytes | str; ours are str
         self._beat = client.register_script(BEAT)
@@ -184,8 +198,8 @@ class JobStore(FleetStore):
             has_video=data.get("has_video") == "1",
             has_music=data.get("has_music") == "1",
             segments_total=int(data["segments_total"]),
-            error=data.get("error") or None,
-            warnings=json.loads(data.get("warnings") or "[]"),
+            error=stored_error(data.get("error"), data["status"]),
+            warnings=stored_warnings(data.get("warnings")),
             timings=json.loads(data.get("timings") or "{}"),
             artifacts=json.loads(data.get("artifacts") or "[]"),
             stage=data.get("stage", ""),
@@ -249,10 +263,7 @@ class JobStore(FleetStore):
         """Move the job forward to ``status`` (never back, never out of a terminal state)."""
         args: list[Any] = [status, "updated", time.time()]
         for k, v in fields.items():
-            args += [
-                k,
-                v if isinstance(v, str | int | float) else json.dumps(v, ensure_ascii=False),
-            ]
+            args += [k, _field(v)]
         args.append(job_id)
         keys = [key("job", job_id), key("active"), JOB_COUNTS]
         return bool(self._advance(keys=keys, args=args))
@@ -261,8 +272,7 @@ class JobStore(FleetStore):
         """Set fields of an existing record (a deleted job's record is never brought back)."""
         args: list[Any] = ["updated", time.time()]
         for k, v in fields.items():
-            plain = isinstance(v, str | int | float)
-            args += [k, v if plain else json.dumps(v, ensure_ascii=False)]
+            args += [k, _field(v)]
         self._update(keys=[key("job", job_id)], args=args)
 
     def set_segment(self, job_id: str, index: int, **state: Any) -> None:
@@ -270,7 +280,7 @@ class JobStore(FleetStore):
         current = json.loads(self.r.hget(hkey, str(index)) or "{}")
         current.update(state)
         # Marks progress too, for the reconciler; only while the job exists.
-        value = json.dumps(current, ensure_ascii=False)
+        value = _field(current)
         self._segment_state(keys=[key("job", job_id), hkey], args=[str(index), value, time.time()])
 
     def deliveries(self, job_id: str, task: str) -> int:
@@ -294,6 +304,6 @@ class JobStore(FleetStore):
         return int(self._segment_done(keys=keys, args=[index])) == 0
 
 
-class JobStoreLate(NarrateError, redis.RedisError):
+class JobStoreLate(StoreUnavailable):
     """The create script reached Redis after its deadline (or not at all): nothing was kept.
-    A Redis error too, so every caller that handles an unreachable store handles this."""
+    An unavailable store, so every caller that handles one handles this."""

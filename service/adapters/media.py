@@ -229,6 +229,8 @@ class FfmpegMedia:
             running = self._probing.pop(path, None) or Running(probe_args(path, self.settings))
             out = running.wait(self.settings.probe_timeout).stdout
         except MediaError as exc:
+            if exc.unavailable:
+                raise  # ffprobe timed out or cannot run: no verdict on the file (HTTP 503)
             why = (exc.stderr_tail.strip().splitlines() or ["unknown format"])[-1]
             raise MediaInputError(f"not a readable video file ({why})", path.name) from None
         return parse_probe(json.loads(out or b"{}"), self.settings, path.name)
@@ -277,6 +279,8 @@ class FfmpegMedia:
         try:
             run(argv, self.settings.ffmpeg_timeout)
         except MediaError as exc:
+            if exc.unavailable:
+                raise  # ffmpeg timed out or cannot run: no verdict on the file (HTTP 503)
             why = (exc.stderr_tail.strip().splitlines() or ["no audio stream"])[-1]
             raise MediaInputError(f"not a readable audio file ({why})", source.name) from None
         if not dest.exists() or dest.stat().st_size == 0:

@@ -16,9 +16,17 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import STATES, TERMINAL, Job, page_cursor, parse_cursor
-from service.ports import FINALIZE_TASK, SEGMENT_TASK, Fleet
+from service.domain.notices import Notice, stored_error
+from service.ports import BUCKETS, FINALIZE_TASK, SEGMENT_TASK, Fleet
+
+
+def _json(value: Any) -> str:
+    return json.dumps(to_jsonable_python(value), ensure_ascii=False)
+
 
 _ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
 Task = tuple[str, list[Any]]
@@ -197,8 +205,13 @@ class MemoryJobStore:
     @staticmethod
     def _set(job: Job, fields: dict[str, Any]) -> None:
         """Fields of the record; ones the record has no attribute for are kept aside, as the
-        Redis hash keeps them (worker names, pids), unread by ``get``."""
+        Redis hash keeps them (worker names, pids), unread by ``get``. ``error`` and
+        ``warnings`` read back as notices, as from Redis (a plain sentence too)."""
         for name, value in fields.items():
+            if name == "error":
+                value = value if isinstance(value, Notice) else stored_error(value, job.status)
+            elif name == "warnings":
+                value = [Notice.model_validate(w) for w in value]
             if hasattr(job, name):
                 setattr(job, name, copy.deepcopy(value))
 
@@ -206,7 +219,8 @@ class MemoryJobStore:
         with self._lock:
             job = self._jobs.get(job_id)
             if job is not None:
-                job.segments.setdefault(index, {}).update(copy.deepcopy(state))
+                # As JSON, the way Redis keeps it (notices become their fields).
+                job.segments.setdefault(index, {}).update(json.loads(_json(state)))
                 job.updated = time.time()
 
     def deliveries(self, job_id: str, task: str) -> int:
@@ -285,8 +299,6 @@ class MemoryMetrics:
         self.stages.setdefault(stage, []).append(seconds)
 
     def stage_histograms(self) -> dict[str, dict[str, float]]:
-        from service.adapters.metrics import BUCKETS
-
         out = {}
         for stage, values in self.stages.items():
             counts = {str(b): float(sum(v <= b for v in values)) for b in BUCKETS}

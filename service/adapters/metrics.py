@@ -11,15 +11,19 @@ import time
 from typing import Any
 
 from service.adapters.jobstore import JOB_COUNTS, PREFIX, key
+from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import COUNT
 from service.domain.job import STATES
+from service.ports import BUCKETS
 
-BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 STAGES = key("metrics", "stages")  # set: the stages that have a histogram
 COUNTED = key("metrics", "jobs", "backfilled")  # set once every stored job is counted
 
 
+@store_errors
 class Metrics:
+    """Each method raises StoreUnavailable for a Redis error."""
+
     def __init__(self, client: Any) -> None:
         self.r = client  # decode_responses=True
         self._count = client.register_script(COUNT)

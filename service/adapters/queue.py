@@ -11,9 +11,7 @@ from typing import Any
 from celery import Celery
 
 from service.config import Settings
-from service.ports import FINALIZE_TASK, SEGMENT_TASK
-
-QUEUE = "narrate"
+from service.ports import FINALIZE_TASK, QUEUE, SEGMENT_TASK
 
 
 def make_celery(settings: Settings) -> Celery:
@@ -88,7 +86,10 @@ class CeleryQueue:
         self.name = QUEUE
 
     def send(self, name: str, args: list[Any]) -> None:
-        self.app.send_task(name, args=args)
+        from service.adapters.redis_errors import translated
+
+        with translated():  # a Redis error publishing is the store's (the broker is Redis)
+            self.app.send_task(name, args=args)
 
     def encode(self, name: str, args: list[Any]) -> str:
         return task_message(self.app, name, args)

@@ -1,10 +1,18 @@
 """How errors become HTTP answers: every narrate error by its kind, an unreachable job store
-or object store as 503 with Retry-After."""
+or object store (or a media tool the server cannot run) as 503 with Retry-After.
+
+Every 422, ours and FastAPI's own request validation alike, is one shape:
+``{"detail": [{"code", "msg", "loc"}, ...]}`` (docs/errors.md): ``msg`` is the whole
+sentence a person reads, ``loc`` the path in the job spec (or FastAPI's, e.g. ["query",
+"limit"]). Every other error answers ``{"detail": "<sentence>"}``."""
 
 from __future__ import annotations
 
-import redis
+from pathlib import Path
+from typing import Any
+
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from service.domain.errors import (
@@ -13,8 +21,10 @@ from service.domain.errors import (
     IdempotencyConflict,
     InputError,
     InsufficientStorage,
+    MediaError,
     QueueUnavailable,
     StorageUnavailable,
+    StoreUnavailable,
 )
 
 RETRY = {"Retry-After": "5"}
@@ -51,21 +61,53 @@ async def storage_down(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, 503, headers=RETRY)
 
 
+async def tool_down(request: Request, exc: Exception) -> JSONResponse:
+    """ffprobe or ffmpeg timed out or cannot run here: the server's problem, not the file's
+    (a file the tool reads and rejects is a MediaInputError, 422)."""
+    assert isinstance(exc, MediaError)
+    tool = Path(exc.argv[0]).name  # never the server's path to it
+    what = "timed out" if exc.returncode is None else "cannot be run on this server"
+    detail = f"{tool} {what}, so the upload could not be checked; try again shortly"
+    return JSONResponse({"detail": detail}, 503, headers=RETRY)
+
+
 async def conflict(request: Request, exc: Exception) -> JSONResponse:
     detail = "Idempotency-Key was already used with a different body"
     return JSONResponse({"detail": detail}, 409)
 
 
+def problem(code: str, msg: str, loc: tuple[str | int, ...] | list[Any]) -> dict[str, Any]:
+    return {"code": code, "msg": msg, "loc": list(loc)}
+
+
 async def bad_input(request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"detail": request.app.state.jobs.redact_paths(str(exc))}, 422)
+    assert isinstance(exc, InputError)
+    redact = request.app.state.jobs.redact_paths
+    detail = [problem(p.code, redact(p.message), p.loc) for p in exc.problems()]
+    return JSONResponse({"detail": detail}, 422)
+
+
+async def bad_request(request: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's own validation (query parameters, a JSON body's model) in our shape; the
+    message names where, as ours do ("query limit: Input should be ...")."""
+    assert isinstance(exc, RequestValidationError)
+    detail = []
+    for e in exc.errors():
+        loc = tuple(e.get("loc", ()))
+        where = " ".join(str(x) for x in loc[1:])
+        msg = f"{where}: {e['msg']}" if where else str(e["msg"])
+        detail.append(problem("request.invalid", msg, loc))
+    return JSONResponse({"detail": detail}, 422)
 
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(BodyTooLarge, too_large)
     app.add_exception_handler(InsufficientStorage, no_room)
     app.add_exception_handler(BodyTimeout, too_slow)
-    app.add_exception_handler(redis.RedisError, store_down)
+    app.add_exception_handler(StoreUnavailable, store_down)
     app.add_exception_handler(QueueUnavailable, queue_down)
     app.add_exception_handler(StorageUnavailable, storage_down)
+    app.add_exception_handler(MediaError, tool_down)
     app.add_exception_handler(IdempotencyConflict, conflict)
     app.add_exception_handler(InputError, bad_input)
+    app.add_exception_handler(RequestValidationError, bad_request)

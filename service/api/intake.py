@@ -99,5 +99,8 @@ def options(raw: str) -> RenderOptions:
         return RenderOptions.model_validate_json(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
+        loc = ("options", *first["loc"])
         where = ".".join(str(x) for x in first["loc"])
-        raise InputError(f"options{' ' + where if where else ''}: {first['msg']}") from None
+        raise InputError(
+            f"options{' ' + where if where else ''}: {first['msg']}", loc=loc
+        ) from None

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from service.domain.notices import Notice
+
 
 class Links(BaseModel):
     self: str
@@ -27,7 +29,7 @@ class SegmentState(BaseModel):
     native_rate: float | None = None
     stretch_ratio: float | None = None
     tts_calls: int | None = None
-    warnings: list[str] = []
+    warnings: list[Notice] = []
 
 
 class JobOut(BaseModel):
@@ -41,8 +43,8 @@ class JobOut(BaseModel):
     segments: list[SegmentState]
     engines: list[str | None]
     timings: dict[str, float]
-    warnings: list[str]
-    error: str | None
+    warnings: list[Notice]
+    error: Notice | None  # {code, message, segment}: why it failed or was canceled
     artifacts: list[str]
     links: Links
     parent: str | None = None
@@ -63,9 +65,15 @@ class Voice(BaseModel):
     name: str = ""
 
 
+class ProblemItem(BaseModel):
+    code: str  # stable: docs/errors.md
+    msg: str  # the sentence a person reads, naming the field
+    loc: list[str | int]  # where: the path in the job spec, or FastAPI's ["query", ...]
+
+
 class Problem(BaseModel):
-    # A sentence for our own errors; FastAPI's request validation gives a list of items.
-    detail: str | list[dict[str, Any]]
+    # 422: a list of problems; every other status: one sentence.
+    detail: str | list[ProblemItem]
 
 
 class Health(BaseModel):

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.domain.errors import InputError
+from service.domain.notices import Notice
 
 TERMINAL = ("succeeded", "failed", "canceled")
 STATES = ("queued", "running", *TERMINAL)
@@ -23,8 +24,8 @@ class Job:
     options: dict[str, Any]
     has_video: bool
     segments_total: int
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    error: Notice | None = None  # why it failed or was canceled
+    warnings: list[Notice] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     artifacts: list[str] = field(default_factory=list)
     stage: str = ""

@@ -1,14 +1,60 @@
-"""A job's warnings, said once each: a segment records what happened to it, the job says it
-once for every segment it happened to (pure)."""
+"""Warnings and errors as data: a code a program reads, the message a person reads, and the
+segment it concerns. A job's warnings are said once each: a segment records what happened to
+it, the job says it once for every segment it happened to (pure)."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
 
 _FELL_BACK = "; fell back to "
 
 
-def fell_back(reason: str, engine: str, voice: str) -> str:
+class Notice(BaseModel):
+    """A warning, or why a job ended badly. ``code`` is stable (docs/errors.md lists them);
+    ``message`` is the sentence shown to people; ``segment`` is 1-based, None for the job."""
+
+    model_config = ConfigDict(frozen=True, title="notice")
+
+    code: str
+    message: str
+    segment: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        """A plain sentence (a record, plan or segment result kept before notices were
+        typed) is a warning without a code of its own."""
+        return {"code": "warning", "message": data} if isinstance(data, str) else data
+
+
+def warning(code: str, message: str, segment: int | None = None) -> Notice:
+    return Notice(code=code, message=message, segment=segment)
+
+
+def stored_error(raw: str | None, status: str) -> Notice | None:
+    """A job record's ``error`` field: JSON of a Notice, or the plain sentence a record
+    stored before errors were typed holds (its code then says only how the job ended)."""
+    if not raw:
+        return None
+    if raw.startswith("{"):
+        try:
+            return Notice.model_validate_json(raw)
+        except ValueError:
+            pass
+    return Notice(code="canceled" if status == "canceled" else "failed", message=raw)
+
+
+def stored_warnings(raw: str | None) -> list[Notice]:
+    """A job record's ``warnings`` field: a JSON list of notices (or of sentences, before)."""
+    return [Notice.model_validate(w) for w in json.loads(raw or "[]")]
+
+
+def fell_back(reason: str, engine: str, voice: str, segment: int | None = None) -> Notice:
     """A segment's warning that its engine failed and another voice spoke it."""
-    return f"{reason}{_FELL_BACK}{engine} voice {voice}"
+    return warning("engine.fallback", f"{reason}{_FELL_BACK}{engine} voice {voice}", segment)
 
 
 def segment_ranges(numbers: list[int]) -> str:
@@ -23,21 +69,26 @@ def segment_ranges(numbers: list[int]) -> str:
     return f"segment{'s' if len(numbers) > 1 else ''} {', '.join(spans)}"
 
 
-def job_warnings(per_segment: list[tuple[int, list[str]]]) -> list[str]:
+def job_warnings(per_segment: list[tuple[int, list[Notice]]]) -> list[Notice]:
     """The job's warnings from each segment's (index, warnings), in the order first met:
-    one line for each distinct warning, a fallback naming the segments it spoke (the
-    offline case: every segment's edge call fails alike, and the job says so once)."""
-    where: dict[str, list[int]] = {}
+    one for each distinct warning, a fallback naming the segments it spoke (the offline
+    case: every segment's edge call fails alike, and the job says so once; its ``segment``
+    is that segment, or None when it names several)."""
+    where: dict[tuple[str, str], tuple[Notice, list[int]]] = {}
     for index, warnings in per_segment:
         for w in warnings:
-            numbers = where.setdefault(w, [])
+            numbers = where.setdefault((w.code, w.message), (w, []))[1]
             if index + 1 not in numbers:
                 numbers.append(index + 1)
     out = []
-    for w, numbers in where.items():
-        reason, sep, rest = w.partition(_FELL_BACK)
+    for first, numbers in where.values():
+        one = numbers[0] if len(numbers) == 1 else None
+        reason, sep, rest = first.message.partition(_FELL_BACK)
         if sep:
-            out.append(f"{reason}; {segment_ranges(sorted(numbers))}{sep.removeprefix(';')}{rest}")
-        else:
-            out.append(w)  # names its segment, or is the same for all
+            said = f"{reason}; {segment_ranges(sorted(numbers))}{sep.removeprefix(';')}{rest}"
+            out.append(warning(first.code, said, one))
+        else:  # names its segment, or is the same for all
+            out.append(
+                first if first.segment is not None else warning(first.code, first.message, one)
+            )
     return out

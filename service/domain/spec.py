@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from service.domain.errors import ScriptError
+from service.domain.errors import ScriptError, validation_error
 from service.domain.fields import (
     SPEAKER_NAME,
     VOICE_ID,
@@ -277,33 +277,13 @@ class JobSpec(_Model):
         return self.subtitles.max_chars_per_line or DEFAULT_LINE_CHARS[self.language]
 
 
-def _where(loc: tuple[int | str, ...]) -> str:
-    """Turn a pydantic location into words: ('segments', 1, 'seconds') -> 'segment 2 seconds'."""
-    parts: list[str] = []
-    i = 0
-    while i < len(loc):
-        key = loc[i]
-        nxt = loc[i + 1] if i + 1 < len(loc) else None
-        if isinstance(key, str) and isinstance(nxt, int):
-            singular = key[:-1] if key.endswith("s") else key
-            parts.append(f"{singular} {nxt + 1}")
-            i += 2
-        else:
-            parts.append(str(key))
-            i += 1
-    return " ".join(parts) or "spec"
-
-
 def spec_from_data(data: Any) -> JobSpec:
-    """Validate plain data into a JobSpec, turning pydantic's errors into one clear ScriptError."""
+    """Validate plain data into a JobSpec, turning pydantic's errors into one clear ScriptError
+    (the first; the others, one per field, in its ``also``)."""
     try:
         return JobSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        msg = str(first["msg"]).removeprefix("Value error, ")
-        got = first.get("input")
-        shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r:.60})"
-        raise ScriptError(msg + shown, _where(tuple(first["loc"]))) from None
+        raise validation_error(exc.errors()) from None
 
 
 def spec_from_json(text: str) -> JobSpec:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from service.domain.errors import PaceOverflowError, ScriptError
+from service.domain.notices import Notice, warning
 from service.domain.spec import FitOptions, JobSpec, Shot
 from service.domain.text import syllables
 from service.domain.units import s_to_ms
@@ -50,9 +51,9 @@ def pace_checks(spec: JobSpec) -> list[PaceCheck]:
     return [pace_check(spec, i) for i in range(len(spec.segments))]
 
 
-def check_pace(spec: JobSpec) -> list[str]:
+def check_pace(spec: JobSpec) -> list[Notice]:
     """Apply ``fit.on_overflow`` to every segment; raise for ``fail``, else return warnings."""
-    warnings = []
+    warnings: list[Notice] = []
     for chk in pace_checks(spec):
         if not chk.overflows:
             continue
@@ -61,16 +62,15 @@ def check_pace(spec: JobSpec) -> list[str]:
                 chk.index, chk.syllables, chk.allotted_ms / 1000, chk.pace, chk.limit
             )
         if spec.fit.on_overflow == "squeeze":
-            warnings.append(
-                f"segment {chk.index}: squeezed to {chk.pace:.2f} syllables/s, over the "
-                f"limit {chk.limit:g}"
-            )
+            said = f"squeezed to {chk.pace:.2f} syllables/s, over the limit {chk.limit:g}"
+            warnings.append(warning("pace.squeezed", f"segment {chk.index}: {said}", chk.index))
         else:
-            warnings.append(
+            said = (
                 f"segment {chk.index}: extended from {chk.allotted_ms / 1000:g} s to "
                 f"{chk.extended_ms / 1000:g} s to stay within {chk.limit:g} syllables/s; "
                 f"later segments move back"
             )
+            warnings.append(warning("pace.extended", said, chk.index))
     return warnings
 
 
@@ -229,7 +229,7 @@ def next_rate(
 @dataclass(frozen=True, slots=True)
 class Residual:
     ratio: float  # output/input duration for the time-stretch; 1.0 means none
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Notice] = field(default_factory=list)
 
 
 def plan_residual(
@@ -239,7 +239,7 @@ def plan_residual(
     if speech_ms <= target_ms:
         return Residual(1.0)
     ratio = target_ms / speech_ms
-    warnings = []
+    warnings: list[Notice] = []
     if 1 / ratio - 1 > fit.max_stretch:
         if not squeeze:
             raise ScriptError(
@@ -247,7 +247,6 @@ def plan_residual(
                 f"rate, over fit.max_stretch={fit.max_stretch:g}",
                 f"segment {index + 1}",
             )
-        warnings.append(
-            f"segment {index + 1}: time-stretched {1 / ratio:.2f}x, over fit.max_stretch"
-        )
+        said = f"segment {index + 1}: time-stretched {1 / ratio:.2f}x, over fit.max_stretch"
+        warnings.append(warning("fit.stretched", said, index + 1))
     return Residual(ratio, warnings)

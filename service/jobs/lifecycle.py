@@ -10,6 +10,7 @@ from collections.abc import Callable
 from service.config import Settings
 from service.domain.errors import CanceledError, StorageUnavailable
 from service.domain.job import Job
+from service.domain.notices import Notice
 from service.ports import JobStore, Storage
 
 log = logging.getLogger("narrate.jobs")
@@ -29,12 +30,12 @@ class Lifecycle:
             message = re.sub(re.escape(root) + r"[^\s:'\"]*", "the upload", message)
         return message
 
-    def fail(self, job: Job, reason: str) -> None:
-        reason = self.redact_paths(reason)
+    def fail(self, job: Job, reason: Notice) -> None:
+        reason = reason.model_copy(update={"message": self.redact_paths(reason.message)})
         # Intermediate files go first: a client that sees "failed" finds none of them.
         self._tidy(self.storage.clear_work, job)
         if self.store.advance(job.id, "failed", error=reason):
-            log.warning("job %s failed: %s", job.id, reason)
+            log.warning("job %s failed: %s (%s)", job.id, reason.message, reason.code)
         self.discard_work(job)
 
     def discard_work(self, job: Job) -> None:

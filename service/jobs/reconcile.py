@@ -8,6 +8,7 @@ import time
 
 from service import logs
 from service.config import Settings
+from service.domain.notices import Notice
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.retention import Sweeper
 from service.ports import FINALIZE_TASK, SEGMENT_TASK, JobStore, Queue
@@ -47,8 +48,8 @@ class Reconciler:
             if job is None or job.terminal:
                 self.store.forget_active(job_id)
             elif now - (job.started or now) > self.settings.job_timeout:
-                timeout = self.settings.job_timeout
-                self.lifecycle.fail(job, f"timed out: not finished within {timeout:g} s")
+                said = f"timed out: not finished within {self.settings.job_timeout:g} s"
+                self.lifecycle.fail(job, Notice(code="timeout", message=said))
                 counts["timed_out"] += 1
             elif now - job.updated > self.settings.visibility_timeout:
                 stale.append(job_id)

@@ -10,11 +10,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import redis
-
 from service.config import Settings
-from service.domain.errors import QueueUnavailable
+from service.domain.errors import QueueUnavailable, StoreUnavailable
 from service.domain.job import Job
+from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
@@ -122,7 +121,7 @@ class JobService(JobParts):
             return self.store.create(
                 job, idem, messages, self.queue.name, self.settings.redis_timeout / 2
             )
-        except redis.RedisError as exc:
+        except StoreUnavailable as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(f"the job was not stored: {exc}") from exc
 
@@ -149,9 +148,8 @@ class JobService(JobParts):
     # -- change ----------------------------------------------------------------------------
     def cancel_or_delete(self, job: Job) -> str:
         """Cancel a queued or running job; delete a finished one with its artifacts."""
-        if not job.terminal and self.store.advance(
-            job.id, "canceled", error="canceled by the user"
-        ):
+        canceled = Notice(code="canceled", message="canceled by the user")
+        if not job.terminal and self.store.advance(job.id, "canceled", error=canceled):
             self.lifecycle.discard_work(job)  # a step still running stops at its next check
             return "canceled"
         self.storage.delete(job.tenant, job.id)
@@ -165,7 +163,7 @@ class JobService(JobParts):
         which holds a broker connection while it waits for another one."""
         try:
             fleet = self.store.fleet(self.settings.worker_dead_after)
-        except redis.RedisError:
+        except StoreUnavailable:
             return {"redis": False, "workers": 0}
         return {"redis": True, "workers": len(fleet.live)}
 
@@ -175,7 +173,7 @@ class JobService(JobParts):
         while not stop.is_set():
             try:
                 n = self.metrics.backfill()
-            except redis.RedisError as exc:
+            except StoreUnavailable as exc:
                 log.warning("jobs not counted yet for /metrics (%s); retrying", exc)
                 stop.wait(retry)
                 continue

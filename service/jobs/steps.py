@@ -11,8 +11,9 @@ import time
 from pathlib import Path
 
 from service import logs
-from service.domain.errors import CanceledError, NarrateError
+from service.domain.errors import CanceledError, NarrateError, StoreUnavailable
 from service.domain.job import Job
+from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
 from service.pipeline import ARTIFACTS, JobPlan, Rendered, SegmentResult
@@ -35,7 +36,7 @@ class WorkerSteps(JobParts):
         spec, options = JobSpec.model_validate(job.spec), RenderOptions.model_validate(job.options)
         return self.pipeline.plan(spec, options)
 
-    def _admit(self, job_id: str, task: str, what: str) -> Job | None:
+    def _admit(self, job_id: str, task: str, what: str, segment: int | None = None) -> Job | None:
         """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
         a task that keeps killing its worker fails the job instead of looping for ever."""
         job = self.store.get(job_id)
@@ -49,14 +50,15 @@ class WorkerSteps(JobParts):
         if n == 0:  # deleted meanwhile
             return None
         if n > self.settings.max_deliveries:
-            self.lifecycle.fail(
-                job, f"{what} was started {n - 1} times and never finished (worker lost each time)"
-            )
+            said = f"{what} was started {n - 1} times and never finished (worker lost each time)"
+            self.lifecycle.fail(job, Notice(code="worker.lost", message=said, segment=segment))
             return None
         return job
 
     # -- when a step ends badly --------------------------------------------------------------
-    def crashed(self, job_id: str, what: str, exc: BaseException) -> None:
+    def crashed(
+        self, job_id: str, what: str, exc: BaseException, segment: int | None = None
+    ) -> None:
         """A step raised something that is not a narrate error (a bug, or a value no check
         caught): retrying cannot help, so the job fails now, with the real error."""
         job = self.store.get(job_id)
@@ -66,18 +68,19 @@ class WorkerSteps(JobParts):
                 self.lifecycle.discard_work(job)
             return
         log.error("job %s: %s raised", job_id, what, exc_info=exc)
-        self.lifecycle.fail(job, f"{what} failed: internal error: {type(exc).__name__}: {exc}")
+        said = f"{what} failed: internal error: {type(exc).__name__}: {exc}"
+        self.lifecycle.fail(job, Notice(code="internal", message=said, segment=segment))
 
-    def timed_out(self, job_id: str, what: str) -> None:
+    def timed_out(self, job_id: str, what: str, segment: int | None = None) -> None:
         """The step ran past the soft time limit."""
         job = self.store.get(job_id)
         if job is not None:
-            limit = self.settings.task_soft_time_limit
-            self.lifecycle.fail(job, f"{what} timed out after {limit:g} s")
+            said = f"{what} timed out after {self.settings.task_soft_time_limit:g} s"
+            self.lifecycle.fail(job, Notice(code="timeout", message=said, segment=segment))
 
     # -- segment -----------------------------------------------------------------------------
     def run_segment(self, job_id: str, index: int, worker: str) -> None:
-        job = self._admit(job_id, f"segment:{index}", f"segment {index + 1}")
+        job = self._admit(job_id, f"segment:{index}", f"segment {index + 1}", index + 1)
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
@@ -99,8 +102,11 @@ class WorkerSteps(JobParts):
         except CanceledError:
             self.lifecycle.discard_work(job)
             return
+        except StoreUnavailable:
+            raise  # the task hands its message back
         except NarrateError as exc:
-            self.lifecycle.fail(job, f"segment {index + 1}: {exc}")
+            said = f"segment {index + 1}: {exc}"
+            self.lifecycle.fail(job, Notice(code=exc.code, message=said, segment=index + 1))
             return
         except Exception:
             self.lifecycle.tidy_if_gone(job)  # deleted under it: its files went missing
@@ -143,7 +149,7 @@ class WorkerSteps(JobParts):
         try:
             staged = self.storage.staging(job.tenant, job_id)
         except NarrateError as exc:
-            self.lifecycle.fail(job, str(exc))
+            self.lifecycle.fail(job, exc.notice())
             return
         work = self.storage.workspace(job.tenant, job_id)
         try:
@@ -152,10 +158,13 @@ class WorkerSteps(JobParts):
             self._succeeded(job, rendered, published)
         except CanceledError:
             self.lifecycle.discard_work(job)
+        except StoreUnavailable:
+            raise  # the task hands its message back
         except NarrateError as exc:
-            self.lifecycle.fail(job, str(exc))
+            self.lifecycle.fail(job, exc.notice())
         except FileNotFoundError as exc:
-            self.lifecycle.fail(job, f"a segment's output is missing: {exc.filename}")
+            said = f"a segment's output is missing: {exc.filename}"
+            self.lifecycle.fail(job, Notice(code="work.missing", message=said))
         except Exception:
             self.lifecycle.tidy_if_gone(job)
             raise

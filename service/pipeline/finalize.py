@@ -13,7 +13,7 @@ from pathlib import Path
 from service import audio as dsp
 from service.config import Settings
 from service.domain.job import SYNTH_SHARE
-from service.domain.notices import job_warnings
+from service.domain.notices import Notice, job_warnings, warning
 from service.domain.options import MasterLoudness
 from service.domain.subtitles import (
     WRITERS,
@@ -218,7 +218,7 @@ class Finalizer:
         video: Path | None,
         outdir: Path,
         placed: Placed,
-        warnings: list[str],
+        warnings: list[Notice],
     ) -> MuxRequest | None:
         """What the video file is made of; None without a video. Warns of overlays that
         start after the video (and the narration) end."""
@@ -228,7 +228,8 @@ class Finalizer:
         shown_until = max(plan.video.duration, narration_end)
         late = [o for o in placed.overlays if ms_to_s(o.start_ms) >= shown_until]
         if late:
-            warnings.append(f"{len(late)} overlay(s) start after the video ends and are not shown")
+            said = f"{len(late)} overlay(s) start after the video ends and are not shown"
+            warnings.append(warning("overlay.hidden", said))
         return MuxRequest(
             video=video,
             narration=outdir / "narration.wav",

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from service import audio as dsp
+from service.domain.notices import Notice
 from service.domain.options import PASS_LU, MasterLoudness
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
@@ -119,7 +120,7 @@ class Manifest(BaseModel):
     overlays: list[ManifestOverlay]
     cues: list[ManifestCue]
     loudness: Loudness
-    warnings: list[str]
+    warnings: list[Notice]
     style: dict[str, Any] = Field(description="the subtitle style as applied")
     screen_text: bool
     qualifier_display: str
@@ -143,7 +144,7 @@ def build_manifest(
     loud: dsp.Loudness,
     target: MasterLoudness,
     sample_rate: int,
-    warnings: list[str],
+    warnings: list[Notice],
     music: MusicReport | None = None,
 ) -> Manifest:
     spec = plan.spec

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from service.domain.notices import Notice
 from service.domain.options import MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import Style
@@ -44,7 +45,7 @@ class JobPlan(BaseModel):
     voices: list[tuple[str, ...]]  # per segment: the voice ids to try, in order
     style: Style
     video: VideoInfo | None = None
-    warnings: list[str] = []
+    warnings: list[Notice] = []
     # The master's loudness target, resolved at the door (the options', else the settings');
     # None in a plan stored before per-job loudness: finalize uses the settings then.
     loudness: MasterLoudness | None = None
@@ -65,7 +66,7 @@ class SegmentResult(BaseModel):
     sample_rate: int
     audio: str
     phrases: list[TimedPhrase]  # times into the segment's own audio (its slot starts at 0)
-    warnings: list[str] = []
+    warnings: list[Notice] = []
     timings: dict[str, float] = {}
     tts_calls: dict[str, int] = {}  # engine -> requests (cache misses)
     spoken_text: str = ""  # what the engine was given (the speech front-end's output)

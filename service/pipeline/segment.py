@@ -13,6 +13,7 @@ from pathlib import Path
 from service import audio as dsp
 from service.config import Settings
 from service.domain.fields import rate_multiplier
+from service.domain.notices import Notice, warning
 from service.domain.spec import FitOptions, JobSpec
 from service.domain.speech import Lexicon, SpokenText, Tools
 from service.domain.subtitles import TimedPhrase, timed_phrases
@@ -33,7 +34,7 @@ class Fitted:
     scale: float
     speech_ms: int
     ratio: float
-    warnings: list[str]
+    warnings: list[Notice]
 
 
 def source_words(
@@ -100,6 +101,7 @@ class SegmentRenderer:
             spec.line_chars,
             seg.pitch or "+0Hz",
             seg.volume or "+0%",
+            index + 1,
         )
 
     def render(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
@@ -110,7 +112,7 @@ class SegmentRenderer:
         """
         spec, fit = plan.spec, plan.spec.fit
         slot = slot_ms(spec, index)
-        warnings: list[str] = []
+        warnings: list[Notice] = []
         calls: dict[str, int] = {}
         t0 = time.perf_counter()
         speaker = self.spoken_segment(plan, index)
@@ -126,11 +128,15 @@ class SegmentRenderer:
             rate_multiplier(seg.rate),
         )
         if voiced.engine != "edge" and (seg.pitch or seg.volume):
-            warnings.append(
+            said = (
                 f"segment {index + 1}: {voiced.engine} does not apply pitch/volume; spoken without"
             )
+            warnings.append(warning("voice.pitch_ignored", said, index + 1))
         spoken = speaker.spoken(getattr(self.voicing.engines[voiced.engine], "reader", "text"))
-        warnings += [f"segment {index + 1}: {w}" for w in spoken.warnings]
+        number = index + 1
+        warnings += [
+            warning("text.unspoken", f"segment {number}: {w}", number) for w in spoken.warnings
+        ]
         t1 = time.perf_counter()
         fitted = self._fit(voiced.speech, index, slot, target_ms, fit, work)
         name = segment_audio_name(index)

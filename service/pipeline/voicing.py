@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass, field
 
 from service.domain.errors import EngineError
-from service.domain.notices import fell_back
+from service.domain.notices import Notice, fell_back
 from service.domain.spec import FitOptions
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.timeline import next_rate
@@ -32,6 +32,7 @@ class SpokenSegment:
     phrase_chars: int
     pitch: str = "+0Hz"
     volume: str = "+0%"
+    number: int | None = None  # the segment's, 1-based (its warnings name it)
     made: dict[str, SpokenText] = field(default_factory=dict)
 
     def spoken(self, reader: str) -> SpokenText:
@@ -76,7 +77,7 @@ class Voicing:
         casting: Casting,
         speaker: SpokenSegment,
         rate: float,
-        warnings: list[str],
+        warnings: list[Notice],
         calls: dict[str, int],
     ) -> tuple[str, str, Speech]:
         """Synthesize with the cast engine (given the text its kind reads); fall back to the
@@ -99,7 +100,7 @@ class Voicing:
                 raise EngineError(casting.engine, "engine is not available on this machine")
             reason = f"{casting.engine} is not available"
         fallback = casting.fall_back()
-        warnings.append(fell_back(reason, fallback.engine, fallback.voice.id))
+        warnings.append(fell_back(reason, fallback.engine, fallback.voice.id, speaker.number))
         log.warning("%s; falling back to %s voice %s", reason, fallback.engine, fallback.voice.id)
         return self.speak(fallback, speaker, rate, warnings, calls)
 
@@ -109,7 +110,7 @@ class Voicing:
         speaker: SpokenSegment,
         target_ms: int,
         fit: FitOptions,
-        warnings: list[str],
+        warnings: list[Notice],
         calls: dict[str, int],
         start: float = 1.0,
     ) -> Voiced:
@@ -137,6 +138,6 @@ class Voicing:
             rest = casting.after(engine_name)
             if rest is None:
                 raise
-            warnings.append(fell_back(str(exc), rest.engine, rest.voice.id))
+            warnings.append(fell_back(str(exc), rest.engine, rest.voice.id, speaker.number))
             return self.native_fit(rest, speaker, target_ms, fit, warnings, calls, start)
         return Voiced(engine_name, voice, first.duration_ms, speech, rate)

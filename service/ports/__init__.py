@@ -2,7 +2,9 @@
 module per side (tts, media, storage, jobs); every name is importable from here."""
 
 from service.ports.jobs import (
+    BUCKETS,
     FINALIZE_TASK,
+    QUEUE,
     SEGMENT_TASK,
     Fleet,
     JobStore,
@@ -16,7 +18,9 @@ from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Wo
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
 
 __all__ = [
+    "BUCKETS",
     "FINALIZE_TASK",
+    "QUEUE",
     "SEGMENT_TASK",
     "Artifact",
     "Blobs",

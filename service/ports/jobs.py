@@ -9,9 +9,10 @@ from typing import Any, Protocol
 
 from service.domain.job import Job
 
-# The two steps of a job, by the names the queue carries them under.
+# The two steps of a job, by the names the queue carries them under, and the queue's name.
 SEGMENT_TASK = "narrate.segment"
 FINALIZE_TASK = "narrate.finalize"
+QUEUE = "narrate"
 
 
 class Queue(Protocol):
@@ -54,7 +55,10 @@ class JobSweep(Protocol):
 
 class JobStore(Protocol):
     """Job records and their counters (adapters/jobstore.py on Redis; adapters/memory.py in
-    memory). Every change is atomic; status only moves forward."""
+    memory). Every change is atomic; status only moves forward. A store that cannot be
+    reached raises StoreUnavailable (service/domain/errors.py), never its client's errors.
+    A job's ``error`` and ``warnings`` go in as notices and come back as notices (a record
+    kept before they were typed reads as notices too)."""
 
     def ping(self) -> bool: ...
 
@@ -126,8 +130,13 @@ class JobStore(Protocol):
         ...
 
 
+# The upper bounds (seconds) of the stage histograms every Metrics keeps and /metrics shows.
+BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+
 class Metrics(Protocol):
-    """Fleet-wide figures every worker process adds to and /metrics reads."""
+    """Fleet-wide figures every worker process adds to and /metrics reads; StoreUnavailable
+    when the store behind them cannot be reached."""
 
     def observe_stage(self, stage: str, seconds: float) -> None: ...
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.notices import fell_back, job_warnings, segment_ranges
+from service.domain.notices import Notice, fell_back, job_warnings, segment_ranges, warning
 
 
 def test_segments_are_named_as_ranges() -> None:
@@ -15,16 +15,32 @@ def test_a_fallback_shared_by_segments_is_said_once_naming_them() -> None:
     busy = fell_back("edge: HTTP 429: Too Many Requests", "espeak", "v")
     per_segment = [
         (0, [down]),
-        (1, [down, "segment 2: time-stretched 1.30x, over fit.max_stretch"]),
+        (
+            1,
+            [
+                down,
+                warning(
+                    "fit.stretched", "segment 2: time-stretched 1.30x, over fit.max_stretch", 2
+                ),
+            ],
+        ),
         (2, [busy]),
         (3, [down]),
     ]
-    assert job_warnings(per_segment) == [
-        "edge: cannot reach the service (connection refused); segments 1-2, 4 fell back to "
-        "espeak voice v",
-        "segment 2: time-stretched 1.30x, over fit.max_stretch",
-        "edge: HTTP 429: Too Many Requests; segment 3 fell back to espeak voice v",
-    ]
-    assert job_warnings([(0, [down, down])]) == [
+    assert [(w.code, w.message, w.segment) for w in job_warnings(per_segment)] == [
+        ("engine.fallback", "edge: cannot reach the service (connection refused); segments 1-2, "
+         "4 fell back to espeak voice v", None),
+        ("fit.stretched", "segment 2: time-stretched 1.30x, over fit.max_stretch", 2),
+        ("engine.fallback", "edge: HTTP 429: Too Many Requests; segment 3 fell back to espeak "
+         "voice v", 3),
+    ]  # fmt: skip
+    assert [w.message for w in job_warnings([(0, [down, down])])] == [
         "edge: cannot reach the service (connection refused); segment 1 fell back to espeak voice v"
     ]
+
+
+def test_a_plain_sentence_reads_as_a_warning_and_an_old_error_keeps_its_words() -> None:
+    """Records, plans and segment results kept before notices were typed still read."""
+    assert Notice.model_validate("segment 1: squeezed") == Notice(
+        code="warning", message="segment 1: squeezed"
+    )

@@ -83,13 +83,13 @@ def test_overflow_fail_names_segment_length_pace_and_limit() -> None:
 
 def test_overflow_squeeze_warns_and_keeps_the_slot() -> None:
     spec = _fast("squeeze")
-    assert "squeezed" in check_pace(spec)[0]
+    assert "squeezed" in check_pace(spec)[0].message
     assert slot_ms(spec, 0) == 4000
 
 
 def test_overflow_extend_pushes_later_segments_back() -> None:
     spec = _fast("extend")
-    assert "extended" in check_pace(spec)[0]
+    assert "extended" in check_pace(spec)[0].message
     lengths = [slot_ms(spec, i) for i in range(2)]
     assert lengths[0] == 6401  # 48 / 7.5 s, rounded up
     slots = place_segments(spec, lengths)

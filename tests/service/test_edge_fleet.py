@@ -79,7 +79,7 @@ def test_breaker_stops_the_fleet_then_closes(edge_stack: Stack, server: EdgeServ
         job = wait_for(c, submit(c, script("熔断", 6), None, {}).json()["id"])
         assert job["status"] == "succeeded", job["error"]
         assert job["engines"] == ["espeak"] * 6
-        assert any("fell back to espeak" in w for w in job["warnings"])
+        assert any("fell back to espeak" in w["message"] for w in job["warnings"])
         # 6 segments x 3 attempts would be 18 calls; the shared breaker stops them early.
         assert server.requests <= 6, server.requests
         # The cool-down: wait until the fleet's breaker (in Redis) may let a probe through.
@@ -92,3 +92,32 @@ def test_breaker_stops_the_fleet_then_closes(edge_stack: Stack, server: EdgeServ
         assert probe["engines"] == ["edge"]  # the half-open probe went through and succeeded
         after = wait_for(c, submit(c, script("关闭", 2), None, {}).json()["id"])
         assert after["engines"] == ["edge", "edge"]  # closed again for everyone
+
+
+def test_a_redis_error_in_the_edge_guard_hands_the_message_back(
+    server: EdgeServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Redis stops taking writes while a segment is about to take its edge connection slot
+    (the guard's script is a write): the guard raises StoreUnavailable, the task hands its
+    message back, and the job succeeds on edge at the next delivery, nothing failed or
+    fallen back. Without the guard's translation the Redis error is a crash: job failed."""
+    server.reset()
+    s = start_stack(
+        tmp_path_factory.mktemp("edge-guard"), workers=1, faults="segment_sleep=2",
+        redis_timeout=1, edge_wss_url=server.url, edge_backoff=0.05, edge_receive_timeout=5,
+    )  # fmt: skip
+    r = s.redis()
+    try:
+        with s.client() as c:
+            job_id = submit(c, script("守卫", 1), None, {"engine": "edge"}).json()["id"]
+            deadline = time.monotonic() + 30
+            while '"running"' not in (r.hget(f"narrate:job:{job_id}:seg", "0") or ""):
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            r.execute_command("CLIENT", "PAUSE", 4000, "WRITE")  # the slot's script times out
+            job = wait_for(c, job_id, timeout=40)
+        assert job["status"] == "succeeded", job["error"]
+        assert job["engines"] == ["edge"] and job["warnings"] == []
+        assert int(r.hget(f"narrate:job:{job_id}:deliveries", "segment:0") or 0) >= 2
+    finally:
+        s.stop()

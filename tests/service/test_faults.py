@@ -63,9 +63,11 @@ def test_a_bug_in_a_step_fails_the_job_at_once_with_the_real_error(stack: Stack)
         job = wait_for(c, job_id, timeout=60)
         took = time.monotonic() - t
     assert job["status"] == "failed"
-    assert job["error"] == (
-        "segment 3 failed: internal error: OverflowError: math range error (injected)"
-    )
+    assert job["error"] == {
+        "code": "internal",
+        "message": "segment 3 failed: internal error: OverflowError: math range error (injected)",
+        "segment": 3,
+    }
     assert took < 18, took  # inside one visibility timeout (18 s here), not 3 of them
     assert stack.redis().hget(f"narrate:job:{job_id}:deliveries", "segment:2") == "1"
     # A failed job leaves no directory behind (no work files, no empty folders).
@@ -78,6 +80,7 @@ def test_task_that_always_crashes_its_worker_fails_the_job(stack: Stack) -> None
         job_id = submit(c, "[段 1 · 3 秒] 这一段会让 CRASH 工人崩溃。").json()["id"]
         job = wait_for(c, job_id, timeout=300)  # 3 visibility timeouts and restarts
     assert job["status"] == "failed"
-    assert "segment 1 was started 3 times and never finished" in job["error"]
+    assert "segment 1 was started 3 times and never finished" in job["error"]["message"]
+    assert (job["error"]["code"], job["error"]["segment"]) == ("worker.lost", 1)
     deliveries = json.loads(json.dumps(stack.redis().hgetall(f"narrate:job:{job_id}:deliveries")))
     assert int(deliveries["segment:0"]) == 4  # 3 crashes, and the 4th delivery refuses to run

@@ -53,7 +53,7 @@ def test_ffmpeg_hang_is_killed_at_the_timeout(stack: Stack, short_video: Path) -
     mode(stack, "hang")
     with stack.client() as c:
         job = wait_for(c, submit(c, SHORT_SCRIPT, short_video).json()["id"], timeout=60)
-    assert job["status"] == "failed" and "timed out" in job["error"]
+    assert job["status"] == "failed" and "timed out" in job["error"]["message"]
     assert leftovers(stack, "alpha", job["id"]) == []
     # The whole process group went, the backgrounded sleep included.
     assert subprocess.run(["pgrep", "-f", "sleep 600"], capture_output=True).returncode == 1
@@ -63,7 +63,8 @@ def test_ffmpeg_failure_reports_its_stderr(stack: Stack, short_video: Path) -> N
     mode(stack, "fail")
     with stack.client() as c:
         job = wait_for(c, submit(c, SHORT_SCRIPT, short_video).json()["id"], timeout=60)
-    assert job["status"] == "failed" and "exited 1" in job["error"] and "boom" in job["error"]
+    error = job["error"]["message"]
+    assert job["status"] == "failed" and "exited 1" in error and "boom" in error
     assert leftovers(stack, "alpha", job["id"]) == []
 
 
@@ -92,8 +93,10 @@ def test_disk_full_during_mux_fails_cleanly(stack: Stack, tmp_path: Path) -> Non
         with stack.client("beta") as c:
             job = wait_for(c, submit(c, SHORT_SCRIPT, big).json()["id"], timeout=60)
         assert job["status"] == "failed", job
-        assert "ffmpeg-wrapper exited" in job["error"]  # the mux is what ran out of room
-        assert "No space left on device" in job["error"], job["error"]
+        error = job["error"]
+        assert "ffmpeg-wrapper exited" in error["message"]  # the mux is what ran out of room
+        assert "No space left on device" in error["message"], error
+        assert error["code"] == "media.failed"
         assert leftovers(stack, "beta", job["id"]) == []  # no partial MP4, no temp files
         assert job["artifacts"] == []
     finally:

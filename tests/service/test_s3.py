@@ -286,7 +286,7 @@ def test_the_store_going_away_mid_job_fails_it_cleanly(
             try:
                 job = wait_for(c, job_id, timeout=90)
                 assert job["status"] == "failed", job
-                assert "object storage" in job["error"]
+                assert "object storage" in job["error"]["message"]
                 assert job["artifacts"] == []
                 r = c.get(f"/v1/jobs/{job_id}/artifacts/narration.wav")
                 assert r.status_code == 404

@@ -344,7 +344,7 @@ def test_parse_endpoint_points_at_the_problem(studio_stack: Stack) -> None:
     }
     for script, expected in cases.items():
         r = alpha.post("/v1/scripts:parse", json={"script": script})
-        assert r.status_code == 422 and expected in r.json()["detail"], (script, r.text)
+        assert r.status_code == 422 and expected in r.json()["detail"][0]["msg"], (script, r.text)
     no_key = httpx.post(studio_stack.url + "/v1/scripts:parse", json={"script": "x"})
     assert no_key.status_code == 401
 
@@ -361,7 +361,7 @@ def test_rerender_validates_and_links(studio_stack: Stack) -> None:
     assert src["spec"]["segments"][0]["text"] == "One two three." and src["parent"] is None
     bad = {**src["spec"], "segments": [{"text": "", "seconds": 3}]}
     r = alpha.post(f"/v1/jobs/{job_id}/rerender", json={"spec": bad})
-    assert r.status_code == 422 and "segment 1 text" in r.json()["detail"]
+    assert r.status_code == 422 and "segment 1 text" in r.json()["detail"][0]["msg"]
     edited = {**src["spec"], "segments": [{"text": "One two four.", "seconds": 3}]}
     r = alpha.post(f"/v1/jobs/{job_id}/rerender", json={"spec": edited})
     assert r.status_code == 202, r.text
@@ -398,5 +398,44 @@ def test_no_key_needed_on_loopback(tmp_path: Path, browser: Any) -> None:
             lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
             "parsed",
         )
+    finally:
+        stack.stop()
+
+
+def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
+    tmp_path: Path, browser: Any
+) -> None:
+    """The page reads the job's error {code, message, segment} and warnings: it says the
+    message, marks the segment the error names as failed, and keeps each warning's code."""
+    stack = start_stack(tmp_path / "broken", workers=1, espeak="/nonexistent/espeak-ng")
+    spec = {
+        "title": "no espeak",
+        "segments": [
+            {"text": "代码测试通过以后,再做优化。", "seconds": 3},
+            {"text": "评分员对轨迹排序,低排名降权。" * 2, "seconds": 1.5},
+        ],
+        "fit": {"on_overflow": "squeeze"},
+        "options": {"engine": "espeak"},
+    }
+    try:
+        with stack.client() as c:
+            job_id = c.post("/v1/jobs", json=spec).json()["id"]
+            assert wait_for(c, job_id, timeout=60)["status"] == "failed"
+        browser.get(stack.url + "/")
+        sign_in(browser, stack.keys["alpha"])
+        until(browser, 10, lambda d: d.find_element(By.CSS_SELECTOR, "#job-list button"), "list")
+        browser.find_element(By.CSS_SELECTOR, f"#job-list button[data-id='{job_id}']").click()
+        error = until(
+            browser, 10, lambda d: d.find_element(By.ID, "job-error").text or None, "the error"
+        )
+        assert error.startswith("The job failed: segment 1: espeak: "), error
+        box = browser.find_element(By.ID, "job-error")
+        assert box.get_attribute("data-code") == "engine.failed"
+        first = browser.find_element(By.CSS_SELECTOR, "#seg-table tbody tr[data-index='1']")
+        assert first.find_elements(By.TAG_NAME, "td")[1].text == "failed"
+        (warned,) = browser.find_elements(By.CSS_SELECTOR, "#job-warnings li")
+        assert warned.get_attribute("data-code") == "pace.squeezed"
+        assert warned.get_attribute("data-segment") == "2"
+        assert warned.text.startswith("segment 2: squeezed to ")
     finally:
         stack.stop()

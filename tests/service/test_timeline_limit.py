@@ -49,5 +49,5 @@ def test_a_timeline_past_the_limit_is_422(
     with small_stack.client() as c:
         r = c.post("/v1/jobs", json=spec)
         assert r.status_code == 422, r.text
-        assert needle in r.json()["detail"]
+        assert needle in r.json()["detail"][0]["msg"]
         assert c.get("/v1/jobs").json()["jobs"] == []

@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 _ACQUIRE = """
@@ -40,7 +40,17 @@ def _opened(name: str, failures: int, cooldown: float, probing: bool) -> None:
     log.warning("%s circuit breaker open for %g s: %s", name, cooldown, why)
 
 
+def _store_errors() -> AbstractContextManager[None]:
+    """Redis's errors as StoreUnavailable: a worker hands the task back, as for the job
+    store. (Imported here: only a RedisGuard loads redis; the CLI's LocalGuard never does.)"""
+    from service.adapters.redis_errors import translated
+
+    return translated()
+
+
 class RedisGuard:
+    """Every method raises StoreUnavailable for a Redis error."""
+
     def __init__(
         self,
         client: Any,
@@ -60,20 +70,26 @@ class RedisGuard:
         """Hold one of ``limit`` fleet-wide connection slots; waits up to ``wait`` seconds."""
         token = uuid.uuid4().hex
         deadline = time.monotonic() + wait
-        while not self._acquire(
-            keys=[f"{self.key}:sem"],
-            args=[time.time(), time.time() + self.lease, self.limit, token],
-        ):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no free connection slot within {wait:g} s")
-            time.sleep(0.02)
+        with _store_errors():
+            while not self._acquire(
+                keys=[f"{self.key}:sem"],
+                args=[time.time(), time.time() + self.lease, self.limit, token],
+            ):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no free connection slot within {wait:g} s")
+                time.sleep(0.02)
         try:
             yield
         finally:
-            self.r.zrem(f"{self.key}:sem", token)
+            with _store_errors():
+                self.r.zrem(f"{self.key}:sem", token)
 
     def allow(self) -> bool:
         """Closed: yes. Open: no. Past the cool-down: yes for exactly one caller (the probe)."""
+        with _store_errors():
+            return self._allow()
+
+    def _allow(self) -> bool:
         open_until = float(self.r.get(f"{self.key}:open_until") or 0)
         if not open_until:
             return True
@@ -82,9 +98,14 @@ class RedisGuard:
         return bool(self.r.set(f"{self.key}:probe", "1", nx=True, ex=max(1, int(self.cooldown))))
 
     def success(self) -> None:
-        self.r.delete(f"{self.key}:failures", f"{self.key}:open_until", f"{self.key}:probe")
+        with _store_errors():
+            self.r.delete(f"{self.key}:failures", f"{self.key}:open_until", f"{self.key}:probe")
 
     def failure(self) -> None:
+        with _store_errors():
+            self._failure()
+
+    def _failure(self) -> None:
         n = int(self.r.incr(f"{self.key}:failures"))
         probing = self.r.exists(f"{self.key}:probe")
         if n >= self.failures or probing:

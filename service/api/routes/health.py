@@ -16,12 +16,12 @@ from prometheus_client.core import (
     Metric,
 )
 
-from service.adapters.metrics import BUCKETS
 from service.api.deps import CurrentSettings, Jobs
 from service.api.guard import local_client
 from service.api.ready import ready_cache
 from service.api.schemas import Health
 from service.jobs import JobService
+from service.ports import BUCKETS
 
 router = APIRouter()
 

@@ -22,6 +22,7 @@ from service.api.schemas import Created, Links
 from service.api.views import ERRORS
 from service.domain.errors import InputError
 from service.domain.job import Job
+from service.domain.notices import Notice
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.timeline import pace_checks
@@ -58,7 +59,7 @@ class Parsed(BaseModel):
     spec: dict[str, Any]
     segments: list[ParsedSegment]
     duration: float
-    warnings: list[str]
+    warnings: list[Notice]
 
 
 class Source(BaseModel):

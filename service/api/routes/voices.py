@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from service.api.deps import Jobs, Tenant
 from service.api.schemas import Voice
 from service.api.views import ERRORS
+from service.domain.errors import InputError
 
 router = APIRouter()
 
@@ -14,7 +15,9 @@ router = APIRouter()
 @router.get("/v1/voices", response_model=list[Voice], responses=ERRORS)
 def voices(who: Tenant, service: Jobs, language: str | None = None) -> list[Voice]:
     if language is not None and not 2 <= len(language) <= 35:
-        raise HTTPException(422, "language: expected a language or locale such as zh, en-GB")
+        raise InputError(
+            "language: expected a language or locale such as zh, en-GB", loc=("query", "language")
+        )
     return [
         Voice(
             id=v.id,

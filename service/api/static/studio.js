@@ -21,11 +21,15 @@ function el(tag, attrs, ...kids) {
   for (const k of kids) if (k !== null && k !== undefined) e.append(k);
   return e;
 }
+// A warning {code, message, segment}: the code rides along for styling and tests.
+function warningItem(w) {
+  return el("li", { "data-code": w.code, "data-segment": w.segment || null, text: w.message });
+}
 function detail(body, status) {
   if (!body) return "HTTP " + status;
   const d = body.detail;
   if (typeof d === "string") return d;
-  if (Array.isArray(d)) return d.map((x) => (x.loc || []).slice(1).join(" ") + ": " + x.msg).join("\n");
+  if (Array.isArray(d)) return d.map((x) => x.msg).join("\n");  // 422: [{code, msg, loc}], msg names the field
   return "HTTP " + status;
 }
 async function api(path, opts) {
@@ -170,7 +174,7 @@ function showParsed(p) {
   if ((spec.qualifiers || []).length) parts.push(el("p", {}, el("strong", { text: "Qualifiers (top layer): " }), spec.qualifiers.join("; ")));
   if ((spec.shots || []).length) parts.push(el("details", {}, el("summary", { text: `Shots (${spec.shots.length})` }),
     el("ul", {}, ...spec.shots.map((s) => el("li", { text: `${s.index} · ${s.name} · ${fmt(s.start)}–${fmt(s.end)} s${s.screen_text ? " · " + s.screen_text : ""}` })))));
-  if (p.warnings.length) parts.push(el("ul", { class: "warnings" }, ...p.warnings.map((w) => el("li", { text: w }))));
+  if (p.warnings.length) parts.push(el("ul", { class: "warnings" }, ...p.warnings.map(warningItem)));
   $("parsed").replaceChildren(...parts);
 }
 $("check").addEventListener("click", checkScript);
@@ -233,12 +237,14 @@ function showJob(j) {
   const stage = j.stage ? ` · stage: ${j.stage}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, text: j.status }), `${stage} · ${Math.round(j.progress * 100)}%`);
   $("cancel").hidden = ["succeeded", "failed", "canceled"].includes(j.status);
-  $("job-error").textContent = j.error ? "The job " + j.status + ": " + j.error : "";
-  $("job-warnings").replaceChildren(...j.warnings.map((w) => el("li", { text: w })));
-  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => el("tr", { "data-index": s.index },
-    el("td", { text: s.index }), el("td", { class: "state " + s.state, text: s.state }),
+  $("job-error").textContent = j.error ? "The job " + j.status + ": " + j.error.message : "";
+  $("job-error").dataset.code = j.error ? j.error.code : "";
+  $("job-warnings").replaceChildren(...j.warnings.map(warningItem));
+  const failedAt = j.error && j.status === "failed" ? j.error.segment : null;  // the segment the error names
+  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = s.index === failedAt ? "failed" : s.state; return el("tr", { "data-index": s.index },
+    el("td", { text: s.index }), el("td", { class: "state " + state, text: state }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
-    el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) }))));
+    el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) })); }));
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
