@@ -113,7 +113,7 @@ def jobs(stack: Stack) -> list[dict[str, Any]]:
     return list(r.json()["jobs"])
 
 
-def answers(driver: Any, path: str, n: int, timeout: float = 15) -> list[tuple[str, int]]:
+def answers(driver: Any, path: str, n: int, timeout: float = 30) -> list[tuple[str, int]]:
     """(method, status) of the first ``n`` responses to ``path`` the browser got, from its
     own log (the page's script sees none: the forms' answers go to frames, and the fetch's
     is opaque, or blocked by Cross-Origin-Resource-Policy)."""
