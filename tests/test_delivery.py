@@ -16,7 +16,8 @@ from service.adapters.catalog import load_catalog
 from service.config import get_settings
 from service.domain.errors import ScriptError, VoiceError
 from service.domain.fields import rate_multiplier
-from service.domain.script import parse_markdown, parse_script, to_markdown
+from service.domain.markdown import to_markdown
+from service.domain.script import parse_markdown, parse_script
 from service.domain.spec import spec_from_data
 from service.domain.voices import Catalog
 from tests.helpers import narrate

@@ -14,7 +14,8 @@ import pysubs2
 import pytest
 
 from service.domain.errors import ScriptError
-from service.domain.script import parse_markdown, to_markdown
+from service.domain.markdown import to_markdown
+from service.domain.script import parse_markdown
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.subtitles import (
     OVERLAY,

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.domain.errors import ScriptError
-from service.domain.script import parse_markdown, parse_script, to_markdown
+from service.domain.markdown import to_markdown
+from service.domain.script import parse_markdown, parse_script
 from service.domain.spec import JobSpec, Segment, Shot, json_schema, spec_from_data
 from tests.conftest import BUNDLED_EXAMPLE, GAGAR_EXAMPLE
 

@@ -13,7 +13,8 @@ from service.adapters.pinyin import homophone, load_lexicon, speech_tools, word_
 from service.adapters.segmenter import cjk_words
 from service.config import ROOT
 from service.domain.errors import ScriptError
-from service.domain.script import parse_markdown, to_markdown
+from service.domain.markdown import to_markdown
+from service.domain.script import parse_markdown
 from service.domain.spec import spec_from_data
 from service.domain.speech import Tools, front_end, parse_entries
 from service.domain.speech.lexicon import MAX_ENTRIES
