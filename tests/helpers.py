@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +166,12 @@ def narrate(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
         timeout=300,
         cwd=cwd,
     )
+
+
+def eventually(condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
+    """Poll ``condition`` until it holds (a state other processes reach in their own time);
+    fail naming ``what`` if it does not within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout:g} s: {what}"
+        time.sleep(0.05)
