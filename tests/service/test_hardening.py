@@ -23,6 +23,14 @@ pytestmark = pytest.mark.integration
 SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。"
 
 
+def redis_barrier(r: Any) -> None:
+    """Wait for Redis to have run what its clients had sent before now, by round trips, not
+    by time: the buffered commands were readable before these pings were sent, and Redis runs
+    what one loop iteration read before it reads again, so by the last answer they have run."""
+    for _ in range(3):
+        r.ping()
+
+
 @pytest.fixture(scope="module")
 def slow_submit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     # Every submit takes 3 s after its body is read (as a slow parse or ffprobe would).
@@ -103,8 +111,8 @@ def test_hung_redis_gives_quick_503s_that_never_run_and_retries_do_not_duplicate
     assert all(a.headers["Retry-After"] for a in answers)
     assert took < 4, took  # 1 s timeout per call, not 5 s, not in series
     assert max(times) < 1.0, times  # /healthz never waited on Redis (a call waits 1 s here)
-    time.sleep(1.5)  # Redis now runs whatever it had buffered
     r = s.redis()
+    redis_barrier(r)
     assert jobs_in_redis(s) == [] and r.llen("narrate") == 0  # no ghost record, no task
     assert not list(r.scan_iter("narrate:idem:*"))
     with s.client() as c:
@@ -269,8 +277,8 @@ def test_a_create_that_reaches_redis_late_writes_nothing(idle: Stack) -> None:
             store.create(job(1), ("k1", "h"), ["m1"], "narrate", budget=0.5)
     finally:
         idle.procs["redis"].send_signal(signal.SIGCONT)
-    time.sleep(0.5)  # the buffered EVALSHA has run by now
     r = idle.redis()
+    redis_barrier(r)  # the buffered EVALSHA has run by now
     assert r.exists("narrate:job:j0") and not r.exists("narrate:job:j1")
     assert r.lrange("narrate", 0, -1) == ["m0"] and not r.exists("narrate:idem:alpha:k1")
     assert not r.sismember("narrate:active", "j1")

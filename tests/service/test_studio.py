@@ -93,11 +93,13 @@ def screenshot(driver: Any, path: Path, width: int, mobile: bool) -> None:
     )
     # The page has re-laid itself out at the new width (two animation frames later).
     WebDriverWait(driver, 10).until(
-        lambda d: d.execute_async_script(
-            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
-            "() => done(window.innerWidth)));"
+        lambda d: (
+            d.execute_async_script(
+                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
+                "() => done(window.innerWidth)));"
+            )
+            == width
         )
-        == width
     )
     height = driver.execute_script("return document.documentElement.scrollHeight")
     shot = driver.execute_cdp_cmd(
