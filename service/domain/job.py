@@ -67,5 +67,7 @@ def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
         return None
     ms, _, job_id = cursor.partition(":")
     if not ms.isdigit() or not (job_id.isalnum() or job_id == "") or len(job_id) > 64:
-        raise InputError(f"cursor {cursor!r} is not one a listing gave (<ms>:<job id>)")
+        raise InputError(
+            f"cursor {cursor!r} is not one a listing gave (<ms>:<job id>)", loc=("cursor",)
+        )
     return int(ms), job_id
