@@ -6,6 +6,8 @@ from tests/service/faults.py, which inject those faults; production code has no 
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ import pytest
 from devtools import stack as devstack
 from devtools.stack import Stack, free_port, submit, wait_for
 
-__all__ = ["Stack", "free_port", "start_stack", "submit", "wait_for"]
+__all__ = ["Stack", "chromium", "free_port", "start_stack", "submit", "wait_for"]
 
 
 def start_stack(tmp: Path, workers: int = 2, faults: str = "", **settings: Any) -> Stack:
@@ -36,3 +38,28 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = start_stack(tmp_path_factory.mktemp("stack"), max_video_bytes=3_000_000)
     yield s
     s.stop()
+
+
+@contextlib.contextmanager
+def chromium(profile: Path, *flags: str, logs: tuple[str, ...] = ("browser",)) -> Iterator[Any]:
+    """Debian's headless Chromium through chromedriver (Selenium), with its own profile, the
+    ``flags`` a test needs, and the logs it reads (``browser``: console and CSP reports;
+    ``performance``: the network events)."""
+    from selenium import webdriver
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", f"--user-data-dir={profile}", *flags,
+    ):  # fmt: skip
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", dict.fromkeys(logs, "ALL"))
+    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
+    driver = webdriver.Chrome(options=opts, service=service)
+    driver.set_script_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()

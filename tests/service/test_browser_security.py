@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.service.conftest import Stack, free_port, start_stack
+from tests.service.conftest import Stack, chromium, free_port, start_stack
 
 pytestmark = [
     pytest.mark.integration,
@@ -63,23 +63,9 @@ def open_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-        f"--host-resolver-rules=MAP {EVIL} 127.0.0.1",  # the rebinding, done
-    ):  # fmt: skip
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    driver = webdriver.Chrome(options=opts, service=service)
-    driver.set_script_timeout(30)
-    try:
+    rebind = f"--host-resolver-rules=MAP {EVIL} 127.0.0.1"  # the rebinding, done
+    with chromium(tmp_path / "profile", rebind, logs=("browser", "performance")) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture

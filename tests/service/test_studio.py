@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from tests.conftest import BUNDLED_EXAMPLE, ROOT, make_video
-from tests.service.conftest import Stack, start_stack, wait_for
+from tests.service.conftest import Stack, chromium, start_stack, wait_for
 
 pytestmark = [
     pytest.mark.integration,
@@ -51,23 +51,9 @@ def studio_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", "--autoplay-policy=no-user-gesture-required",
-        f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1440,1000",
-    ):  # fmt: skip
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # CSP reports land there
-    service = webdriver.ChromeService(executable_path=shutil.which("chromedriver"))
-    driver = webdriver.Chrome(options=opts, service=service)
-    driver.set_script_timeout(30)
-    try:
+    flags = ("--autoplay-policy=no-user-gesture-required", "--window-size=1440,1000")
+    with chromium(tmp_path / "profile", *flags) as driver:  # CSP reports: the browser log
         yield driver
-    finally:
-        driver.quit()
 
 
 def sign_in(driver: Any, key: str) -> None:
