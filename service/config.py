@@ -108,6 +108,25 @@ class Settings(BaseSettings):
     # Seconds an upload may go without sending a byte before it is answered 408.
     upload_idle_timeout: float = Field(default=60.0, gt=0)
 
+    # Webhooks (Standard Webhooks: /v1/webhooks endpoints, a job's webhook_url). Every worker
+    # runs a sender: a delivery is retried with exponential backoff (webhook_backoff s, doubled
+    # each try, capped at webhook_backoff_max, times a jitter of 0.5-1.5) until this many
+    # seconds after its event; each try waits webhook_timeout s for an answer.
+    webhook_max_age: float = Field(default=86400.0, gt=0)
+    webhook_timeout: float = Field(default=10.0, gt=0)
+    webhook_backoff: float = Field(default=5.0, gt=0)
+    webhook_backoff_max: float = Field(default=3600.0, gt=0)
+    # Seconds a sender holds a claimed delivery: a sender killed mid-try lets it go after
+    # this long and another sends it (same webhook-id). Keep above webhook_timeout.
+    webhook_lease: float = Field(default=30.0, gt=0)
+    webhook_poll: float = Field(default=0.25, gt=0)  # seconds between outbox checks when idle
+    # Let webhook URLs reach loopback, private, link-local and metadata addresses (refused
+    # otherwise, at registration and at every delivery): for tests and closed networks only.
+    webhook_allow_private: bool = False
+    # The API's base URL as receivers reach it: artifact links in a payload start with it
+    # (presigned URLs instead when the store is S3).
+    public_url: str = "http://127.0.0.1:8000"
+
     # Workers
     task_soft_time_limit: float = 300.0
     task_time_limit: float = 360.0

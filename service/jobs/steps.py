@@ -84,7 +84,8 @@ class WorkerSteps(JobParts):
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
-        self.store.advance(job_id, "running", stage="synthesize")
+        if self.store.advance(job_id, "running", stage="synthesize"):
+            self.lifecycle.stage(job, "synthesize")
         self.store.set_segment(
             job_id,
             index,
@@ -146,6 +147,7 @@ class WorkerSteps(JobParts):
         self.store.update(
             job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
         )
+        self.lifecycle.stage(job, "finalize")
         try:
             staged = self.storage.staging(job.tenant, job_id)
         except NarrateError as exc:
@@ -203,7 +205,7 @@ class WorkerSteps(JobParts):
         for stage in FINALIZE_STAGES:
             if stage in timings:
                 self.metrics.observe_stage(stage, timings[stage])
-        self.store.advance(
+        moved = self.store.advance(
             job.id,
             "succeeded",
             artifacts=published,
@@ -212,4 +214,6 @@ class WorkerSteps(JobParts):
             stage="done",
             stage_progress=1.0,
         )
+        if moved:
+            self.lifecycle.ended(job.id)
         self.lifecycle.discard_work(job)
