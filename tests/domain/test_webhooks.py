@@ -67,7 +67,7 @@ def test_only_http_urls_without_credentials_and_known_events() -> None:
         with pytest.raises(InputError):
             wh.check_url(bad)
     assert wh.check_events(None) == ["job.succeeded", "job.failed", "job.canceled"]
-    with pytest.raises(InputError, match="job.finished"):
+    with pytest.raises(InputError, match=r"job\.finished"):
         wh.check_events(["job.finished"])
 
 
