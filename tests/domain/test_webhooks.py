@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
@@ -85,3 +86,19 @@ def test_the_payload_carries_the_ids_status_links_and_error() -> None:
         "timestamp": "1970-01-01T00:00:00Z",
         "data": {"job_id": "j1", "status": "failed", "artifacts": {}, "error": error},
     }
+
+
+def test_narrate_webhooks_verify_tells_a_receiver_whether_a_delivery_is_genuine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from service.cli import main
+
+    body = tmp_path / "body.json"
+    body.write_bytes(BODY)
+    args = ["webhooks", "verify", "--secret", SECRET, "--id", MSG_ID, "--timestamp", str(STAMP)]
+    assert main([*args, "--signature", EXPECTED, "--now", str(STAMP), str(body)]) == 0
+    assert capsys.readouterr().out == "valid\n"
+    body.write_bytes(BODY + b" ")
+    assert main([*args, "--signature", EXPECTED, "--now", str(STAMP), str(body)]) == 1
+    body.write_bytes(BODY)
+    assert main([*args, "--signature", EXPECTED, str(body)]) == 1  # years late: a replay
