@@ -45,6 +45,9 @@ class WorkerSteps(JobParts):
         if job.terminal:
             if job.status in ("canceled", "failed"):
                 self.lifecycle.discard_work(job)
+            # A step redelivered because its worker died after ending the job, before its
+            # events were written: written now (once: the outbox dedupes by event id).
+            self.lifecycle.ended(job_id)
             return None
         n = self.store.deliveries(job_id, task)
         if n == 0:  # deleted meanwhile

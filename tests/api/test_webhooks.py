@@ -134,3 +134,24 @@ def test_urls_reaching_private_addresses_are_refused_at_registration_and_submiss
         r = c.post("/v1/jobs", json=SPEC | {"options": {"webhook_url": "http://127.0.0.1/"}})
         assert r.status_code == 422 and "not a public address" in r.text
         assert c.get("/v1/webhooks").json() == [] and fleet.queue.pending == []
+
+
+def test_a_step_redelivered_after_its_worker_died_past_the_jobs_end_still_sends_the_event(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    fleet = make_fleet(tmp_path, webhook_allow_private=True, webhook_backoff=0.1)
+    with fleet.client() as c:
+        secret = c.post("/v1/webhooks", json={"url": receiver.url}).json()["secret"]
+        job_id = c.post("/v1/jobs", json=SPEC).json()["id"]
+        hooks = fleet.steps.lifecycle.webhooks
+        fleet.steps.lifecycle.webhooks = None  # the worker dies after the status write...
+        fleet.work()
+        assert c.get(f"/v1/jobs/{job_id}").json()["status"] == "succeeded"
+        fleet.steps.lifecycle.webhooks = hooks
+        _send_all(fleet)
+        assert receiver.delivered() == {}
+        fleet.steps.run_finalize(job_id, "worker2")  # ...and its unacked task comes back
+        fleet.steps.run_finalize(job_id, "worker3")  # (twice: still one event)
+        _send_all(fleet)
+        (req,) = receiver.delivered().values()
+        assert Webhook(secret).verify(req.body, req.headers)["data"]["job_id"] == job_id
