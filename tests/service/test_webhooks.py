@@ -11,9 +11,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from standardwebhooks import Webhook
 
+from devtools import stack as devstack
 from devtools.receiver import Receiver
 from tests.service.conftest import start_stack, submit, wait_for
 
@@ -66,6 +68,33 @@ def test_every_job_is_delivered_through_two_failed_tries_signed_and_recorded(
             assert stack.redis().zcard("narrate:outbox") == 0
     finally:
         stack.stop()
+
+
+def test_on_s3_the_payloads_artifact_links_are_presigned_urls_that_serve_the_bytes(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    from tests.service.test_s3 import BUCKET, S3Server, s3_env
+
+    s3 = S3Server()
+    s3.server.start()
+    s3.client.create_bucket(Bucket=BUCKET)
+    stack = devstack.start_stack(tmp_path, workers=1, env=s3_env(s3), **HOOKS)
+    try:
+        with stack.client() as c:
+            secret = c.post("/v1/webhooks", json={"url": receiver.url}).json()["secret"]
+            job = wait_for(c, submit(c, SCRIPT).json()["id"])
+            assert job["status"] == "succeeded", job["error"]
+            until(lambda: len(receiver.delivered()) == 1, 60, "not delivered")
+            (req,) = receiver.delivered().values()
+            links = Webhook(secret).verify(req.body, req.headers)["data"]["artifacts"]
+            assert set(links) == set(job["artifacts"])
+            for name, url in links.items():
+                assert url.startswith(s3.url) and "Signature" in url, url
+                served = c.get(f"/v1/jobs/{job['id']}/artifacts/{name}").content
+                assert httpx.get(url).content == served  # no key needed: presigned
+    finally:
+        stack.stop()
+        s3.server.stop()
 
 
 def test_a_worker_killed_mid_delivery_loses_no_event(tmp_path: Path) -> None:
