@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from voices import DIR as VOICES_DIR
@@ -142,6 +142,16 @@ class Settings(BaseSettings):
     worker_dead_after: float = Field(default=15.0, gt=0)
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
+
+    @model_validator(mode="after")
+    def _lease_over_timeout(self) -> Settings:
+        """A lease shorter than a try would let a second sender send while the first waits."""
+        if self.webhook_lease <= self.webhook_timeout:
+            raise ValueError(
+                f"NARRATE_WEBHOOK_LEASE ({self.webhook_lease:g} s) must be longer than "
+                f"NARRATE_WEBHOOK_TIMEOUT ({self.webhook_timeout:g} s)"
+            )
+        return self
 
     @property
     def visibility_timeout(self) -> float:

@@ -102,3 +102,13 @@ def test_narrate_webhooks_verify_tells_a_receiver_whether_a_delivery_is_genuine(
     assert main([*args, "--signature", EXPECTED, "--now", str(STAMP), str(body)]) == 1
     body.write_bytes(BODY)
     assert main([*args, "--signature", EXPECTED, str(body)]) == 1  # years late: a replay
+
+
+def test_a_lease_no_longer_than_a_try_is_refused_at_startup() -> None:
+    from pydantic import ValidationError
+
+    from service.config import Settings
+
+    with pytest.raises(ValidationError, match="NARRATE_WEBHOOK_LEASE"):
+        Settings(webhook_lease=10, webhook_timeout=10)
+    assert Settings(webhook_lease=4, webhook_timeout=3).webhook_lease == 4
