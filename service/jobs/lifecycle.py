@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from service.config import Settings
-from service.domain.errors import CanceledError, StorageUnavailable
+from service.domain.errors import CanceledError, StorageUnavailable, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice
 from service.ports import JobStore, Storage
@@ -33,20 +33,28 @@ class Lifecycle:
         self.storage = storage
         self.webhooks = webhooks
 
-    def ended(self, job_id: str) -> None:
+    def ended(self, job_id: str, retry: bool = True) -> None:
         """The job just reached its end (this call moved it): its webhooks' event goes to the
-        outbox now, written from the record as stored."""
+        outbox now, written from the record as stored. An unreachable store raises
+        StoreUnavailable when ``retry``: a worker's step is then handed back, and its
+        redelivery, finding the job ended, writes the event (steps.py ``_admit``)."""
         if self.webhooks is None:
             return
-        job = self.store.get(job_id)
+        try:
+            job = self.store.get(job_id)
+        except StoreUnavailable:
+            if retry:
+                raise
+            log.warning("job %s: its webhooks' event not written (store unavailable)", job_id)
+            return
         if job is not None and job.terminal:
-            self.webhooks.notify_safely(job, f"job.{job.status}")
+            self.webhooks.notify_safely(job, f"job.{job.status}", retry=retry)
 
     def stage(self, job: Job, stage: str) -> None:
         """A stage began (opt-in ``job.progress``; sent once per stage, however many steps
         report it)."""
         if self.webhooks is not None:
-            self.webhooks.notify_safely(job, "job.progress", stage)
+            self.webhooks.notify_safely(job, "job.progress", stage, retry=False)
 
     def redact_paths(self, message: str) -> str:
         """A message fit for the client: no absolute server path (ffprobe and ffmpeg name the

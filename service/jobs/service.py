@@ -154,7 +154,7 @@ class JobService(JobParts):
         """Cancel a queued or running job; delete a finished one with its artifacts."""
         canceled = Notice(code="canceled", message="canceled by the user")
         if not job.terminal and self.store.advance(job.id, "canceled", error=canceled):
-            self.lifecycle.ended(job.id)  # the outbox; the workers' senders deliver it
+            self.lifecycle.ended(job.id, retry=False)  # the outbox; workers' senders send it
             self.lifecycle.discard_work(job)  # a step still running stops at its next check
             return "canceled"
         self.storage.delete(job.tenant, job.id)

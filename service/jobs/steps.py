@@ -43,8 +43,7 @@ class WorkerSteps(JobParts):
         if job is None:
             return None
         if job.terminal:
-            if job.status in ("canceled", "failed"):
-                self.lifecycle.discard_work(job)
+            self.lifecycle.discard_work(job)  # (a succeeded job's: its intermediate files)
             # A step redelivered because its worker died after ending the job, before its
             # events were written: written now (once: the outbox dedupes by event id).
             self.lifecycle.ended(job_id)

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from service.config import Settings
 from service.domain import webhooks as wh
-from service.domain.errors import InputError
+from service.domain.errors import InputError, StoreUnavailable
 from service.domain.job import Job
 from service.ports import Storage
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
@@ -113,10 +113,15 @@ class Webhooks:
             queued += self.store.enqueue(delivery, now)
         return queued
 
-    def notify_safely(self, job: Job, event: str, stage: str = "") -> None:
-        """A job's end is not undone by an event that could not be written: it is logged."""
+    def notify_safely(self, job: Job, event: str, stage: str = "", retry: bool = False) -> None:
+        """A job's end is not undone by an event that could not be written: it is logged
+        (an unreachable store is raised when ``retry``: the caller's step runs again)."""
         try:
             self.notify(job, event, stage)
+        except StoreUnavailable:
+            if retry:
+                raise
+            log.exception("job %s: %s not queued for its webhooks", job.id, event)
         except Exception:
             log.exception("job %s: %s not queued for its webhooks", job.id, event)
 

@@ -155,3 +155,29 @@ def test_a_step_redelivered_after_its_worker_died_past_the_jobs_end_still_sends_
         _send_all(fleet)
         (req,) = receiver.delivered().values()
         assert Webhook(secret).verify(req.body, req.headers)["data"]["job_id"] == job_id
+
+
+def test_an_outbox_unreachable_at_a_jobs_end_hands_the_step_back_and_its_rerun_sends(
+    tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.domain.errors import StoreUnavailable
+
+    fleet = make_fleet(tmp_path, webhook_allow_private=True, webhook_backoff=0.1)
+    with fleet.client() as c:
+        c.post("/v1/webhooks", json={"url": receiver.url})
+        job_id = c.post("/v1/jobs", json=SPEC).json()["id"]
+        hooks = _hooks(fleet)
+        enqueue = hooks.store.enqueue
+
+        def down(*args: Any) -> bool:
+            raise StoreUnavailable("the job store is unavailable (TimeoutError)")
+
+        monkeypatch.setattr(hooks.store, "enqueue", down)
+        with pytest.raises(StoreUnavailable):  # the Celery task rejects it back to the queue
+            fleet.work()
+        assert c.get(f"/v1/jobs/{job_id}").json()["status"] == "succeeded"
+        monkeypatch.setattr(hooks.store, "enqueue", enqueue)
+        fleet.steps.run_finalize(job_id, "worker2")  # the redelivery
+        _send_all(fleet)
+        (req,) = receiver.delivered().values()
+        assert json.loads(req.body)["data"]["job_id"] == job_id
