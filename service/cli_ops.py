@@ -1,12 +1,14 @@
-"""`narrate api` (the API alone) and `narrate keys create|list|revoke`: the operator's
-commands beside serve/worker/reconcile (service/cli.py)."""
+"""`narrate api` (the API alone), `narrate keys create|list|revoke` and `narrate webhooks
+verify`: the operator's commands beside serve/worker/reconcile (service/cli.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import signal
+import sys
 import time
+from pathlib import Path
 
 from service.config import get_settings
 
@@ -42,6 +44,25 @@ def cmd_keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_webhooks_verify(args: argparse.Namespace) -> int:
+    """Check a delivery as a receiver would: the headers it came with and its body's bytes
+    (a file, or stdin), against the endpoint's secret. Exit 0: valid; 1: not."""
+    from service.domain.webhooks import verify
+
+    body = sys.stdin.buffer.read() if args.body == "-" else Path(args.body).read_bytes()
+    headers = {
+        "webhook-id": args.id,
+        "webhook-timestamp": args.timestamp,
+        "webhook-signature": args.signature,
+    }
+    now = time.time() if args.now is None else args.now
+    if verify(args.secret, headers, body, now):
+        print("valid")
+        return 0
+    print("invalid: the signature does not match, or the timestamp is over 5 minutes off")
+    return 1
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ap = sub.add_parser("api", help="run the API alone (workers and Redis run elsewhere)")
     ap.add_argument("--host", default="127.0.0.1")
@@ -57,3 +78,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     kr.add_argument("which", metavar="TENANT|ID")
     for p in (kc, kl, kr):
         p.set_defaults(func=cmd_keys)
+
+    wh = sub.add_parser("webhooks", help="webhook tools for receivers")
+    wh_sub = wh.add_subparsers(dest="webhooks_command", required=True)
+    wv = wh_sub.add_parser("verify", help="check a delivery's signature (Standard Webhooks)")
+    wv.add_argument("--secret", required=True, help="the endpoint's whsec_... secret")
+    wv.add_argument("--id", required=True, help="the webhook-id header")
+    wv.add_argument("--timestamp", required=True, help="the webhook-timestamp header")
+    wv.add_argument("--signature", required=True, help="the webhook-signature header")
+    wv.add_argument("--now", type=float, help="check the timestamp against this time")
+    wv.add_argument("body", nargs="?", default="-", help="the body's file (default: stdin)")
+    wv.set_defaults(func=cmd_webhooks_verify)

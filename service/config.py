@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from voices import DIR as VOICES_DIR
@@ -108,6 +108,25 @@ class Settings(BaseSettings):
     # Seconds an upload may go without sending a byte before it is answered 408.
     upload_idle_timeout: float = Field(default=60.0, gt=0)
 
+    # Webhooks (Standard Webhooks: /v1/webhooks endpoints, a job's webhook_url). Every worker
+    # runs a sender: a delivery is retried with exponential backoff (webhook_backoff s, doubled
+    # each try, capped at webhook_backoff_max, times a jitter of 0.5-1.5) until this many
+    # seconds after its event; each try waits webhook_timeout s for an answer.
+    webhook_max_age: float = Field(default=86400.0, gt=0)
+    webhook_timeout: float = Field(default=10.0, gt=0)
+    webhook_backoff: float = Field(default=5.0, gt=0)
+    webhook_backoff_max: float = Field(default=3600.0, gt=0)
+    # Seconds a sender holds a claimed delivery: a sender killed mid-try lets it go after
+    # this long and another sends it (same webhook-id). Keep above webhook_timeout.
+    webhook_lease: float = Field(default=30.0, gt=0)
+    webhook_poll: float = Field(default=0.25, gt=0)  # seconds between outbox checks when idle
+    # Let webhook URLs reach loopback, private, link-local and metadata addresses (refused
+    # otherwise, at registration and at every delivery): for tests and closed networks only.
+    webhook_allow_private: bool = False
+    # The API's base URL as receivers reach it: artifact links in a payload start with it
+    # (presigned URLs instead when the store is S3).
+    public_url: str = "http://127.0.0.1:8000"
+
     # Workers
     task_soft_time_limit: float = 300.0
     task_time_limit: float = 360.0
@@ -123,6 +142,16 @@ class Settings(BaseSettings):
     worker_dead_after: float = Field(default=15.0, gt=0)
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
+
+    @model_validator(mode="after")
+    def _lease_over_timeout(self) -> Settings:
+        """A lease shorter than a try would let a second sender send while the first waits."""
+        if self.webhook_lease <= self.webhook_timeout:
+            raise ValueError(
+                f"NARRATE_WEBHOOK_LEASE ({self.webhook_lease:g} s) must be longer than "
+                f"NARRATE_WEBHOOK_TIMEOUT ({self.webhook_timeout:g} s)"
+            )
+        return self
 
     @property
     def visibility_timeout(self) -> float:

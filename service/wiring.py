@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.retention import Sweeper
+    from service.jobs.webhooks import Webhooks
     from service.keys import KeyStore
     from service.presets import Presets
 
@@ -158,6 +159,16 @@ def keys(settings: Settings) -> KeyStore:
     return KeyStore(settings.keys_file)
 
 
+def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
+    """Endpoints and the outbox in Redis (``client``: the job store's), sent over httpx."""
+    from service.adapters.webhooks import RedisWebhooks
+    from service.adapters.webhooks_http import HttpSender
+    from service.jobs.webhooks import Webhooks
+
+    sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
+    return Webhooks(settings, RedisWebhooks(client), sender, files or storage(settings))
+
+
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
     from service.adapters.metrics import Metrics
@@ -165,14 +176,16 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
     from service.jobs import JobService
 
     store = job_store(settings)
+    files = storage(settings)
     return JobService(
         settings,
         store,
-        storage(settings),
+        files,
         pipeline(settings),
         jobs_queue or queue(settings),
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
+        webhooks(settings, store.r, files),
     )
 
 
@@ -182,13 +195,15 @@ def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
     from service.jobs import WorkerSteps
 
     store = job_store(settings)
+    files = storage(settings)
     return WorkerSteps(
         settings,
         store,
-        storage(settings),
+        files,
         pipeline(settings),
         queue(settings, app),
         Metrics(store.r),
+        webhooks(settings, store.r, files),
     )
 
 
@@ -196,11 +211,12 @@ def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Rec
     from service.jobs import Lifecycle, Reconciler
 
     store = job_store(settings)
+    files = storage(settings)
     return Reconciler(
         settings,
         store,
         jobs_queue or queue(settings),
-        Lifecycle(settings, store, storage(settings)),
+        Lifecycle(settings, store, files, webhooks(settings, store.r, files)),
     )
 
 
@@ -216,21 +232,21 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
     from service.adapters.memory import MemoryJobStore, MemoryMetrics, MemoryPresets, MemoryQueue
+    from service.adapters.memory_webhooks import MemoryWebhooks
+    from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
+    from service.jobs.webhooks import Webhooks
 
     jobs_queue = MemoryQueue()
     store = MemoryJobStore(jobs_queue)
-    parts = (
-        settings,
-        store,
-        storage(settings),
-        pipeline(settings),
-        jobs_queue,
-        MemoryMetrics(store, jobs_queue),
-    )
+    files = storage(settings)
+    sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
+    hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
+    parts = (settings, store, files, pipeline(settings), jobs_queue)
+    metrics = MemoryMetrics(store, jobs_queue)
     return (
-        JobService(*parts, presets(settings, MemoryPresets())),
-        WorkerSteps(*parts),
+        JobService(*parts, metrics, presets(settings, MemoryPresets()), hooks),
+        WorkerSteps(*parts, metrics, hooks),
         jobs_queue,
     )
 

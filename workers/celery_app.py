@@ -9,4 +9,5 @@ logs.configure(get_settings().log_format)
 app = wiring.celery(get_settings())
 app.conf.include = ["workers.tasks"]
 
-from workers import heartbeat  # noqa: E402, F401  (its signal handlers: the worker's beat)
+# Their signal handlers: the worker's heartbeat and its webhook sender.
+from workers import heartbeat, webhooks  # noqa: E402, F401

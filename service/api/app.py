@@ -17,7 +17,7 @@ from service import wiring
 from service.api import docs, errors
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
-from service.api.routes import artifacts, health, jobs, presets, studio, voices
+from service.api.routes import artifacts, health, jobs, presets, studio, voices, webhooks
 from service.config import Settings, get_settings
 from service.domain.spec import JobSpec
 from service.jobs import JobService
@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (jobs, artifacts, voices, presets, health, studio):
+    for module in (jobs, artifacts, voices, presets, health, studio, webhooks):
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

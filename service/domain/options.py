@@ -89,6 +89,23 @@ class RenderOptions(_Model):
     loudness: LoudnessTarget | None = Field(
         None, description="the master's loudness target; default NARRATE_TARGET_LUFS"
     )
+    webhook_url: str | None = Field(
+        None,
+        max_length=2000,
+        description="an http(s) URL told when this job ends (job.succeeded, job.failed, "
+        "job.canceled), signed with the tenant's default webhook secret",
+    )
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _webhook_url(cls, v: str | None) -> str | None:
+        from service.domain.errors import InputError
+        from service.domain.webhooks import check_url
+
+        try:
+            return None if v is None else check_url(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
 
     def shows_screen_text(self, spec: JobSpec) -> bool:
         """Shot text is on when asked for (option, then script), else with burn-in only:

@@ -6,21 +6,55 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from service.config import Settings
-from service.domain.errors import CanceledError, StorageUnavailable
+from service.domain.errors import CanceledError, StorageUnavailable, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice
 from service.ports import JobStore, Storage
+
+if TYPE_CHECKING:
+    from service.jobs.webhooks import Webhooks
 
 log = logging.getLogger("narrate.jobs")
 
 
 class Lifecycle:
-    def __init__(self, settings: Settings, store: JobStore, storage: Storage) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        storage: Storage,
+        webhooks: Webhooks | None = None,
+    ) -> None:
         self.settings = settings
         self.store = store
         self.storage = storage
+        self.webhooks = webhooks
+
+    def ended(self, job_id: str, retry: bool = True) -> None:
+        """The job just reached its end (this call moved it): its webhooks' event goes to the
+        outbox now, written from the record as stored. An unreachable store raises
+        StoreUnavailable when ``retry``: a worker's step is then handed back, and its
+        redelivery, finding the job ended, writes the event (steps.py ``_admit``)."""
+        if self.webhooks is None:
+            return
+        try:
+            job = self.store.get(job_id)
+        except StoreUnavailable:
+            if retry:
+                raise
+            log.warning("job %s: its webhooks' event not written (store unavailable)", job_id)
+            return
+        if job is not None and job.terminal:
+            self.webhooks.notify_safely(job, f"job.{job.status}", retry=retry)
+
+    def stage(self, job: Job, stage: str) -> None:
+        """A stage began (opt-in ``job.progress``; sent once per stage, however many steps
+        report it)."""
+        if self.webhooks is not None:
+            self.webhooks.notify_safely(job, "job.progress", stage, retry=False)
 
     def redact_paths(self, message: str) -> str:
         """A message fit for the client: no absolute server path (ffprobe and ffmpeg name the
@@ -36,6 +70,7 @@ class Lifecycle:
         self._tidy(self.storage.clear_work, job)
         if self.store.advance(job.id, "failed", error=reason):
             log.warning("job %s failed: %s (%s)", job.id, reason.message, reason.code)
+            self.ended(job.id)
         self.discard_work(job)
 
     def discard_work(self, job: Job) -> None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from service.config import Settings
 from service.jobs.lifecycle import Lifecycle
 from service.pipeline import Pipeline
 from service.ports import JobStore, Metrics, Queue, Storage
+
+if TYPE_CHECKING:
+    from service.jobs.webhooks import Webhooks
 
 
 class JobParts:
@@ -19,6 +24,7 @@ class JobParts:
         pipeline: Pipeline,
         queue: Queue,
         metrics: Metrics,
+        webhooks: Webhooks | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -26,4 +32,5 @@ class JobParts:
         self.pipeline = pipeline
         self.queue = queue
         self.metrics = metrics
-        self.lifecycle = Lifecycle(settings, store, storage)
+        self.webhooks = webhooks
+        self.lifecycle = Lifecycle(settings, store, storage, webhooks)

@@ -17,6 +17,7 @@ from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
+from service.jobs.webhooks import Webhooks
 from service.pipeline import ARTIFACTS, Pipeline
 from service.ports import (
     SEGMENT_TASK,
@@ -53,8 +54,9 @@ class JobService(JobParts):
         queue: Queue,
         metrics: Metrics,
         presets: Presets,
+        webhooks: Webhooks | None = None,
     ) -> None:
-        super().__init__(settings, store, storage, pipeline, queue, metrics)
+        super().__init__(settings, store, storage, pipeline, queue, metrics, webhooks)
         self.presets = presets
 
     def new_id(self) -> str:
@@ -97,6 +99,8 @@ class JobService(JobParts):
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
+        if options.webhook_url and self.webhooks is not None:
+            self.webhooks.check_job_url(tenant, options.webhook_url)
         plan = self.pipeline.plan(spec, options, video)
         if music is not None:
             self.pipeline.check_music(music)
@@ -150,6 +154,7 @@ class JobService(JobParts):
         """Cancel a queued or running job; delete a finished one with its artifacts."""
         canceled = Notice(code="canceled", message="canceled by the user")
         if not job.terminal and self.store.advance(job.id, "canceled", error=canceled):
+            self.lifecycle.ended(job.id, retry=False)  # the outbox; workers' senders send it
             self.lifecycle.discard_work(job)  # a step still running stops at its next check
             return "canceled"
         self.storage.delete(job.tenant, job.id)

@@ -43,8 +43,10 @@ class WorkerSteps(JobParts):
         if job is None:
             return None
         if job.terminal:
-            if job.status in ("canceled", "failed"):
-                self.lifecycle.discard_work(job)
+            self.lifecycle.discard_work(job)  # (a succeeded job's: its intermediate files)
+            # A step redelivered because its worker died after ending the job, before its
+            # events were written: written now (once: the outbox dedupes by event id).
+            self.lifecycle.ended(job_id)
             return None
         n = self.store.deliveries(job_id, task)
         if n == 0:  # deleted meanwhile
@@ -84,7 +86,8 @@ class WorkerSteps(JobParts):
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
-        self.store.advance(job_id, "running", stage="synthesize")
+        if self.store.advance(job_id, "running", stage="synthesize"):
+            self.lifecycle.stage(job, "synthesize")
         self.store.set_segment(
             job_id,
             index,
@@ -146,6 +149,7 @@ class WorkerSteps(JobParts):
         self.store.update(
             job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
         )
+        self.lifecycle.stage(job, "finalize")
         try:
             staged = self.storage.staging(job.tenant, job_id)
         except NarrateError as exc:
@@ -203,7 +207,7 @@ class WorkerSteps(JobParts):
         for stage in FINALIZE_STAGES:
             if stage in timings:
                 self.metrics.observe_stage(stage, timings[stage])
-        self.store.advance(
+        moved = self.store.advance(
             job.id,
             "succeeded",
             artifacts=published,
@@ -212,4 +216,6 @@ class WorkerSteps(JobParts):
             stage="done",
             stage_progress=1.0,
         )
+        if moved:
+            self.lifecycle.ended(job.id)
         self.lifecycle.discard_work(job)

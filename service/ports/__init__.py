@@ -16,6 +16,7 @@ from service.ports.jobs import (
 from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
+from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
 
 __all__ = [
     "BUCKETS",
@@ -23,10 +24,13 @@ __all__ = [
     "QUEUE",
     "SEGMENT_TASK",
     "Artifact",
+    "Attempt",
     "Blobs",
     "Boundary",
     "Check",
+    "Delivery",
     "Encoding",
+    "Endpoint",
     "Fleet",
     "Incoming",
     "JobStore",
@@ -43,5 +47,7 @@ __all__ = [
     "TtsEngine",
     "TtsRequest",
     "VideoInfo",
+    "WebhookSender",
+    "WebhookStore",
     "Workspace",
 ]
