@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
+Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/domain/edit.py)
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
 # EBU R128's -23 down to the loudest a streaming platform plays without turning it down.
@@ -89,6 +90,13 @@ class RenderOptions(_Model):
     loudness: LoudnessTarget | None = Field(
         None, description="the master's loudness target; default NARRATE_TARGET_LUFS"
     )
+    exports: list[Export] = Field(
+        [],
+        max_length=4,
+        description="editor timelines to write: otio (timeline.otio), fcpxml (timeline.fcpxml), "
+        "fcp7 (timeline.xml), edl (timeline.edl); with any, segments/NN.wav and "
+        "timeline-package.zip (the timelines with their media)",
+    )
 
     def shows_screen_text(self, spec: JobSpec) -> bool:
         """Shot text is on when asked for (option, then script), else with burn-in only:
@@ -102,6 +110,11 @@ class RenderOptions(_Model):
     @classmethod
     def _style_name(cls, v: Any) -> Any:
         return {"preset": v} if isinstance(v, str) else v
+
+    @field_validator("exports")
+    @classmethod
+    def _exports(cls, v: list[Export]) -> list[Export]:
+        return list(dict.fromkeys(v))  # each once, in the order asked
 
     @field_validator("speakers")
     @classmethod

@@ -17,7 +17,7 @@ from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
-from service.pipeline import ARTIFACTS, Pipeline
+from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,
     Artifact,
@@ -138,7 +138,7 @@ class JobService(JobParts):
 
     def artifact(self, job: Job, name: str) -> Artifact | None:
         """A published artifact, or None."""
-        if name not in ARTIFACTS or name not in job.artifacts:
+        if not is_artifact(name) or name not in job.artifacts:
             return None
         return self.storage.served(job.tenant, job.id, name)
 

@@ -1,0 +1,145 @@
+"""The job as an editor's timeline, in frames: what goes on the video, narration and music
+tracks and which subtitle markers sit where. Pure (no OTIO, no files): the adapter
+(service/adapters/timeline.py) turns it into timeline.otio, .fcpxml, .xml and .edl."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.domain.options import Export
+from service.domain.subtitles import Cue
+from service.domain.subtitles.writers import ASS_STYLES
+
+# Each export's artifact name (the adapters write them from the one timeline).
+EXPORT_FILES: dict[Export, str] = {
+    "otio": "timeline.otio",
+    "fcpxml": "timeline.fcpxml",
+    "fcp7": "timeline.xml",
+    "edl": "timeline.edl",
+}
+PACKAGE = "timeline-package.zip"
+DEFAULT_FPS = 30.0
+LAYERS = {0: "narration", 1: "qualifiers", 2: "screen text", 3: "title cards"}
+
+
+def segment_file(index: int) -> str:
+    """The fitted WAV of segment ``index`` (0-based) as published: segments/01.wav."""
+    return f"segments/{index + 1:02d}.wav"
+
+
+def frame(ms: int, fps: float) -> int:
+    """The frame a time falls on: the nearest, so every boundary is the manifest's to a frame
+    (each is rounded on its own, never a duration added up)."""
+    return round(ms * fps / 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class EditClip:
+    """A clip on a track: ``media`` is a path relative to the timeline file."""
+
+    name: str
+    media: str
+    start: int  # frame on the timeline
+    frames: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class EditMarker:
+    name: str
+    start: int
+    frames: int
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """The whole timeline: ``video`` is empty without a supplied video (a gap of ``frames``)."""
+
+    name: str
+    fps: float
+    frames: int
+    video: list[EditClip]
+    narration: list[EditClip]
+    music: list[EditClip]
+    markers: list[EditMarker]
+
+
+@dataclass(frozen=True, slots=True)
+class MusicBed:
+    """The music as mixed: its file, how long it plays and where it ducks under the voice."""
+
+    media: str
+    length_ms: int
+    level_db: float
+    duck_db: float
+    speech_ms: list[tuple[int, int]]
+
+
+def plan_edit(
+    name: str,
+    fps: float | None,
+    slots: list[tuple[int, int]],
+    cues: list[Cue],
+    total_ms: int,
+    video: tuple[str, int] | None = None,
+    music: MusicBed | None = None,
+    subtitles: tuple[str, ...] = (),
+) -> Edit:
+    """Slots are each segment's (start, end) in ms; ``video`` is its relative path and length.
+    The timeline runs as long as the narration, the video and the music, whichever is longest."""
+    rate = fps or DEFAULT_FPS
+    longest = max(total_ms, video[1] if video else 0, music.length_ms if music is not None else 0)
+    video_clips = [EditClip("video", video[0], 0, frame(video[1], rate))] if video else []
+    narration = [
+        EditClip(
+            f"segment {i + 1:02d}",
+            segment_file(i),
+            frame(a, rate),
+            frame(b, rate) - frame(a, rate),
+            {"narrate": {"segment": i + 1, "start_ms": a, "end_ms": b}},
+        )
+        for i, (a, b) in enumerate(slots)
+    ]
+    music_clips = [_music_clip(music, rate)] if music else []
+    markers = [
+        EditMarker(
+            c.text.replace("\n", " "),
+            frame(c.start_ms, rate),
+            max(1, frame(c.end_ms, rate) - frame(c.start_ms, rate)),
+            {
+                "narrate": {
+                    "text": c.text,
+                    "layer": c.layer,
+                    "layer_name": LAYERS.get(c.layer, str(c.layer)),
+                    "style": ASS_STYLES.get(c.layer, "Narration"),
+                    "subtitles": list(subtitles),
+                }
+            },
+        )
+        for c in cues
+    ]
+    return Edit(name, rate, frame(longest, rate), video_clips, narration, music_clips, markers)
+
+
+def _music_clip(music: MusicBed, fps: float) -> EditClip:
+    """The ducking as metadata: the bed's level and, per stretch of speech, how far it dips
+    (OTIO has no volume keyframes; an editor rebuilds them from these)."""
+    ducking = {
+        "level_db": music.level_db,
+        "duck_db": music.duck_db,
+        "under_speech_s": [[a / 1000, b / 1000] for a, b in music.speech_ms],
+        "keyframes": volume_keyframes(music),
+    }
+    return EditClip("music", music.media, 0, frame(music.length_ms, fps), {"narrate": ducking})
+
+
+def volume_keyframes(music: MusicBed) -> list[list[float]]:
+    """[seconds, dB] points of the bed's gain: its level, down by ``duck_db`` under speech."""
+    points: list[list[float]] = [[0.0, music.level_db]]
+    for a, b in music.speech_ms:
+        low = music.level_db - music.duck_db
+        points += [[a / 1000, music.level_db], [a / 1000, low], [b / 1000, low]]
+        points.append([b / 1000, music.level_db])
+    return points

@@ -1,0 +1,138 @@
+"""The editor's timelines (exports: otio, fcpxml, fcp7, edl): every file read back by OTIO's
+own readers puts the narration clips where the manifest says, to the frame; the subtitles are
+markers with their text, layer and style; timeline-package.zip holds every file they name."""
+
+from __future__ import annotations
+
+import subprocess
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import opentimelineio as otio
+import pytest
+
+from service.adapters.timeline import write_exports
+from service.domain.edit import plan_edit
+from service.domain.subtitles import Cue
+from service.pipeline.exports import SUBTITLES
+from tests.conftest import make_video
+from tests.helpers import narrate, read_manifest
+
+ROOT = Path(__file__).resolve().parent.parent
+READERS = {  # each file and OTIO's reader of it
+    "timeline.otio": "otio_json",
+    "timeline.fcpxml": "fcpx_xml",
+    "timeline.xml": "fcp_xml",
+    "timeline.edl": "cmx_3600",
+}
+
+
+def read_back(path: Path, fps: float) -> otio.schema.Timeline:
+    adapter = READERS[path.name]
+    extra = {"rate": fps} if adapter == "cmx_3600" else {}  # an EDL does not say its rate
+    return otio.adapters.read_from_file(str(path), adapter_name=adapter, **extra)
+
+
+def clips(tl: otio.schema.Timeline, prefix: str) -> list[tuple[str, int, int]]:
+    """(media, start frame, frames) of every clip whose media path starts with ``prefix``."""
+    found = [
+        (c.media_reference.target_url, c.range_in_parent().start_time, c.duration())
+        for track in tl.tracks
+        for c in track.find_clips()
+        if c.media_reference.target_url.startswith(prefix)
+    ]
+    return sorted((url, round(s.to_frames()), round(d.to_frames())) for url, s, d in found)
+
+
+def expected(manifest: dict[str, Any], fps: float) -> list[tuple[str, int, int]]:
+    """The manifest's slots in frames: each boundary the nearest frame to its time."""
+    return [
+        (
+            f"segments/{s['index']:02d}.wav",
+            round(s["start"] * fps),
+            round(s["end"] * fps) - round(s["start"] * fps),
+        )
+        for s in manifest["segments"]
+    ]
+
+
+def make_music(path: Path) -> Path:
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=440:d=3",
+         "-c:a", "libmp3lame", str(path)],
+        check=True,
+    )  # fmt: skip
+    return path
+
+
+@pytest.mark.integration
+def test_every_export_reads_back_with_the_manifests_clips_to_the_frame(tmp_path: Path) -> None:
+    fps = 25  # not the default 30: the rate comes from the video
+    video = make_video(tmp_path / "v.mp4", 6, size="320x568", fps=fps)
+    out = tmp_path / "out"
+    proc = narrate(
+        "render", str(ROOT / "examples" / "en-tests-lie.md"), "--out", str(out),
+        "--engine", "espeak", "--video", str(video), "--extend-video", "--screen-text",
+        "--music", str(make_music(tmp_path / "m.mp3")), "--exports", "otio,fcpxml,fcp7,edl",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    manifest = read_manifest(out)
+    want = expected(manifest, fps)
+    assert len(want) == 3 and want[-1][1] > 0
+    for name in READERS:
+        tl = read_back(out / name, fps)
+        assert clips(tl, "segments/") == want, name
+        if name != "timeline.edl":  # a CMX 3600 EDL is the one narration track
+            assert clips(tl, "video") == [("video.mp4", 0, 6 * fps)], name
+            length = round(manifest["music"]["duration"] * fps)
+            assert clips(tl, "music") == [("music.mp3", 0, length)], name
+    for path in (out / f"segments/{i:02d}.wav" for i in (1, 2, 3)):
+        assert path.read_bytes()[:4] == b"RIFF"
+    cues = [
+        (round(c["start"] * fps), c["text"].replace("\n", " "), c["layer"])
+        for c in manifest["cues"]
+    ]
+    tl = read_back(out / "timeline.otio", fps)
+    markers = [(round(m.marked_range.start_time.to_frames()), m.name, m.metadata["narrate"]["layer"]) for m in tl.tracks.markers]  # fmt: skip
+    assert sorted(markers) == sorted(cues) and {layer for _, _, layer in cues} >= {0, 1, 2, 3}
+    styles = {m.metadata["narrate"]["layer"]: m.metadata["narrate"]["style"] for m in tl.tracks.markers}  # fmt: skip
+    assert styles == {0: "Narration", 1: "Overlay", 2: "Screen", 3: "Title"}
+    assert list(tl.tracks.markers[0].metadata["narrate"]["subtitles"]) == list(SUBTITLES)
+    fcp7 = read_back(out / "timeline.xml", fps)
+    assert sorted((round(m.marked_range.start_time.to_frames()), m.name) for m in fcp7.tracks.markers) == sorted(c[:2] for c in cues)  # fmt: skip
+    music = next(c for c in tl.find_clips() if c.name == "music").metadata["narrate"]
+    keyframes = [list(k) for k in music["keyframes"]]
+    assert music["duck_db"] == 12.0 and len(music["under_speech_s"]) == 3
+    assert keyframes[:3] == [[0.0, -8.0], [0.0, -8.0], [0.0, -20.0]]  # down under the first words
+    for name in ("timeline.fcpxml", "timeline.xml"):
+        ET.parse(out / name)  # well-formed XML
+    with zipfile.ZipFile(out / "timeline-package.zip") as zf:
+        names = set(zf.namelist())
+        assert {*READERS, "subtitles.srt", "subtitles.ass", "video.mp4", "music.mp3"} <= names
+        for name in READERS:
+            zf.extract(name, tmp_path / "unzipped")
+        for name in READERS:
+            tl = read_back(tmp_path / "unzipped" / name, fps)
+            for c in tl.find_clips():
+                url = c.media_reference.target_url
+                assert not url.startswith("/") and ".." not in url and url in names, (name, url)
+
+
+def test_without_a_video_the_timeline_is_a_gap_of_the_jobs_length_at_30_fps(tmp_path: Path) -> None:
+    cues = [Cue(1000, 2500, ("hello", "there"), 0), Cue(0, 4000, ("Title",), 3)]
+    edit = plan_edit("t", None, [(0, 1999), (2600, 4321)], cues, 4321)
+    assert write_exports(edit, ["otio", "fcp7", "edl", "otio"], tmp_path) == [
+        "timeline.otio", "timeline.xml", "timeline.edl",
+    ]  # fmt: skip
+    for name in ("timeline.otio", "timeline.xml", "timeline.edl"):
+        tl = read_back(tmp_path / name, 30)
+        assert clips(tl, "segments/") == [("segments/01.wav", 0, 60), ("segments/02.wav", 78, 52)]
+    tl = read_back(tmp_path / "timeline.otio", 30)
+    video = tl.video_tracks()[0]
+    assert [type(i).__name__ for i in video] == ["Gap"] and video.duration().to_frames() == 130
+    assert [(m.name, m.metadata["narrate"]["layer"]) for m in tl.tracks.markers] == [
+        ("hello there", 0), ("Title", 3),
+    ]  # fmt: skip
+    assert tl.tracks.markers[0].metadata["narrate"]["text"] == "hello\nthere"
