@@ -154,9 +154,7 @@ class WorkerSteps(JobParts):
         work = self.storage.workspace(job.tenant, job_id)
         try:
             rendered = self._finalize(job, staged, work)
-            published = self.storage.publish(
-                job.tenant, job_id, staged, staged_artifacts(staged)
-            )
+            published = self.storage.publish(job.tenant, job_id, staged, staged_artifacts(staged))
             self._succeeded(job, rendered, published)
         except CanceledError:
             self.lifecycle.discard_work(job)

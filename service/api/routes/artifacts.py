@@ -42,6 +42,8 @@ MEDIA_TYPES = {
 def media_type(name: str) -> str:
     """A listed artifact's type; segments/NN.wav are WAV."""
     return MEDIA_TYPES.get(name, "audio/wav")
+
+
 REDIRECT = (
     "1: answer 307 with a presigned URL of the object store (valid NARRATE_PRESIGN_SECONDS) "
     "instead of streaming the bytes through the API; ignored (the file is streamed) when "
