@@ -14,7 +14,8 @@ import opentimelineio as otio
 import pytest
 
 from service.adapters.timeline import write_exports
-from service.domain.edit import plan_edit
+from service.domain.edit import Edit, export_rate, plan_edit
+from service.domain.options import Export
 from service.domain.subtitles import Cue
 from service.pipeline.exports import SUBTITLES
 from tests.conftest import make_video
@@ -120,18 +121,37 @@ def test_every_export_reads_back_with_the_manifests_clips_to_the_frame(tmp_path:
                 assert not url.startswith("/") and ".." not in url and url in names, (name, url)
 
 
-def test_without_a_video_the_timeline_is_a_gap_of_the_jobs_length_at_30_fps(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fps", [None, 30000 / 1001, 24000 / 1001, 25.0, 15.0])
+def test_every_format_puts_the_slots_on_their_frames_at_the_videos_rate(
+    tmp_path: Path, fps: float | None
+) -> None:
+    """Without a video the video track is a gap of the job's length at 30 fps; at NTSC rates
+    every boundary is the nearest frame too (FCPXML at its project rate: 15 fps -> 30)."""
     cues = [Cue(1000, 2500, ("hello", "there"), 0), Cue(0, 4000, ("Title",), 3)]
-    edit = plan_edit("t", None, [(0, 1999), (2600, 4321)], cues, 4321)
-    assert write_exports(edit, ["otio", "fcp7", "edl", "otio"], tmp_path) == [
-        "timeline.otio", "timeline.xml", "timeline.edl",
-    ]  # fmt: skip
-    for name in ("timeline.otio", "timeline.xml", "timeline.edl"):
-        tl = read_back(tmp_path / name, 30)
-        assert clips(tl, "segments/") == [("segments/01.wav", 0, 60), ("segments/02.wav", 78, 52)]
+    slots = [(0, 1999), (2600, 4321), (4321, 65537)]
+
+    def edit_at(rate: float) -> Edit:
+        return plan_edit("t", rate, slots, cues, 65537)
+
+    kinds: list[Export] = ["otio", "fcpxml", "fcp7", "edl", "otio"]
+    written = write_exports(edit_at, fps, kinds, tmp_path)
+    assert written == ["timeline.otio", "timeline.fcpxml", "timeline.xml", "timeline.edl"]
+    for kind, name in zip(kinds, written, strict=False):
+        rate = export_rate(kind, fps)
+        if kind == "fcpxml":  # a whole rate: 29.97 -> 30, 23.976 -> 24, 15 -> 30
+            assert rate == (30 if fps in (None, 15.0) else round(fps or 30))
+        else:
+            assert rate == (fps or 30) or (kind != "otio" and fps == 15 and rate == 30)
+        want = [
+            (f"segments/{i:02d}.wav", round(a * rate / 1000), round(b * rate / 1000) - round(a * rate / 1000))
+            for i, (a, b) in enumerate(slots, 1)
+        ]  # fmt: skip
+        assert clips(read_back(tmp_path / name, rate), "segments/") == want, name
     tl = read_back(tmp_path / "timeline.otio", 30)
     video = tl.video_tracks()[0]
-    assert [type(i).__name__ for i in video] == ["Gap"] and video.duration().to_frames() == 130
+    rate = fps or 30
+    assert [type(i).__name__ for i in video] == ["Gap"]
+    assert video.duration().to_frames() == round(65537 * rate / 1000)
     assert [(m.name, m.metadata["narrate"]["layer"]) for m in tl.tracks.markers] == [
         ("hello there", 0), ("Title", 3),
     ]  # fmt: skip

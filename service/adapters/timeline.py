@@ -6,12 +6,12 @@ files; timeline-package.zip holds them with their media."""
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import opentimelineio as otio
 
-from service.domain.edit import EXPORT_FILES, Edit, EditClip, EditMarker
+from service.domain.edit import EXPORT_FILES, Edit, EditClip, EditMarker, export_rate
 from service.domain.options import Export
 
 RT, TR = otio.opentime.RationalTime, otio.opentime.TimeRange
@@ -22,11 +22,15 @@ COLOURS = {0: "YELLOW", 1: "CYAN", 2: "BLUE", 3: "MAGENTA"}
 FCPX_GAP_START = 3600  # seconds: where the FCPXML writer starts every gap's own time
 
 
-def write_exports(edit: Edit, exports: Iterable[Export], outdir: Path) -> list[str]:
-    """Write each export named (``otio``, ``fcpxml``, ``fcp7``, ``edl``) into ``outdir``;
-    returns the file names written."""
+def write_exports(
+    edit_at: Callable[[float], Edit], fps: float | None, exports: Iterable[Export], outdir: Path
+) -> list[str]:
+    """Write each export named (``otio``, ``fcpxml``, ``fcp7``, ``edl``) into ``outdir``: the
+    timeline ``edit_at`` lays out at that export's rate (the video's ``fps``, or 30; FCPXML's
+    nearest project rate). Returns the file names written."""
     written = []
     for kind in dict.fromkeys(exports):
+        edit = edit_at(export_rate(kind, fps))
         timeline = _for_format(edit, kind)
         path = outdir / EXPORT_FILES[kind]
         extra = {"rate": edit.fps} if kind == "edl" else {}

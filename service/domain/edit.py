@@ -20,12 +20,33 @@ EXPORT_FILES: dict[Export, str] = {
 }
 PACKAGE = "timeline-package.zip"
 DEFAULT_FPS = 30.0
+# The frame rates SMPTE timecode (an EDL's, FCP7 XML's) counts in: 23.976, 24, 25, 29.97, 30,
+# 50, 59.94, 60.
+# FCPXML gets the whole ones only: OTIO's writer (otio-fcpx-xml-adapter 1.0) places connected
+# clips at int(rate), 29 fps for 29.97 (offsets such as 104475/29s, off the frame grid).
+EDITOR_RATES = {
+    "edl": (24000 / 1001, 24.0, 25.0, 30000 / 1001, 30.0, 50.0, 60000 / 1001, 60.0),
+    "fcp7": (24000 / 1001, 24.0, 25.0, 30000 / 1001, 30.0, 50.0, 60000 / 1001, 60.0),
+    "fcpxml": (24.0, 25.0, 30.0, 50.0, 60.0),
+}
 LAYERS = {0: "narration", 1: "qualifiers", 2: "screen text", 3: "title cards"}
 
 
 def segment_file(index: int) -> str:
     """The fitted WAV of segment ``index`` (0-based) as published: segments/01.wav."""
     return f"segments/{index + 1:02d}.wav"
+
+
+def export_rate(kind: Export, fps: float | None) -> float:
+    """The timeline's frame rate in each export: the video's (or 30); in FCPXML, FCP7 XML and
+    the EDL the format's rate nearest it (29.97 -> 30 in FCPXML), else the first a whole multiple of
+    it (15 -> 30), else 30."""
+    rate = fps or DEFAULT_FPS
+    if kind not in EDITOR_RATES:
+        return rate
+    near = sorted((abs(k - rate), k) for k in EDITOR_RATES[kind] if abs(k - rate) < 0.05)
+    whole = [k for k in EDITOR_RATES[kind] if abs(k / rate - round(k / rate)) < 1e-3]
+    return ([k for _, k in near] or whole or [DEFAULT_FPS])[0]
 
 
 def frame(ms: int, fps: float) -> int:

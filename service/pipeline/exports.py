@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from service.adapters.timeline import package, write_exports
-from service.domain.edit import PACKAGE, MusicBed, plan_edit, segment_file
+from service.domain.edit import PACKAGE, Edit, MusicBed, plan_edit, segment_file
 from service.domain.subtitles import Cue
 from service.pipeline.manifest import MusicReport, Placed
 from service.pipeline.results import JobPlan
@@ -72,16 +72,13 @@ def write_timeline(
         ]
         length = round(music_report.duration * 1000)
         bed = MusicBed(name, length, music_report.level_db, music_report.duck_db, speech)
-    edit = plan_edit(
-        plan.spec.title or "narrate",
-        plan.video.fps if plan.video else None,
-        [(s.start_ms, s.end_ms) for s in placed.slots],
-        cues,
-        placed.total_ms,
-        video_ref,
-        bed,
-        SUBTITLES,
-    )
-    written = write_exports(edit, plan.options.exports, outdir)
+    slots = [(s.start_ms, s.end_ms) for s in placed.slots]
+    title = plan.spec.title or "narrate"
+
+    def edit_at(fps: float) -> Edit:
+        return plan_edit(title, fps, slots, cues, placed.total_ms, video_ref, bed, SUBTITLES)
+
+    fps = plan.video.fps if plan.video else None
+    written = write_exports(edit_at, fps, plan.options.exports, outdir)
     files.update({n: outdir / n for n in [*written, *SUBTITLES]})
     package(outdir / PACKAGE, dict(sorted(files.items())))
