@@ -5,13 +5,13 @@ markers with their text, layer and style; timeline-package.zip holds every file 
 from __future__ import annotations
 
 import subprocess
-import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import opentimelineio as otio
 import pytest
+from lxml import etree
 
 from service.adapters.timeline import write_exports
 from service.domain.edit import Edit, export_rate, plan_edit
@@ -28,6 +28,19 @@ READERS = {  # each file and OTIO's reader of it
     "timeline.xml": "fcp_xml",
     "timeline.edl": "cmx_3600",
 }
+
+
+DTDS = {  # checked in: OTIO's adapters ship none (docs/schemas/*.dtd say where they come from)
+    "timeline.fcpxml": ROOT / "docs" / "schemas" / "fcpxml-1.8-subset.dtd",
+    "timeline.xml": ROOT / "docs" / "schemas" / "xmeml-4-subset.dtd",
+}
+
+
+def valid(path: Path) -> bool:
+    dtd = etree.DTD(str(DTDS[path.name]))
+    ok = dtd.validate(etree.parse(str(path)))
+    assert ok, dtd.error_log.filter_from_errors()
+    return bool(ok)
 
 
 def read_back(path: Path, fps: float) -> otio.schema.Timeline:
@@ -107,8 +120,8 @@ def test_every_export_reads_back_with_the_manifests_clips_to_the_frame(tmp_path:
     keyframes = [list(k) for k in music["keyframes"]]
     assert music["duck_db"] == 12.0 and len(music["under_speech_s"]) == 3
     assert keyframes[:3] == [[0.0, -8.0], [0.0, -8.0], [0.0, -20.0]]  # down under the first words
-    for name in ("timeline.fcpxml", "timeline.xml"):
-        ET.parse(out / name)  # well-formed XML
+    for name in DTDS:
+        assert valid(out / name), name
     with zipfile.ZipFile(out / "timeline-package.zip") as zf:
         names = set(zf.namelist())
         assert {*READERS, "subtitles.srt", "subtitles.ass", "video.mp4", "music.mp3"} <= names
@@ -136,6 +149,7 @@ def test_every_format_puts_the_slots_on_their_frames_at_the_videos_rate(
     kinds: list[Export] = ["otio", "fcpxml", "fcp7", "edl", "otio"]
     written = write_exports(edit_at, fps, kinds, tmp_path)
     assert written == ["timeline.otio", "timeline.fcpxml", "timeline.xml", "timeline.edl"]
+    assert valid(tmp_path / "timeline.fcpxml") and valid(tmp_path / "timeline.xml")
     for kind, name in zip(kinds, written, strict=False):
         rate = export_rate(kind, fps)
         if kind == "fcpxml":  # a whole rate: 29.97 -> 30, 23.976 -> 24, 15 -> 30
@@ -156,3 +170,18 @@ def test_every_format_puts_the_slots_on_their_frames_at_the_videos_rate(
         ("hello there", 0), ("Title", 3),
     ]  # fmt: skip
     assert tl.tracks.markers[0].metadata["narrate"]["text"] == "hello\nthere"
+
+
+def test_the_checked_in_dtds_refuse_what_an_editor_would(tmp_path: Path) -> None:
+    """Not vacuous: a marker without its text, a clip without a duration, a clip item outside a
+    track are refused."""
+    bad = {
+        "timeline.fcpxml": '<fcpxml version="1.8"><resources><format id="r1"/></resources>'
+        '<project><sequence format="r1"><spine><gap duration="1s"><marker start="0s"/></gap>'
+        "</spine></sequence></project></fcpxml>",
+        "timeline.xml": '<xmeml version="4"><sequence><media><video><clipitem/></video>'
+        "</media></sequence></xmeml>",
+    }
+    for name, text in bad.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert not etree.DTD(str(DTDS[name])).validate(etree.parse(str(tmp_path / name))), name
