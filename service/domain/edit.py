@@ -96,6 +96,7 @@ class MusicBed:
     level_db: float
     duck_db: float
     speech_ms: list[tuple[int, int]]
+    source_ms: int = 0  # the file's own length, when shorter than the bed: it loops
 
 
 def plan_edit(
@@ -123,7 +124,7 @@ def plan_edit(
         )
         for i, (a, b) in enumerate(slots)
     ]
-    music_clips = [_music_clip(music, rate)] if music else []
+    music_clips = _music_clips(music, rate) if music else []
     markers = [
         EditMarker(
             c.text.replace("\n", " "),
@@ -144,16 +145,28 @@ def plan_edit(
     return Edit(name, rate, frame(longest, rate), video_clips, narration, music_clips, markers)
 
 
-def _music_clip(music: MusicBed, fps: float) -> EditClip:
-    """The ducking as metadata: the bed's level and, per stretch of speech, how far it dips
-    (OTIO has no volume keyframes; an editor rebuilds them from these)."""
+def _music_clips(music: MusicBed, fps: float) -> list[EditClip]:
+    """The file back to back as the bed loops it, the last one cut at the bed's end; the
+    ducking as metadata: the bed's level and, per stretch of speech, how far it dips (OTIO
+    has no volume keyframes; an editor rebuilds them from these, in the timeline's seconds)."""
     ducking = {
         "level_db": music.level_db,
         "duck_db": music.duck_db,
         "under_speech_s": [[a / 1000, b / 1000] for a, b in music.speech_ms],
         "keyframes": volume_keyframes(music),
     }
-    return EditClip("music", music.media, 0, frame(music.length_ms, fps), {"narrate": ducking})
+    loop = music.source_ms if 0 < music.source_ms < music.length_ms else music.length_ms
+    starts = range(0, music.length_ms, loop)
+    return [  # each its own name: FCP7 XML's writer makes equal clips one clip item
+        EditClip(
+            f"music {k + 1}" if len(starts) > 1 else "music",
+            music.media,
+            frame(a, fps),
+            frame(min(a + loop, music.length_ms), fps) - frame(a, fps),
+            {"narrate": ducking},
+        )
+        for k, a in enumerate(starts)
+    ]
 
 
 def volume_keyframes(music: MusicBed) -> list[list[float]]:

@@ -49,6 +49,7 @@ def write_timeline(
     video: Path | None,
     music: Path | None,
     music_report: MusicReport | None,
+    sample_rate: int,
 ) -> None:
     """Nothing unless the job asked for an export."""
     if not plan.options.exports:
@@ -71,7 +72,10 @@ def write_timeline(
             for s, r in zip(placed.slots, placed.results, strict=True)
         ]
         length = round(music_report.duration * 1000)
-        bed = MusicBed(name, length, music_report.level_db, music_report.duck_db, speech)
+        decoded = work.local("music.f32")  # what the mix looped: the file's length
+        source_ms = decoded.stat().st_size // 4 * 1000 // sample_rate if decoded.is_file() else 0
+        level, duck = music_report.level_db, music_report.duck_db
+        bed = MusicBed(name, length, level, duck, speech, source_ms)
     slots = [(s.start_ms, s.end_ms) for s in placed.slots]
     title = plan.spec.title or "narrate"
 

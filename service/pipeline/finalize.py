@@ -104,7 +104,8 @@ class Finalizer:
         loud, music_report = self._sound_and_picture(
             placed, mux, work, outdir, timings, progress, plan, music, check
         )
-        write_timeline(plan, placed, cues, work, outdir, video, music, music_report)
+        sr = self.settings.sample_rate
+        write_timeline(plan, placed, cues, work, outdir, video, music, music_report, sr)
         progress(1.0, "done")
         manifest = build_manifest(
             plan,
