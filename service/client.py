@@ -66,6 +66,9 @@ def submit(args: argparse.Namespace) -> int:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
             for name in state["artifacts"]:
+                if ".." in name.split("/"):  # only segments/NN.wav has a folder
+                    continue
+                (out / name).parent.mkdir(exist_ok=True)
                 with (
                     client.stream("GET", f"/v1/jobs/{job['id']}/artifacts/{name}") as r,
                     (out / name).open("wb") as f,

@@ -83,6 +83,11 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
     )
+    p.add_argument(
+        "--exports",
+        help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
+        "timeline-package.zip)",
+    )
 
 
 MAX_STYLE_FILE = 64 * 1024
@@ -147,6 +152,9 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
         )
     }
     given["style"] = style_option(getattr(args, "style", None))
+    exports = getattr(args, "exports", None)
+    if exports is not None:
+        given["exports"] = [e.strip() for e in exports.split(",") if e.strip()]
     loudness = {
         key: value
         for key, value in (

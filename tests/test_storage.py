@@ -17,7 +17,7 @@ from service.config import Settings
 from service.domain.errors import InputError
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
-from service.pipeline import SegmentResult
+from service.pipeline import SegmentResult, staged_artifacts
 from tests.conftest import SHORT_SCRIPT
 
 
@@ -116,3 +116,23 @@ def test_a_symlinked_artifact_is_not_served(tmp_path: Path) -> None:
     os.symlink("/etc/passwd", target)
     assert storage.served("alpha", "job1", "subtitles.srt") is None
     assert storage.served("alpha", "job1", "video.mp4") is None
+
+
+def test_segments_are_published_under_their_folder_and_nothing_else_leaves_it(
+    tmp_path: Path,
+) -> None:
+    storage = LocalStorage(tmp_path / "root")
+    staged = storage.staging("alpha", "job1")
+    (staged / "segments").mkdir()
+    (staged / "segments" / "01.wav").write_bytes(b"RIFF")
+    (staged / "segments" / "notes.txt").write_bytes(b"not an artifact")
+    (staged / "timeline.otio").write_text("{}")
+    names = staged_artifacts(staged)
+    assert names == ("timeline.otio", "segments/01.wav")
+    assert storage.publish("alpha", "job1", staged, names) == list(names)
+    served = storage.served("alpha", "job1", "segments/01.wav")
+    assert served is not None and served.read(0, 4) == b"RIFF"
+    (tmp_path / "root" / "alpha" / "secret.wav").write_bytes(b"RIFF")
+    for bad in ("segments/../../secret.wav", "../secret.wav", "work/01.wav", "/etc/passwd"):
+        with pytest.raises(InputError, match="invalid artifact name"):
+            storage.served("alpha", "job1", bad)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from service.adapters.s3client import S3Objects, translated
-from service.adapters.storage import check_ids, input_name, is_id, work_file
+from service.adapters.storage import artifact_file, check_ids, input_name, is_id, work_file
 from service.ports import Stored
 
 MANIFEST = "manifest.json"  # published last: a reader that sees it sees the whole set
@@ -239,14 +239,14 @@ class S3Storage:
         """Upload the finished artifacts, the manifest last. A finalize killed half way
         published nothing the API serves: the job lists its artifacts only once this returns."""
         base = self.base(tenant, job_id) + "artifacts/"
-        present = [n for n in names if (staged / n).is_file()]
+        present = [n for n in names if (staged / artifact_file(n)).is_file()]
         for name in sorted(present, key=lambda n: n == MANIFEST):
             kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
             self.objects.put_file(base + name, staged / name, kind)
         return present
 
     def served(self, tenant: str, job_id: str, name: str) -> S3Artifact | None:
-        key = self.base(tenant, job_id) + "artifacts/" + work_file(name)
+        key = self.base(tenant, job_id) + "artifacts/" + artifact_file(name)
         head = self.objects.head(key)
         return S3Artifact(self.objects, key, head) if head is not None else None
 

@@ -178,7 +178,7 @@ class LocalStorage:
         return self.job_dir(tenant, job_id) / "input" / "source.music"
 
     def artifact(self, tenant: str, job_id: str, name: str) -> Path:
-        return self.job_dir(tenant, job_id) / "artifacts" / name
+        return self.job_dir(tenant, job_id) / "artifacts" / artifact_file(name)
 
     def staging(self, tenant: str, job_id: str) -> Path:
         base = self.job_dir(tenant, job_id)
@@ -191,7 +191,8 @@ class LocalStorage:
         dest.mkdir(parents=True, exist_ok=True)
         published = []
         for name in names:
-            if (staged / name).exists():
+            if (staged / artifact_file(name)).exists():
+                (dest / name).parent.mkdir(exist_ok=True)  # segments/
                 os.replace(staged / name, dest / name)
                 published.append(name)
         return published
@@ -250,6 +251,15 @@ def check_ids(tenant: str, job_id: str) -> None:
 def work_file(name: str) -> str:
     if not _FILE.match(name):
         raise InputError(f"invalid work file name: {name!r}")
+    return name
+
+
+def artifact_file(name: str) -> str:
+    """An artifact's name: a file name, or one under segments/ (nothing else leaves the
+    job's artifacts directory or key prefix)."""
+    head, _, tail = name.rpartition("/")
+    if head not in ("", "segments") or not _FILE.match(tail):
+        raise InputError(f"invalid artifact name: {name!r}")
     return name
 
 

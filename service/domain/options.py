@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
+Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/domain/edit.py)
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
 # EBU R128's -23 down to the loudest a streaming platform plays without turning it down.
@@ -96,6 +97,14 @@ class RenderOptions(_Model):
         "job.canceled), signed with the tenant's default webhook secret",
     )
 
+    exports: list[Export] = Field(
+        [],
+        max_length=4,
+        description="editor timelines to write: otio (timeline.otio), fcpxml (timeline.fcpxml), "
+        "fcp7 (timeline.xml), edl (timeline.edl); with any, segments/NN.wav and "
+        "timeline-package.zip (the timelines with their media)",
+    )
+
     @field_validator("webhook_url")
     @classmethod
     def _webhook_url(cls, v: str | None) -> str | None:
@@ -119,6 +128,11 @@ class RenderOptions(_Model):
     @classmethod
     def _style_name(cls, v: Any) -> Any:
         return {"preset": v} if isinstance(v, str) else v
+
+    @field_validator("exports")
+    @classmethod
+    def _exports(cls, v: list[Export]) -> list[Export]:
+        return list(dict.fromkeys(v))  # each once, in the order asked
 
     @field_validator("speakers")
     @classmethod

@@ -18,7 +18,7 @@ from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
 from service.jobs.webhooks import Webhooks
-from service.pipeline import ARTIFACTS, Pipeline
+from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,
     Artifact,
@@ -142,7 +142,7 @@ class JobService(JobParts):
 
     def artifact(self, job: Job, name: str) -> Artifact | None:
         """A published artifact, or None."""
-        if name not in ARTIFACTS or name not in job.artifacts:
+        if not is_artifact(name) or name not in job.artifacts:
             return None
         return self.storage.served(job.tenant, job.id, name)
 

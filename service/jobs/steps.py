@@ -16,7 +16,7 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.parts import JobParts
-from service.pipeline import ARTIFACTS, JobPlan, Rendered, SegmentResult
+from service.pipeline import JobPlan, Rendered, SegmentResult, staged_artifacts
 from service.ports import FINALIZE_TASK, Workspace
 
 log = logging.getLogger("narrate.jobs")
@@ -158,7 +158,7 @@ class WorkerSteps(JobParts):
         work = self.storage.workspace(job.tenant, job_id)
         try:
             rendered = self._finalize(job, staged, work)
-            published = self.storage.publish(job.tenant, job_id, staged, ARTIFACTS)
+            published = self.storage.publish(job.tenant, job_id, staged, staged_artifacts(staged))
             self._succeeded(job, rendered, published)
         except CanceledError:
             self.lifecycle.discard_work(job)

@@ -4,7 +4,14 @@ timeline -> subtitles -> loudness -> mux. The CLI runs it in one process; the wo
 
 from service.pipeline.core import Pipeline
 from service.pipeline.manifest import Manifest, Rendered
-from service.pipeline.results import ARTIFACTS, JobPlan, Progress, SegmentResult
+from service.pipeline.results import (
+    ARTIFACTS,
+    JobPlan,
+    Progress,
+    SegmentResult,
+    is_artifact,
+    staged_artifacts,
+)
 
 __all__ = [
     "ARTIFACTS",
@@ -14,4 +21,6 @@ __all__ = [
     "Progress",
     "Rendered",
     "SegmentResult",
+    "is_artifact",
+    "staged_artifacts",
 ]

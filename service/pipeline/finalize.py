@@ -28,6 +28,7 @@ from service.domain.subtitles import (
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
+from service.pipeline.exports import write_timeline
 from service.pipeline.manifest import (
     Loudness,
     MusicReport,
@@ -103,6 +104,8 @@ class Finalizer:
         loud, music_report = self._sound_and_picture(
             placed, mux, work, outdir, timings, progress, plan, music, check
         )
+        sr = self.settings.sample_rate
+        write_timeline(plan, placed, cues, work, outdir, video, music, music_report, sr)
         progress(1.0, "done")
         manifest = build_manifest(
             plan,

@@ -12,7 +12,7 @@ from typing import Protocol
 from service.adapters.storage import LocalWorkspace
 from service.domain.job import SYNTH_SHARE
 from service.pipeline.manifest import Rendered
-from service.pipeline.results import ARTIFACTS, JobPlan, Progress, SegmentResult
+from service.pipeline.results import JobPlan, Progress, SegmentResult, staged_artifacts
 from service.ports import Workspace
 
 
@@ -71,7 +71,7 @@ def render_locally(
             plan, results, work, staged, local_video, progress, music=music
         )
         outdir.mkdir(parents=True, exist_ok=True)
-        for name in ARTIFACTS:
-            if (staged / name).exists():
-                (staged / name).replace(outdir / name)
+        for name in staged_artifacts(staged):
+            (outdir / name).parent.mkdir(exist_ok=True)
+            (staged / name).replace(outdir / name)
     return rendered

@@ -3,7 +3,9 @@ one fitted segment (plain data, stored as JSON between workers), and a finished 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -24,7 +26,28 @@ ARTIFACTS = (
     "manifest.json",
     "video.mp4",
     "mix.wav",
+    "timeline.otio",
+    "timeline.fcpxml",
+    "timeline.xml",
+    "timeline.edl",
+    "timeline-package.zip",
 )
+# Each fitted segment, published with the timeline exports as segments/01.wav ...: the one
+# kind of artifact name with a slash, and nothing else with one (no way out of the job's dir).
+SEGMENT_ARTIFACT = re.compile(r"segments/[0-9]{2,4}\.wav")
+
+
+def is_artifact(name: str) -> bool:
+    """A name the storage publishes and the API serves."""
+    return name in ARTIFACTS or SEGMENT_ARTIFACT.fullmatch(name) is not None
+
+
+def staged_artifacts(staged: Path) -> tuple[str, ...]:
+    """The artifact names present in a staging directory: the listed ones, then the segments."""
+    segments = sorted(f"segments/{p.name}" for p in (staged / "segments").glob("*.wav"))
+    return tuple(n for n in ARTIFACTS if (staged / n).is_file()) + tuple(
+        n for n in segments if is_artifact(n)
+    )
 
 
 def no_progress(fraction: float, stage: str) -> None:

@@ -213,6 +213,9 @@ def test_limits_and_bad_input(stack: Stack, tmp_path: Path) -> None:
             "%2e%2e%2fkeys.json",
             "work",
             "%2Fetc%2Fpasswd",
+            "segments/../../keys.json",  # the one folder an artifact name may have
+            "segments/..%2F..%2Fkeys.json",
+            "segments/01.wav",  # none published without exports
         ):
             assert raw_get(stack, f"/v1/jobs/{job['id']}/artifacts/{name}") == 404, name
         assert c.get(f"/v1/jobs/{job['id']}/artifacts/video.mp4").status_code == 404  # none made

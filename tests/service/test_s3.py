@@ -22,6 +22,8 @@ from devtools import stack as devstack
 from service.adapters.s3 import S3Storage
 from service.adapters.s3client import S3Objects
 from service.config import Settings
+from service.domain.errors import InputError
+from service.pipeline import staged_artifacts
 from tests.conftest import GAGAR_EXAMPLE, SHORT_SCRIPT
 from tests.service.conftest import Stack, free_port, submit, wait_for
 
@@ -337,3 +339,28 @@ def test_retention_sweeps_the_store(
     with fleet.client() as c:
         assert c.get(f"/v1/jobs/{job['id']}").status_code == 404
     cut.close()
+
+
+def test_segments_are_published_and_served_under_their_folder_only(
+    s3: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for k, v in AWS.items():
+        monkeypatch.setenv(k, v)
+    settings = Settings(data_dir=tmp_path, s3_endpoint_url=s3.url)
+    storage = S3Storage(S3Objects(settings, BUCKET), "segs/", tmp_path / "scratch")
+    staged = storage.staging("alpha", "job1")
+    (staged / "segments").mkdir()
+    (staged / "segments" / "01.wav").write_bytes(b"RIFF0001")
+    (staged / "timeline.edl").write_text("TITLE: t\n")
+    names = staged_artifacts(staged)
+    assert storage.publish("alpha", "job1", staged, names) == ["timeline.edl", "segments/01.wav"]
+    assert s3.keys("segs/") == [
+        "segs/alpha/job1/artifacts/segments/01.wav",
+        "segs/alpha/job1/artifacts/timeline.edl",
+    ]
+    served = storage.served("alpha", "job1", "segments/01.wav")
+    assert served is not None and served.read(0, 8) == b"RIFF0001"
+    for bad in ("segments/../../job2/artifacts/x", "../job2/artifacts/x", "input/source.video"):
+        with pytest.raises(InputError, match="invalid artifact name"):
+            storage.served("alpha", "job1", bad)
+    storage.delete("alpha", "job1")

@@ -143,6 +143,7 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     driver.execute_script("document.getElementById('script').value = arguments[0]", script)
     driver.find_element(By.ID, "video").send_keys(str(video))
     Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+    driver.find_element(By.ID, "exports").click()  # the editor's timelines too
     driver.find_element(By.ID, "check").click()
     rows = until(
         driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"), "parsed"
@@ -225,7 +226,11 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
         b.get_attribute("data-name")
         for b in driver.find_elements(By.CSS_SELECTOR, "#downloads button")
     ]
-    assert set(downloads) == set(job["artifacts"]) and "video.mp4" in downloads
+    segments = {f"segments/{i:02d}.wav" for i in range(1, 5)}
+    assert segments <= set(job["artifacts"])  # served, and packed beside the timelines:
+    assert set(downloads) == set(job["artifacts"]) - segments and "video.mp4" in downloads
+    assert {"timeline.otio", "timeline.fcpxml", "timeline.xml", "timeline.edl"} <= set(downloads)
+    assert "timeline-package.zip" in downloads
     # Paused where the qualifier overlay (top) and the narration (bottom) both show.
     at = manifest0["overlays"][0]["start"] + 0.5
     driver.execute_async_script(

@@ -31,7 +31,19 @@ MEDIA_TYPES = {
     "subtitles.ass": "text/x-ssa",
     "video.mp4": "video/mp4",
     "manifest.json": "application/json",
+    "timeline.otio": "application/json",
+    "timeline.fcpxml": "application/xml",
+    "timeline.xml": "application/xml",
+    "timeline.edl": "text/plain",
+    "timeline-package.zip": "application/zip",
 }
+
+
+def media_type(name: str) -> str:
+    """A listed artifact's type; segments/NN.wav are WAV."""
+    return MEDIA_TYPES.get(name, "audio/wav")
+
+
 REDIRECT = (
     "1: answer 307 with a presigned URL of the object store (valid NARRATE_PRESIGN_SECONDS) "
     "instead of streaming the bytes through the API; ignored (the file is streamed) when "
@@ -40,7 +52,7 @@ REDIRECT = (
 
 
 @router.api_route(
-    "/v1/jobs/{job_id}/artifacts/{name}",
+    "/v1/jobs/{job_id}/artifacts/{name:path}",
     methods=["GET", "HEAD"],
     response_class=FileResponse,
     responses={
@@ -58,7 +70,7 @@ def get_artifact(
 ) -> Response:
     """The file, with ETag and Range (RFC 9110: If-None-Match gets 304, HEAD the headers
     alone, a Range header that cannot be parsed is ignored)."""
-    artifact = service.artifact(job, name)
+    artifact = service.artifact(job, name)  # only listed names (segments/NN.wav the one path)
     if artifact is None:
         raise HTTPException(404, "no such artifact")
     if redirect:
@@ -68,11 +80,11 @@ def get_artifact(
     if artifact.path is not None:  # a local file: sent as it is
         return ArtifactResponse(
             artifact.path,
-            media_type=MEDIA_TYPES[name],
-            filename=name,
+            media_type=media_type(name),
+            filename=name.replace("/", "-"),
             stat_result=artifact.path.stat(),
         )
-    return ObjectResponse(artifact, MEDIA_TYPES[name], name)
+    return ObjectResponse(artifact, media_type(name), name.replace("/", "-"))
 
 
 class ArtifactResponse(FileResponse):

@@ -140,6 +140,7 @@ function options() {
   if ($("engine").value) o.engine = $("engine").value;
   if ($("voice").value) o.voice = $("voice").value;
   if ($("overflow").value) o.on_overflow = $("overflow").value;
+  if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
   return o;
 }
 function nameFor() { return $("script").value.trim().startsWith("{") ? "script.json" : scriptName; }
@@ -316,7 +317,10 @@ $("player").addEventListener("timeupdate", () => {
 });
 function downloads(job) {
   const base = "/v1/jobs/" + job.id + "/artifacts/";
-  $("downloads").replaceChildren(...job.artifacts.map((n) => el("li", {},
+  // Each segment's WAV is in timeline-package.zip beside the timelines that name it.
+  const packaged = job.artifacts.includes("timeline-package.zip");
+  const listed = job.artifacts.filter((n) => !(packaged && n.startsWith("segments/")));
+  $("downloads").replaceChildren(...listed.map((n) => el("li", {},
     el("button", { type: "button", "data-name": n, onclick: async () => {
       try {
         const a = el("a", { href: await artifactURL(base + n), download: n }); document.body.append(a); a.click(); a.remove();
