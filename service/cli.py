@@ -185,17 +185,6 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_gc(args: argparse.Namespace) -> int:
-    from service import wiring
-
-    s = wiring.sweeper(get_settings()).sweep(dry_run=args.dry_run)
-    print(
-        f"{'would remove' if args.dry_run else 'removed'} {s.jobs} finished job(s), "
-        f"{s.orphans} orphaned upload(s), {s.keys} stray key(s): {s.bytes} bytes"
-    )
-    return 0
-
-
 def cmd_submit(args: argparse.Namespace) -> int:
     from service import client  # httpx: only the commands that talk to a service load it
 
@@ -207,18 +196,6 @@ def cmd_styles(args: argparse.Namespace) -> int:
 
     for name, preset in load_styles(get_settings()).items():
         print(f"{name:<16} {preset.get('description', '')}")
-    return 0
-
-
-def cmd_presets(args: argparse.Namespace) -> int:
-    from service import wiring
-    from service.presets import describe
-
-    for found in wiring.presets(get_settings()).all("local"):
-        print(describe(found))
-        if args.verbose:
-            print(f"{'':<16} source: {found.preset.source}")
-            print(f"{'':<16} options: {json.dumps(found.preset.values(), ensure_ascii=False)}")
     return 0
 
 
@@ -247,7 +224,7 @@ def _add_job_commands(sub: Subparsers) -> None:
     sub.add_parser("styles", help="list the subtitle style presets").set_defaults(func=cmd_styles)
     pr = sub.add_parser("presets", help="list the shipped job presets (--preset NAME)")
     pr.add_argument("-v", "--verbose", action="store_true", help="with the source and options")
-    pr.set_defaults(func=cmd_presets)
+    pr.set_defaults(func=cli_ops.cmd_presets)
 
     sb = sub.add_parser("submit", help="submit a script to a running service")
     sb.add_argument("script")
@@ -303,11 +280,7 @@ def _add_service_commands(sub: Subparsers) -> None:
     rc.add_argument("--interval", type=float, default=30.0)
     rc.add_argument("--once", action="store_true")
     rc.set_defaults(func=cmd_reconcile)
-    cli_ops.add_commands(sub)  # api, keys
-
-    gc = sub.add_parser("gc", help="remove old finished jobs, orphaned uploads, stray keys")
-    gc.add_argument("--dry-run", action="store_true", help="only say what would be removed")
-    gc.set_defaults(func=cmd_gc)
+    cli_ops.add_commands(sub)  # api, keys, gc, webhooks
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -328,6 +301,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `narrate presets | head`: the reader left while we were still writing; the rest of
+        # the output goes nowhere, and that is no error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def entry() -> None:

@@ -1,9 +1,11 @@
-"""`narrate api` (the API alone), `narrate keys create|list|revoke` and `narrate webhooks
-verify`: the operator's commands beside serve/worker/reconcile (service/cli.py)."""
+"""`narrate api` (the API alone), `narrate keys create|list|revoke`, `narrate gc`,
+`narrate presets` and `narrate webhooks verify`: the operator's commands beside
+serve/worker/reconcile (service/cli.py)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -63,6 +65,29 @@ def cmd_webhooks_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_presets(args: argparse.Namespace) -> int:
+    from service import wiring
+    from service.presets import describe
+
+    for found in wiring.presets(get_settings()).all("local"):
+        print(describe(found))
+        if args.verbose:
+            print(f"{'':<16} source: {found.preset.source}")
+            print(f"{'':<16} options: {json.dumps(found.preset.values(), ensure_ascii=False)}")
+    return 0
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    from service import wiring
+
+    s = wiring.sweeper(get_settings()).sweep(dry_run=args.dry_run)
+    print(
+        f"{'would remove' if args.dry_run else 'removed'} {s.jobs} finished job(s), "
+        f"{s.orphans} orphaned upload(s), {s.keys} stray key(s): {s.bytes} bytes"
+    )
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ap = sub.add_parser("api", help="run the API alone (workers and Redis run elsewhere)")
     ap.add_argument("--host", default="127.0.0.1")
@@ -78,6 +103,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     kr.add_argument("which", metavar="TENANT|ID")
     for p in (kc, kl, kr):
         p.set_defaults(func=cmd_keys)
+
+    gc = sub.add_parser("gc", help="remove old finished jobs, orphaned uploads, stray keys")
+    gc.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    gc.set_defaults(func=cmd_gc)
 
     wh = sub.add_parser("webhooks", help="webhook tools for receivers")
     wh_sub = wh.add_subparsers(dest="webhooks_command", required=True)

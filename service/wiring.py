@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from celery import Celery
 
     from service.adapters.jobstore import JobStore
-    from service.adapters.memory import MemoryQueue
+    from service.adapters.memory_queue import MemoryQueue
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.retention import Sweeper
@@ -231,7 +231,10 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     """The API's service and a worker's steps on one in-memory store and queue (no Redis, no
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
-    from service.adapters.memory import MemoryJobStore, MemoryMetrics, MemoryPresets, MemoryQueue
+    from service.adapters.memory import MemoryJobStore
+    from service.adapters.memory_metrics import MemoryMetrics
+    from service.adapters.memory_presets import MemoryPresets
+    from service.adapters.memory_queue import MemoryQueue
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from devtools.stack import free_port
-from service.adapters.memory import MemoryJobStore, MemoryQueue
+from service.adapters.memory import MemoryJobStore
+from service.adapters.memory_queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice, warning

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from service.adapters.memory import MemoryPresets
+from service.adapters.memory_presets import MemoryPresets
 from service.ports import PresetStore
 from tests.test_jobstore_contract import redis_url  # noqa: F401 (the module's redis-server)
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from service.adapters.redis_errors import store_errors
+
 SUFFIXES = ("seg", "done", "remaining", "deliveries")  # job:<id>:<suffix>, see jobstore.py
 
 
+@store_errors
 class JobSweep:
     def __init__(self, client: Any, key: Callable[..., str]) -> None:
         self.r, self.key = client, key

@@ -13,15 +13,16 @@ import copy
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from service.adapters.memory_queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict
-from service.domain.job import STATES, TERMINAL, Job, page_cursor, parse_cursor
+from service.domain.job import TERMINAL, Job, page_cursor, parse_cursor
 from service.domain.notices import Notice, stored_error
-from service.ports import BUCKETS, FINALIZE_TASK, SEGMENT_TASK, Fleet
+from service.ports import Fleet
 
 
 def _json(value: Any) -> str:
@@ -30,51 +31,6 @@ def _json(value: Any) -> str:
 
 _ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
 Task = tuple[str, list[Any]]
-
-
-class MemoryQueue:
-    """Tasks wait in a list until ``drain`` hands each to ``run(name, args)``."""
-
-    def __init__(self, name: str = "narrate") -> None:
-        self.name = name
-        self.pending: list[Task] = []
-        self._lock = threading.Lock()
-
-    def send(self, name: str, args: list[Any]) -> None:
-        with self._lock:
-            self.pending.append((name, list(args)))
-
-    def encode(self, name: str, args: list[Any]) -> str:
-        return json.dumps([name, args])
-
-    def push_first(self, message: str) -> None:
-        with self._lock:
-            name, args = json.loads(message)
-            self.pending.insert(0, (name, args))
-
-    def push_encoded(self, messages: list[str]) -> None:
-        """The messages a store's atomic create hands over (``encode``'s output)."""
-        with self._lock:
-            self.pending.extend((m[0], m[1]) for m in map(json.loads, messages))
-
-    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
-        """(job id, step) of a message ``broker_messages`` gave (as CeleryQueue.step)."""
-        name, args = message["task"], message["args"]
-        if name == SEGMENT_TASK:
-            return str(args[0]), f"segment:{int(args[1])}"
-        return (str(args[0]), "finalize") if name == FINALIZE_TASK else None
-
-    def drain(self, run: Callable[[str, list[Any]], None], limit: int = 10_000) -> int:
-        """Run waiting tasks (and those they send) in order until none is left; how many ran."""
-        ran = 0
-        while ran < limit:
-            with self._lock:
-                if not self.pending:
-                    return ran
-                name, args = self.pending.pop(0)
-            run(name, args)
-            ran += 1
-        raise RuntimeError(f"the queue did not drain within {limit} tasks")
 
 
 class MemoryJobStore:
@@ -284,71 +240,3 @@ class MemorySweep:
 
     def remove(self, keys: list[str], entries: list[tuple[str, str]]) -> None:
         pass
-
-
-class MemoryMetrics:
-    """Stage histograms, TTS calls, jobs by state and queue depth, counted in memory."""
-
-    def __init__(self, store: MemoryJobStore, queue: MemoryQueue) -> None:
-        self.store = store
-        self.queue = queue
-        self.stages: dict[str, list[float]] = {}
-        self.tts: dict[str, int] = {}
-
-    def observe_stage(self, stage: str, seconds: float) -> None:
-        self.stages.setdefault(stage, []).append(seconds)
-
-    def stage_histograms(self) -> dict[str, dict[str, float]]:
-        out = {}
-        for stage, values in self.stages.items():
-            counts = {str(b): float(sum(v <= b for v in values)) for b in BUCKETS}
-            out[stage] = {**counts, "count": float(len(values)), "sum": sum(values)}
-        return out
-
-    def count_tts(self, engine: str, n: int = 1) -> None:
-        self.tts[engine] = self.tts.get(engine, 0) + n
-
-    def tts_calls(self) -> dict[str, int]:
-        return dict(self.tts)
-
-    def count_by_state(self) -> dict[str, int]:
-        counts = dict.fromkeys(STATES, 0)
-        for job_id in list(self.store._jobs):
-            status = self.store.status(job_id)
-            if status in counts:
-                counts[status] += 1
-        return counts
-
-    def queue_depth(self, queue: str) -> int:
-        return len(self.queue.pending)
-
-    def backfill(self, batch: int = 500) -> int:
-        return 0  # counted live: nothing predates this store
-
-
-class MemoryPresets:
-    """The PresetStore port in memory (RedisPresets' twin)."""
-
-    def __init__(self) -> None:
-        self._saved: dict[str, dict[str, str]] = {}
-        self._lock = threading.Lock()
-
-    def saved(self, tenant: str) -> dict[str, str]:
-        with self._lock:
-            return dict(self._saved.get(tenant, {}))
-
-    def get(self, tenant: str, name: str) -> str | None:
-        with self._lock:
-            return self._saved.get(tenant, {}).get(name)
-
-    def put(self, tenant: str, name: str, data: str, limit: int) -> bool:
-        with self._lock:
-            mine = self._saved.setdefault(tenant, {})
-            if name not in mine and len(mine) >= limit:
-                return False
-            mine[name] = data
-            return True
-
-    def delete(self, tenant: str, name: str) -> bool:
-        with self._lock:
-            return self._saved.get(tenant, {}).pop(name, None) is not None

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service import wiring
-from service.adapters.memory import MemoryQueue
+from service.adapters.memory_queue import MemoryQueue
 from service.api.app import create_app
 from service.config import Settings
 from service.jobs import JobService, WorkerSteps

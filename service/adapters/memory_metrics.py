@@ -1,0 +1,48 @@
+"""Fleet figures in this process's memory (the Metrics port's twin of adapters/metrics.py)."""
+
+from __future__ import annotations
+
+from service.adapters.memory import MemoryJobStore
+from service.adapters.memory_queue import MemoryQueue
+from service.domain.job import STATES
+from service.ports import BUCKETS
+
+
+class MemoryMetrics:
+    """Stage histograms, TTS calls, jobs by state and queue depth, counted in memory."""
+
+    def __init__(self, store: MemoryJobStore, queue: MemoryQueue) -> None:
+        self.store = store
+        self.queue = queue
+        self.stages: dict[str, list[float]] = {}
+        self.tts: dict[str, int] = {}
+
+    def observe_stage(self, stage: str, seconds: float) -> None:
+        self.stages.setdefault(stage, []).append(seconds)
+
+    def stage_histograms(self) -> dict[str, dict[str, float]]:
+        out = {}
+        for stage, values in self.stages.items():
+            counts = {str(b): float(sum(v <= b for v in values)) for b in BUCKETS}
+            out[stage] = {**counts, "count": float(len(values)), "sum": sum(values)}
+        return out
+
+    def count_tts(self, engine: str, n: int = 1) -> None:
+        self.tts[engine] = self.tts.get(engine, 0) + n
+
+    def tts_calls(self) -> dict[str, int]:
+        return dict(self.tts)
+
+    def count_by_state(self) -> dict[str, int]:
+        counts = dict.fromkeys(STATES, 0)
+        for job_id in list(self.store._jobs):
+            status = self.store.status(job_id)
+            if status in counts:
+                counts[status] += 1
+        return counts
+
+    def queue_depth(self, queue: str) -> int:
+        return len(self.queue.pending)
+
+    def backfill(self, batch: int = 500) -> int:
+        return 0  # counted live: nothing predates this store
