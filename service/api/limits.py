@@ -15,9 +15,10 @@ from service.domain.errors import BodyTimeout, BodyTooLarge
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, batch_limit: int = 0) -> None:
         self.app = app
         self.limit = limit
+        self.batch_limit = max(limit, batch_limit)  # POST /v1/batches carries many files
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
@@ -25,8 +26,9 @@ class BodyLimit:
             return
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"")
-        if length.isdigit() and int(length) > self.limit:
-            await reject(send, self.limit)
+        limit = self.batch_limit if scope["path"].startswith("/v1/batches") else self.limit
+        if length.isdigit() and int(length) > limit:
+            await reject(send, limit)
             return
         received = 0
 
@@ -35,8 +37,8 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge(self.limit)  # the app's handler answers 413
+                if received > limit:
+                    raise BodyTooLarge(limit)  # the app's handler answers 413
             return message
 
         await self.app(scope, counted, send)
