@@ -54,7 +54,7 @@ def wait_batch(c: httpx.Client, batch_id: str, timeout: float = 180) -> dict[str
 
 
 def test_a_batch_through_the_service_all_or_partial(stack: Stack, clip: Path) -> None:
-    files = [
+    files: list[tuple[str, Any]] = [
         ("script", ("a.md", script("甲", 3).encode(), "text/markdown")),
         ("script", ("b.md", script("乙").encode(), "text/markdown")),
         ("script", ("c.md", BAD.encode(), "text/markdown")),
