@@ -258,6 +258,7 @@ def batch_service(settings: Settings, jobs: JobService) -> BatchService:
     from service.adapters.memory_batches import MemoryBatches
     from service.jobs.batches import BatchService
 
-    if isinstance(jobs.store, RedisJobStore):
-        return BatchService(jobs, RedisBatches(jobs.store.r, settings.keep_jobs_days * 86400))
+    if isinstance(jobs.store, RedisJobStore):  # a day past its jobs' retention: it names them
+        keep = (settings.keep_jobs_days + 1) * 86400
+        return BatchService(jobs, RedisBatches(jobs.store.r, keep))
     return BatchService(jobs, MemoryBatches())

@@ -1,7 +1,7 @@
 """Batch records in Redis (the BatchStore port; the record's shape is service/domain/batch.py).
 
 Keys (prefix ``narrate:``):
-  batch:<id>                 string: the batch as JSON (expires keep_jobs_days after creation)
+  batch:<id>                 string: the batch as JSON (expires a day after its jobs would)
   tenant:<t>:batches         sorted set of batch ids by creation time (ms)
   idem:<t>:batch:<key>       "<body hash> <batch id>" for the batch's Idempotency-Key (24 h)
 

@@ -1,0 +1,107 @@
+"""Batch benchmark: 20 short scripts (each with a small video) on 2 workers, through the real
+stack (Redis, Celery workers, uvicorn).
+
+Prints the sum of the same jobs submitted one after another (each waited for), that sum over
+the workers (the ideal for a batch), a batch's wall time (submit -> every item ended) and its
+ratio to the ideal (the aim: within 1.15), then a second batch of the same scripts: its wall
+time and the TTS engine calls it made (the cache is shared: the aim is 0). Each of the first
+two runs has texts of its own, so neither finds the other's speech in the cache.
+Usage: .venv/bin/python bench/batch.py [items]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devtools.media import make_video  # noqa: E402
+from devtools.stack import Stack, start_stack  # noqa: E402
+
+WORKERS = 2
+ENDED = ("succeeded", "failed", "canceled")
+
+
+def script(run: str, n: int) -> bytes:
+    return (
+        f"标题:第{n}号\n\n"
+        f"[段 1 · 4 秒 开场] {run}第{n}号任务:代码测试通过以后,再做优化。\n\n"
+        f"[段 2 · 4 秒 机制] {run}第{n}号任务:评分员对通过的轨迹排序,低排名降权。\n"
+    ).encode()
+
+
+def parts(run: str, items: int, video: bytes) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for n in range(items):
+        out.append(("script", (f"s{n:02d}.md", script(run, n), "text/markdown")))
+        out.append(("video", (f"s{n:02d}.mp4", video, "video/mp4")))
+    return [*out, ("options", (None, '{"engine": "espeak"}'))]
+
+
+def tts_calls(stack: Stack) -> float:
+    text = httpx.get(f"{stack.url}/metrics", timeout=10).text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("narrate_tts_calls_total")
+    )
+
+
+def one_by_one(c: httpx.Client, items: int, video: bytes) -> float:
+    """Each job alone: submitted, then waited for before the next (the sum of their times)."""
+    t0 = time.perf_counter()
+    for n in range(items):
+        files = {
+            "script": (f"s{n:02d}.md", script("甲", n), "text/markdown"),
+            "video": (f"s{n:02d}.mp4", video, "video/mp4"),
+        }
+        r = c.post("/v1/jobs", files=files, data={"options": '{"engine": "espeak"}'})
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        while c.get(f"/v1/jobs/{job_id}").json()["status"] not in ENDED:
+            time.sleep(0.05)
+    return time.perf_counter() - t0
+
+
+def batch(c: httpx.Client, run: str, items: int, video: bytes) -> tuple[float, dict[str, int]]:
+    t0 = time.perf_counter()
+    r = c.post("/v1/batches", files=parts(run, items, video))
+    assert r.status_code == 202, r.text
+    while True:
+        state = c.get(f"/v1/batches/{r.json()['id']}").json()
+        if state["status"] not in ("queued", "running"):
+            return time.perf_counter() - t0, state["counts"]
+        time.sleep(0.2)
+
+
+def main() -> None:
+    items = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    with tempfile.TemporaryDirectory() as tmp:
+        video = make_video(Path(tmp) / "clip.mp4", 8, size="320x240", fps=10).read_bytes()
+        stack = start_stack(Path(tmp) / "stack", workers=WORKERS)
+        try:
+            with stack.client() as c:
+                c.timeout = httpx.Timeout(120)
+                serial = one_by_one(c, items, video)
+                wall, counts = batch(c, "乙", items, video)
+                before = tts_calls(stack)
+                again, counts2 = batch(c, "乙", items, video)
+                calls = tts_calls(stack) - before
+        finally:
+            stack.stop()
+    ideal = serial / WORKERS
+    print(f"{items} jobs one after another: {serial:.1f} s; / {WORKERS} workers: {ideal:.1f} s")
+    print(f"batch of {items} on {WORKERS} workers: {wall:.1f} s = {wall / ideal:.2f} x the ideal")
+    print(f"  items: {counts}")
+    print(f"same batch again: {again:.1f} s, {calls:g} TTS engine calls; items: {counts2}")
+
+
+if __name__ == "__main__":
+    main()
