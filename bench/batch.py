@@ -11,6 +11,7 @@ Usage: .venv/bin/python bench/batch.py [items]
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
@@ -54,12 +55,12 @@ def tts_calls(stack: Stack) -> float:
     )
 
 
-def one_by_one(c: httpx.Client, items: int, video: bytes) -> float:
+def one_by_one(c: httpx.Client, run: str, items: int, video: bytes) -> float:
     """Each job alone: submitted, then waited for before the next (the sum of their times)."""
     t0 = time.perf_counter()
     for n in range(items):
         files = {
-            "script": (f"s{n:02d}.md", script("甲", n), "text/markdown"),
+            "script": (f"s{n:02d}.md", script(run, n), "text/markdown"),
             "video": (f"s{n:02d}.mp4", video, "video/mp4"),
         }
         r = c.post("/v1/jobs", files=files, data={"options": '{"engine": "espeak"}'})
@@ -74,6 +75,7 @@ def batch(c: httpx.Client, run: str, items: int, video: bytes) -> tuple[float, d
     t0 = time.perf_counter()
     r = c.post("/v1/batches", files=parts(run, items, video))
     assert r.status_code == 202, r.text
+    print(f"  POST /v1/batches answered in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     while True:
         state = c.get(f"/v1/batches/{r.json()['id']}").json()
         if state["status"] not in ("queued", "running"):
@@ -83,22 +85,31 @@ def batch(c: httpx.Client, run: str, items: int, video: bytes) -> tuple[float, d
 
 def main() -> None:
     items = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    serial, walls = [], []
     with tempfile.TemporaryDirectory() as tmp:
         video = make_video(Path(tmp) / "clip.mp4", 8, size="320x240", fps=10).read_bytes()
         stack = start_stack(Path(tmp) / "stack", workers=WORKERS)
         try:
             with stack.client() as c:
                 c.timeout = httpx.Timeout(120)
-                serial = one_by_one(c, items, video)
-                wall, counts = batch(c, "乙", items, video)
+                for k in range(rounds):  # interleaved: a noisy machine weighs on both alike
+                    serial.append(one_by_one(c, f"甲{k}", items, video))
+                    wall, counts = batch(c, f"乙{k}", items, video)
+                    walls.append(wall)
                 before = tts_calls(stack)
-                again, counts2 = batch(c, "乙", items, video)
+                again, counts2 = batch(c, "乙0", items, video)
                 calls = tts_calls(stack) - before
         finally:
             stack.stop()
-    ideal = serial / WORKERS
-    print(f"{items} jobs one after another: {serial:.1f} s; / {WORKERS} workers: {ideal:.1f} s")
-    print(f"batch of {items} on {WORKERS} workers: {wall:.1f} s = {wall / ideal:.2f} x the ideal")
+    ideal = statistics.median(serial) / WORKERS
+    wall = statistics.median(walls)
+    shown = ", ".join(f"{s:.1f}/{w:.1f}" for s, w in zip(serial, walls, strict=True))
+    print(f"{rounds} rounds (one after another / batch, s): {shown}")
+    print(f"{items} jobs one by one: {ideal * WORKERS:.1f} s (median); / {WORKERS}: {ideal:.1f} s")
+    print(
+        f"batch of {items} on {WORKERS} workers: {wall:.1f} s (median) = {wall / ideal:.2f} x that"
+    )
     print(f"  items: {counts}")
     print(f"same batch again: {again:.1f} s, {calls:g} TTS engine calls; items: {counts2}")
 

@@ -85,6 +85,11 @@ def test_partial_creates_the_good_items_and_lists_the_bad(fleet: Fleet) -> None:
         assert refused["name"] == "broken"
         assert refused["detail"][0]["loc"] == ["items", 1, "segments", 0, "seconds"]
         assert len(c.get("/v1/jobs").json()["jobs"]) == 1
+        item = batch["items"][0]["job"]  # an ordinary job: its source, a re-render of it
+        source = c.get(f"/v1/jobs/{item}/source").json()
+        child = c.post(f"/v1/jobs/{item}/rerender", json={"spec": source["spec"]})
+        assert child.status_code == 202, child.text
+        assert c.get(child.headers["Location"]).json()["parent"] == item
 
 
 def test_videos_pair_with_scripts_by_name(fleet: Fleet, short_video: Path) -> None:
