@@ -26,9 +26,10 @@ class BodyLimit:
             return
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"")
-        limit = self.batch_limit if scope["path"].startswith("/v1/batches") else self.limit
+        batch = scope["path"].startswith("/v1/batches")
+        limit = self.batch_limit if batch else self.limit
         if length.isdigit() and int(length) > limit:
-            await reject(send, limit)
+            await reject(send, limit, "batch_max_bytes" if batch else "")
             return
         received = 0
 
@@ -73,8 +74,10 @@ class BodyIdle:
         await self.app(scope, timed, send)
 
 
-async def reject(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": f"request body is over the limit of {limit} bytes"}).encode()
+async def reject(send: Send, limit: int, setting: str = "") -> None:
+    named = f" ({setting})" if setting else ""
+    detail = f"request body is over the limit of {limit} bytes{named}"
+    body = json.dumps({"detail": detail}).encode()
     headers: list[Any] = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

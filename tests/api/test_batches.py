@@ -153,3 +153,24 @@ def test_delete_cancels_every_unfinished_item_and_listing_pages(fleet: Fleet) ->
         rest = c.get("/v1/batches", params={"limit": 2, "cursor": first["next_cursor"]}).json()
         assert [b["id"] for b in first["batches"] + rest["batches"]] == ids[::-1]
         assert rest["next_cursor"] is None
+
+
+def test_an_item_names_its_video_and_the_byte_limit_names_itself(
+    tmp_path: Path, short_video: Path
+) -> None:
+    fleet = make_fleet(tmp_path, batch_max_bytes=1 << 20)
+    clip = short_video.read_bytes()
+    files: list[tuple[str, Any]] = [
+        ("script", ("a.md", script("甲", 3).encode(), "text/markdown")),
+        ("video", ("clip.mp4", clip, "video/mp4")),
+        ("batch", (None, '{"items": [{"name": "a", "video": "clip.mp4"}]}')),
+        ("options", (None, '{"engine": "espeak"}')),
+    ]
+    with fleet.client() as c:
+        for size in (3 << 20, 3 << 19):  # refused by its length, and as the bytes arrive
+            big = c.post("/v1/batches", files=[*files, ("music", ("a.wav", bytes(size)))])
+            assert big.status_code == 413 and "batch_max_bytes" in big.text
+        r = c.post("/v1/batches", files=files)
+        assert r.status_code == 202, r.text
+        job = fleet.service.owned(r.json()["items"][0]["job"], "local")
+        assert job is not None and job.has_video  # clip.mp4, named by the item
