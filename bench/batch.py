@@ -1,11 +1,12 @@
 """Batch benchmark: 20 short scripts (each with a small video) on 2 workers, through the real
 stack (Redis, Celery workers, uvicorn).
 
-Prints the sum of the same jobs submitted one after another (each waited for), that sum over
-the workers (the ideal for a batch), a batch's wall time (submit -> every item ended) and its
-ratio to the ideal (the aim: within 1.15), then a second batch of the same scripts: its wall
-time and the TTS engine calls it made (the cache is shared: the aim is 0). Each of the first
-two runs has texts of its own, so neither finds the other's speech in the cache.
+Prints, per round, the same jobs submitted one after another (each waited for) on a
+1-worker stack and on the 2-worker one, and a batch's wall time on the 2-worker one (submit ->
+every item ended); then the batch's ratio to each sum over the workers (the aim: within 1.15),
+and a second batch of the same scripts: its wall time and the TTS engine calls it made (the
+cache is shared: the aim is 0). Every run has texts of its own, so none finds another's speech
+in the cache. Rounds interleave the runs, so a machine's load weighs on all of them alike.
 Usage: .venv/bin/python bench/batch.py [items]
 """
 
@@ -67,7 +68,7 @@ def one_by_one(c: httpx.Client, run: str, items: int, video: bytes) -> float:
         assert r.status_code == 202, r.text
         job_id = r.json()["id"]
         while c.get(f"/v1/jobs/{job_id}").json()["status"] not in ENDED:
-            time.sleep(0.05)
+            time.sleep(0.2)
     return time.perf_counter() - t0
 
 
@@ -86,15 +87,17 @@ def batch(c: httpx.Client, run: str, items: int, video: bytes) -> tuple[float, d
 def main() -> None:
     items = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    serial, walls = [], []
+    serial1, serial2, walls = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         video = make_video(Path(tmp) / "clip.mp4", 8, size="320x240", fps=10).read_bytes()
+        one = start_stack(Path(tmp) / "one", workers=1)
         stack = start_stack(Path(tmp) / "stack", workers=WORKERS)
         try:
-            with stack.client() as c:
-                c.timeout = httpx.Timeout(120)
-                for k in range(rounds):  # interleaved: a noisy machine weighs on both alike
-                    serial.append(one_by_one(c, f"甲{k}", items, video))
+            with one.client() as c1, stack.client() as c:
+                c1.timeout = c.timeout = httpx.Timeout(120)
+                for k in range(rounds):  # interleaved: a noisy machine weighs on all alike
+                    serial1.append(one_by_one(c1, f"丙{k}", items, video))
+                    serial2.append(one_by_one(c, f"甲{k}", items, video))
                     wall, counts = batch(c, f"乙{k}", items, video)
                     walls.append(wall)
                 before = tts_calls(stack)
@@ -102,14 +105,16 @@ def main() -> None:
                 calls = tts_calls(stack) - before
         finally:
             stack.stop()
-    ideal = statistics.median(serial) / WORKERS
+            one.stop()
     wall = statistics.median(walls)
-    shown = ", ".join(f"{s:.1f}/{w:.1f}" for s, w in zip(serial, walls, strict=True))
-    print(f"{rounds} rounds (one after another / batch, s): {shown}")
-    print(f"{items} jobs one by one: {ideal * WORKERS:.1f} s (median); / {WORKERS}: {ideal:.1f} s")
-    print(
-        f"batch of {items} on {WORKERS} workers: {wall:.1f} s (median) = {wall / ideal:.2f} x that"
-    )
+    print(f"{items} items, {rounds} rounds; seconds per round:")
+    print(f"  one by one, 1 worker:  {', '.join(f'{s:.1f}' for s in serial1)}")
+    print(f"  one by one, 2 workers: {', '.join(f'{s:.1f}' for s in serial2)}")
+    print(f"  batch, 2 workers:      {', '.join(f'{s:.1f}' for s in walls)}")
+    for label, runs in (("1 worker", serial1), ("2 workers", serial2)):
+        ideal = statistics.median(runs) / WORKERS
+        print(f"batch (median {wall:.1f} s) / (one by one on {label} / {WORKERS}, median "
+              f"{ideal:.1f} s) = {wall / ideal:.2f}")  # fmt: skip
     print(f"  items: {counts}")
     print(f"same batch again: {again:.1f} s, {calls:g} TTS engine calls; items: {counts2}")
 

@@ -27,6 +27,37 @@ from service.ports import Incoming
 log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/batches", responses=ERRORS)
 
+_FILE = {"type": "array", "items": {"type": "string", "format": "binary"}}
+REQUEST_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["items"],
+                "properties": {
+                    "items": {"type": "array", "items": {"type": "object"}},
+                    "options": {"type": "object"},
+                    "preset": {"type": "string"},
+                    "partial": {"type": "boolean"},
+                },
+            }
+        },
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "script": _FILE,
+                    "video": _FILE,
+                    "music": _FILE,
+                    "options": {"type": "string", "description": "shared RenderOptions (JSON)"},
+                    "batch": {"type": "string", "description": "the JSON form, for overrides"},
+                },
+            }
+        },
+    },
+}
+
 
 def batches(request: Request) -> BatchService:
     found: BatchService = request.app.state.batches
@@ -94,7 +125,9 @@ async def _read(
     return parse_json(bytes(raw)), [], hashlib.sha256(raw).hexdigest()
 
 
-@router.post("", status_code=202, response_model=BatchOut)
+@router.post(
+    "", status_code=202, response_model=BatchOut, openapi_extra={"requestBody": REQUEST_BODY}
+)
 async def create_batch(
     request: Request,
     response: Response,
