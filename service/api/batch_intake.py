@@ -37,12 +37,16 @@ def batch_request(data: dict[str, Any], scripts: list[tuple[str, bytes]]) -> lis
     listed = data.get("items", [])
     if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
         raise InputError("'items' must be a list of objects", loc=("items",))
-    by_name = {e.get("name"): e for e in listed}
+    names = [e["name"] for e in listed if isinstance(e.get("name"), str)]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"item names used twice: {', '.join(twice)}", loc=("items",))
+    by_name = {e["name"]: e for e in listed if isinstance(e.get("name"), str)}
     out: list[dict[str, Any]] = []
     for filename, raw in scripts:
         name = item_name(filename)
         out.append({"name": name, **by_name.pop(name, {}), "_script": (filename, raw)})
-    return out + [e for e in listed if e.get("name") in by_name]
+    return out + [e for e in listed if not isinstance(e.get("name"), str) or e["name"] in by_name]
 
 
 def _spec(entry: dict[str, Any]) -> JobSpec:
@@ -82,7 +86,11 @@ def _pair(entry: dict[str, Any], groups: Groups, kind: str) -> tuple[str | None,
     """The group the item's ``kind`` upload is in (named, or by the item's name) and its file."""
     named = entry.get(kind)
     if named is not None:
-        if named not in groups.files or groups.files[named][1] != kind:
+        if (
+            not isinstance(named, str)
+            or named not in groups.files
+            or groups.files[named][1] != kind
+        ):
             raise InputError(f"{kind} {named!r} is not an uploaded {kind} part", loc=(kind,))
         group, _, path = groups.files[named]
         return group, path
@@ -148,11 +156,12 @@ def parse_json(body: bytes) -> dict[str, Any]:
     return data
 
 
-def parse_options_part(raw: str) -> dict[str, Any]:
+def parse_part(raw: str, field: str) -> dict[str, Any]:
+    """A multipart JSON field (``options``, ``batch``) as an object."""
     try:
         found = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise InputError(f"options is not valid JSON: {exc}", loc=("options",)) from None
+        raise InputError(f"{field} is not valid JSON: {exc}", loc=(field,)) from None
     if not isinstance(found, dict):
-        raise InputError("options must be a JSON object", loc=("options",))
+        raise InputError(f"{field} must be a JSON object", loc=(field,))
     return found

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, R
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
-from service.api.batch_intake import Groups, parse_items, parse_json, parse_options_part
+from service.api.batch_intake import Groups, parse_items, parse_json, parse_part
 from service.api.batch_uploads import read_batch_multipart
 from service.api.batch_views import BatchList, BatchOut, batch_out
 from service.api.deps import CurrentSettings, Jobs, Tenant
@@ -111,8 +111,10 @@ async def _read(
     """The batch's JSON, its script parts and the body's hash (for Idempotency-Key)."""
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         up, digest = await read_batch_multipart(request, settings, intake.receive)
-        data = parse_options_part(up.batch)
-        data["options"] = merged(parse_options_part(up.options), data.get("options") or {})
+        data = parse_part(up.batch, "batch")
+        own = data.get("options") or {}
+        if isinstance(own, dict):  # anything else is refused with the items
+            data["options"] = merged(parse_part(up.options, "options"), own)
         for filename, (group, kind) in up.files.items():
             intake.groups.files[filename] = (group, kind, intake.parts[group, kind].path)
         return data, up.scripts, digest
