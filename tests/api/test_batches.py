@@ -174,3 +174,18 @@ def test_an_item_names_its_video_and_the_byte_limit_names_itself(
         assert r.status_code == 202, r.text
         job = fleet.service.owned(r.json()["items"][0]["job"], "local")
         assert job is not None and job.has_video  # clip.mp4, named by the item
+
+
+def test_odd_items_are_refused_never_lost(fleet: Fleet) -> None:
+    twice = {"items": [{"name": "a", "spec": spec("1")}, {"name": "a", "spec": spec("2")}]}
+    odd = {"items": [{"name": ["a"], "spec": spec("1")}, {"name": "b", "video": 5}]}
+    with fleet.client() as c:
+        r = c.post("/v1/batches", json=twice)
+        assert r.status_code == 422 and "used twice: a" in r.json()["detail"][0]["msg"]
+        r = c.post("/v1/batches", json=odd)
+        assert r.status_code == 422
+        assert [p["loc"] for p in r.json()["detail"]] == [
+            ["items", 0, "name"],
+            ["items", 1, "video"],
+        ]
+        assert c.get("/v1/jobs").json()["jobs"] == []
