@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from service.jobs.service import JobService
 from service.ports import Artifact, BatchStore
 
 log = logging.getLogger("narrate.jobs")
+PLANNERS = 4  # items of a batch planned at once
 
 
 @dataclass
@@ -67,25 +69,17 @@ class BatchService:
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
         refused: list[dict[str, object]] = []
-        for i, item in enumerate(items):
-            found = list(item.problems)
-            if not found and item.spec is not None and item.options is not None:
-                try:
-                    job = self.jobs.prepare(
-                        tenant,
-                        item.job_id,
-                        item.spec,
-                        item.options,
-                        item.video,
-                        music=item.music,
-                        batch=batch_id,
-                    )
-                    ready.append((item.name, job))
-                    continue
-                except InputError as exc:
-                    found = item_problems(i, item.name, exc)
-            problems += found
-            refused.append({"name": item.name, "detail": [problem_data(p) for p in found]})
+        # Planned a few at a time (ffprobe waits on its subprocess): no job runs until all are.
+        with ThreadPoolExecutor(min(PLANNERS, len(items)), "plan") as pool:
+            planned = list(
+                pool.map(lambda a: self._prepare(tenant, batch_id, *a), enumerate(items))
+            )
+        for item, outcome in zip(items, planned, strict=True):
+            if isinstance(outcome, Job):
+                ready.append((item.name, outcome))
+                continue
+            problems += outcome
+            refused.append({"name": item.name, "detail": [problem_data(p) for p in outcome]})
         if problems and (not partial or not ready):
             raise ItemsInvalid(problems)
         items_out = [BatchItem(name, job.id) for name, job in ready]
@@ -95,6 +89,20 @@ class BatchService:
             return stored, False
         self._store_jobs(batch, [job for _, job in ready], idem)
         return batch, True
+
+    def _prepare(
+        self, tenant: str, batch_id: str, i: int, item: ItemRequest
+    ) -> Job | list[Problem]:
+        """The item's job, planned, or its problems."""
+        if item.problems or item.spec is None or item.options is None:
+            return item.problems
+        try:
+            return self.jobs.prepare(
+                tenant, item.job_id, item.spec, item.options, item.video,
+                music=item.music, batch=batch_id,
+            )  # fmt: skip
+        except InputError as exc:
+            return item_problems(i, item.name, exc)
 
     def _store_jobs(self, batch: Batch, jobs: list[Job], idem: tuple[str, str] | None) -> None:
         """Every job, or (the store failing midway) none of them and no batch."""
