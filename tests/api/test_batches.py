@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from service.domain.errors import StoreUnavailable
 from tests.api.conftest import Fleet, make_fleet
 
 
@@ -189,3 +190,29 @@ def test_odd_items_are_refused_never_lost(fleet: Fleet) -> None:
             ["items", 1, "video"],
         ]
         assert c.get("/v1/jobs").json()["jobs"] == []
+
+
+def test_a_store_failing_midway_leaves_no_part_of_the_batch(fleet: Fleet) -> None:
+    """The job store refuses the second item's job: 503, and the first item's job, its
+    queued tasks and the batch record go too (the tasks find no job and do nothing)."""
+    store = fleet.service.store
+    real, calls = store.create, []
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise StoreUnavailable("the job store is unavailable (ConnectionError)")
+        return real(*args, **kwargs)
+
+    store.create = flaky  # type: ignore[method-assign]
+    body = {"items": [{"name": n, "spec": spec(n)} for n in ("a", "b", "c")]}
+    with fleet.client() as c:
+        r = c.post("/v1/batches", json=body, headers={"Idempotency-Key": "k1"})
+        assert r.status_code == 503, r.text
+        assert c.get("/v1/jobs").json()["jobs"] == []
+        assert c.get("/v1/batches").json()["batches"] == []
+        fleet.work()
+        assert c.get("/v1/jobs").json()["jobs"] == []
+        store.create = real  # type: ignore[method-assign]
+        again = c.post("/v1/batches", json=body, headers={"Idempotency-Key": "k1"})
+        assert again.status_code == 202 and len(again.json()["items"]) == 3  # the retry is new
