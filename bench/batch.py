@@ -57,6 +57,16 @@ def tts_calls(stack: Stack) -> float:
     )
 
 
+def work(stack: Stack) -> float:
+    """Seconds the workers have spent in pipeline stages so far (/metrics' stage sums)."""
+    text = httpx.get(f"{stack.url}/metrics", timeout=10).text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("narrate_stage_seconds_sum")
+    )
+
+
 def one_by_one(c: httpx.Client, run: str, items: int, video: bytes) -> float:
     """Each job alone: submitted, then waited for before the next; the sum of their times by
     the records (created -> last update), so the client's polling adds nothing."""
@@ -93,6 +103,7 @@ def main() -> None:
     items = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     serial1, serial2, walls = [], [], []
+    spent: dict[str, float] = {"1w": 0.0, "2w": 0.0, "batch": 0.0}
     with tempfile.TemporaryDirectory() as tmp:
         video = make_video(Path(tmp) / "clip.mp4", 8, size="320x240", fps=10).read_bytes()
         one = start_stack(Path(tmp) / "one", workers=1)
@@ -101,10 +112,16 @@ def main() -> None:
             with one.client() as c1, stack.client() as c:
                 c1.timeout = c.timeout = httpx.Timeout(120)
                 for k in range(rounds):  # interleaved: a noisy machine weighs on all alike
+                    w0 = work(one)
                     serial1.append(one_by_one(c1, f"丙{k}", items, video))
+                    w1 = work(stack)
+                    spent["1w"] += work(one) - w0
                     serial2.append(one_by_one(c, f"甲{k}", items, video))
+                    w2 = work(stack)
                     wall, counts = batch(c, f"乙{k}", items, video)
                     walls.append(wall)
+                    spent["2w"] += w2 - w1
+                    spent["batch"] += work(stack) - w2
                 before = tts_calls(stack)
                 again, counts2 = batch(c, "乙0", items, video)
                 calls = tts_calls(stack) - before
@@ -120,6 +137,13 @@ def main() -> None:
         ideal = statistics.median(runs) / WORKERS
         print(f"batch (median {wall:.1f} s) / (one by one on {label} / {WORKERS}, median "
               f"{ideal:.1f} s) = {wall / ideal:.2f}")  # fmt: skip
+    per_job = {k: v / (rounds * items) for k, v in spent.items()}
+    print(
+        "stage seconds per job (CPU contention shows as more): "
+        + ", ".join(f"{k} {v:.2f}" for k, v in per_job.items())
+    )
+    busy = spent["batch"] / rounds / (WORKERS * wall)
+    print(f"workers busy in stages during the batch: {busy:.0%} of {WORKERS} x its wall time")
     print(f"  items: {counts}")
     print(f"same batch again: {again:.1f} s, {calls:g} TTS engine calls; items: {counts2}")
 
