@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TypeAlias
 
-from service import cli_ops
+from service import cli_batch, cli_ops
 from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
@@ -36,10 +36,12 @@ def _warm_up() -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     settings = get_settings()
-    spec = read_script(Path(args.script))
+    spec = read_script(Path(args.script[0])) if len(args.script) == 1 else None
     warming = threading.Thread(target=_warm_up, name="warm-up", daemon=True)
     warming.start()
     try:
+        if spec is None:  # several: each into OUT/<name>/
+            return cli_batch.render_many(args, lambda one, s: _render(one, settings, s))
         return _render(args, settings, spec)
     finally:
         warming.join()  # never exit while it is importing
@@ -185,12 +187,6 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    from service import client  # httpx: only the commands that talk to a service load it
-
-    return client.submit(args)
-
-
 def cmd_styles(args: argparse.Namespace) -> int:
     from service.adapters.styles import load_styles
 
@@ -204,9 +200,9 @@ Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def _add_job_commands(sub: Subparsers) -> None:
-    """render, parse, schema, styles, submit: commands about one script."""
+    """render, parse, schema, styles: commands about scripts (submit, batch: cli_batch.py)."""
     r = sub.add_parser("render", help="render a script into narration, subtitles and video")
-    r.add_argument("script", help="a .md/.txt script or a .json job spec")
+    r.add_argument("script", nargs="+", help=".md/.txt scripts or .json job specs")
     r.add_argument("--out", required=True, help="directory for the artifacts")
     r.add_argument("--video", help="video to mux the narration and subtitles onto")
     add_render_flags(r)
@@ -225,19 +221,6 @@ def _add_job_commands(sub: Subparsers) -> None:
     pr = sub.add_parser("presets", help="list the shipped job presets (--preset NAME)")
     pr.add_argument("-v", "--verbose", action="store_true", help="with the source and options")
     pr.set_defaults(func=cli_ops.cmd_presets)
-
-    sb = sub.add_parser("submit", help="submit a script to a running service")
-    sb.add_argument("script")
-    sb.add_argument("--video")
-    sb.add_argument("--wait", action="store_true", help="follow progress until the job ends")
-    sb.add_argument("--out", help="download the artifacts here (implies --wait)")
-    sb.add_argument(
-        "--url", default=None, help="service URL (default $NARRATE_URL or localhost:8000)"
-    )
-    sb.add_argument("--key", default=None, help="API key (default $NARRATE_API_KEY)")
-    add_render_flags(sb)
-    sb.add_argument("--idempotency-key")
-    sb.set_defaults(func=cmd_submit)
 
 
 def _add_voice_commands(sub: Subparsers) -> None:
@@ -281,6 +264,7 @@ def _add_service_commands(sub: Subparsers) -> None:
     rc.add_argument("--once", action="store_true")
     rc.set_defaults(func=cmd_reconcile)
     cli_ops.add_commands(sub)  # api, keys, gc, webhooks
+    cli_batch.add_commands(sub)  # submit, batch
 
 
 def build_parser() -> argparse.ArgumentParser:

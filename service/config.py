@@ -127,6 +127,12 @@ class Settings(BaseSettings):
     # (presigned URLs instead when the store is S3).
     public_url: str = "http://127.0.0.1:8000"
 
+    # Batches (POST /v1/batches): the items one batch may hold, and the bytes of its whole
+    # body (scripts, videos and music together). Past either the batch is refused at the
+    # door (422 / 413, naming the setting) and nothing of it is kept.
+    batch_max_items: int = Field(default=100, ge=1)
+    batch_max_bytes: int = Field(default=8 << 30, ge=1)
+
     # Workers
     task_soft_time_limit: float = 300.0
     task_time_limit: float = 360.0

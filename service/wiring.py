@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from service.adapters.memory_queue import MemoryQueue
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
+    from service.jobs.batches import BatchService
     from service.jobs.retention import Sweeper
     from service.jobs.webhooks import Webhooks
     from service.keys import KeyStore
@@ -267,3 +268,16 @@ def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[
             raise ValueError(f"unknown task {name!r}")
 
     return run
+
+
+def batch_service(settings: Settings, jobs: JobService) -> BatchService:
+    """Batches on the job service's own store: Redis beside a Redis job store, else memory."""
+    from service.adapters.batchstore import RedisBatches
+    from service.adapters.jobstore import JobStore as RedisJobStore
+    from service.adapters.memory_batches import MemoryBatches
+    from service.jobs.batches import BatchService
+
+    if isinstance(jobs.store, RedisJobStore):  # a day past its jobs' retention: it names them
+        keep = (settings.keep_jobs_days + 1) * 86400
+        return BatchService(jobs, RedisBatches(jobs.store.r, keep))
+    return BatchService(jobs, MemoryBatches())

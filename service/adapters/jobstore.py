@@ -74,6 +74,7 @@ def _record(job: Job, idem_key: str) -> dict[str, Any]:
         "warnings": _field(job.warnings),
         "idem": idem_key,
         "parent": job.parent or "",
+        "batch": job.batch or "",
         "plan": json.dumps(job.plan, ensure_ascii=False),
     }
 
@@ -207,6 +208,7 @@ class JobStore(FleetStore):
             segments={int(k): json.loads(v) for k, v in segs.items()},
             parent=data.get("parent") or None,
             plan=json.loads(data.get("plan") or "{}"),
+            batch=data.get("batch") or None,
         )
 
     def status(self, job_id: str) -> str | None:

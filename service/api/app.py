@@ -17,7 +17,16 @@ from service import wiring
 from service.api import docs, errors
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
-from service.api.routes import artifacts, health, jobs, presets, studio, voices, webhooks
+from service.api.routes import (
+    artifacts,
+    batches,
+    health,
+    jobs,
+    presets,
+    studio,
+    voices,
+    webhooks,
+)
 from service.config import Settings, get_settings
 from service.domain.spec import JobSpec
 from service.jobs import JobService
@@ -39,10 +48,13 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     )
     app.state.settings = settings
     app.state.jobs = service or wiring.job_service(settings)
+    app.state.batches = wiring.batch_service(settings, app.state.jobs)
     app.state.keys = wiring.keys(settings)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(
-        BodyLimit, limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20)
+        BodyLimit,
+        limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20),
+        batch_limit=settings.batch_max_bytes + (1 << 20),
     )
     app.add_middleware(BodyIdle, seconds=settings.upload_idle_timeout)
     app.add_middleware(BrowserGuard, settings=settings)  # outside BodyLimit: refused unread
@@ -50,7 +62,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (jobs, artifacts, voices, presets, health, studio, webhooks):
+    for module in (jobs, batches, artifacts, voices, presets, health, studio, webhooks):
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

@@ -15,9 +15,10 @@ from service.domain.errors import BodyTimeout, BodyTooLarge
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, batch_limit: int = 0) -> None:
         self.app = app
         self.limit = limit
+        self.batch_limit = max(limit, batch_limit)  # POST /v1/batches carries many files
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
@@ -25,8 +26,10 @@ class BodyLimit:
             return
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"")
-        if length.isdigit() and int(length) > self.limit:
-            await reject(send, self.limit)
+        batch = scope["path"].startswith("/v1/batches")
+        limit = self.batch_limit if batch else self.limit
+        if length.isdigit() and int(length) > limit:
+            await reject(send, limit, "batch_max_bytes" if batch else "")
             return
         received = 0
 
@@ -35,8 +38,8 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
-                    raise BodyTooLarge(self.limit)  # the app's handler answers 413
+                if received > limit:
+                    raise BodyTooLarge(limit)  # the app's handler answers 413
             return message
 
         await self.app(scope, counted, send)
@@ -71,8 +74,10 @@ class BodyIdle:
         await self.app(scope, timed, send)
 
 
-async def reject(send: Send, limit: int) -> None:
-    body = json.dumps({"detail": f"request body is over the limit of {limit} bytes"}).encode()
+async def reject(send: Send, limit: int, setting: str = "") -> None:
+    named = f" ({setting})" if setting else ""
+    detail = f"request body is over the limit of {limit} bytes{named}"
+    body = json.dumps({"detail": detail}).encode()
     headers: list[Any] = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

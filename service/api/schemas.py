@@ -48,6 +48,7 @@ class JobOut(BaseModel):
     artifacts: list[str]
     links: Links
     parent: str | None = None
+    batch: str | None = None  # the batch it was submitted in (/v1/batches/{batch})
 
 
 class JobList(BaseModel):

@@ -47,6 +47,9 @@ class _Part:
 class _Reader:
     """multipart's callbacks: each part's headers, then its bytes to memory or to the file."""
 
+    fields: tuple[str, ...] = FIELDS
+    repeatable: frozenset[str] = frozenset()  # fields that may come more than once
+
     def __init__(self, files: dict[str, tuple[Incoming, int]], script_limit: int) -> None:
         self.files = files  # file part -> (where it goes, its size limit)
         self.script_limit = script_limit
@@ -76,11 +79,16 @@ class _Reader:
         _, disp = parse_options_header(part.headers.get(b"content-disposition", b""))
         part.name = disp.get(b"name", b"").decode(errors="replace")
         part.filename = disp.get(b"filename", b"").decode(errors="replace")
-        if part.name not in FIELDS or part.name in self.seen:
+        repeated = part.name in self.seen and part.name not in self.repeatable
+        if part.name not in self.fields or repeated:
             raise HTTPException(
                 413, f"multipart form refused: unexpected or repeated field {part.name!r}"
             )
         self.seen.add(part.name)
+        self.attach(part)
+
+    def attach(self, part: _Part) -> None:
+        """Give a file part its place to stream to."""
         if part.name in self.files:
             part.file = self.files[part.name][0]
             self.upload.received.append(part.file)
@@ -91,7 +99,7 @@ class _Reader:
         part.size += len(chunk)
         self.upload.digest.update(chunk)
         if part.file is not None:
-            limit = self.files[part.name][1]
+            limit = self.file_limit(part.name)
             if part.size > limit:
                 raise HTTPException(413, f"{part.name} is over the limit of {limit} bytes")
             part.file.write(chunk)
@@ -100,6 +108,9 @@ class _Reader:
         if part.size > limit:
             raise HTTPException(413, f"{part.name} is over the limit of {limit} bytes")
         part.data.extend(chunk)
+
+    def file_limit(self, name: str) -> int:
+        return self.files[name][1]
 
     def on_part_end(self) -> None:
         part = self.part
@@ -122,11 +133,20 @@ async def read_multipart(
     """Parse ``script``, ``options`` and the file parts (``video``, ``music``: each streamed
     to its place in ``files`` within its limit, and committed there once the body is whole);
     413 past a limit or for extra fields. The caller aborts and closes ``files``."""
+    reader = _Reader(files, script_limit)
+    await read_multipart_with(request, reader)
+    return reader.upload
+
+
+async def read_multipart_with(
+    request: Request, reader: _Reader, require_script: bool = True
+) -> None:
+    """Feed the body to ``reader`` (its callbacks keep what it wants), sending full store
+    parts as they fill and committing every file part once the body is whole."""
     _, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if not boundary or len(boundary) > 70:  # RFC 2046: 1 to 70 characters
         raise InputError("multipart body without a valid boundary (1 to 70 characters)")
-    reader = _Reader(files, script_limit)
     parser = MultipartParser(boundary, reader.callbacks())  # type: ignore[arg-type]
     try:
         async for chunk in request.stream():
@@ -134,7 +154,7 @@ async def read_multipart(
             for incoming in reader.pending():  # a store part is full: send it (blocking)
                 await run_in_threadpool(incoming.flush)
         parser.finalize()
-        if "script" not in reader.seen:
+        if require_script and "script" not in reader.seen:
             raise InputError("multipart field 'script' is required")
         for incoming in reader.upload.received:
             await run_in_threadpool(incoming.commit)
@@ -147,4 +167,3 @@ async def read_multipart(
             f"no room to store the {reader.part.name or 'upload'} on the server "
             f"({os.strerror(exc.errno)}); nothing was kept, try again later"
         ) from None
-    return reader.upload

@@ -48,4 +48,5 @@ def job_out(request: Request, job: Job) -> JobOut:
         artifacts=job.artifacts,
         links=links(request, job),
         parent=job.parent,
+        batch=job.batch,
     )

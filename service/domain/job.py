@@ -36,6 +36,7 @@ class Job:
     # The JobPlan made at the door (service/pipeline/results.py), as JSON: what every step
     # runs on, so none re-plans, re-probes or re-casts.
     plan: dict[str, Any] = field(default_factory=dict)
+    batch: str | None = None  # the batch it was submitted in (service/domain/batch.py)
 
     @property
     def started(self) -> float | None:

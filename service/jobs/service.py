@@ -98,6 +98,22 @@ class JobService(JobParts):
         QueueUnavailable means nothing was kept and nothing will run: the store's script
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
+        job = self.prepare(tenant, job_id, spec, options, video, parent, music)
+        return self.store_job(job, idem)
+
+    def prepare(
+        self,
+        tenant: str,
+        job_id: str,
+        spec: JobSpec,
+        options: RenderOptions,
+        video: Path | None,
+        parent: str | None = None,
+        music: Path | None = None,
+        batch: str | None = None,
+    ) -> Job:
+        """The job's record, validated and planned (InputError names what is wrong); nothing
+        is stored yet."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
@@ -105,7 +121,7 @@ class JobService(JobParts):
         if music is not None:
             self.pipeline.check_music(music)
         now = time.time()
-        job = Job(
+        return Job(
             id=job_id,
             tenant=tenant,
             status="queued",
@@ -119,7 +135,11 @@ class JobService(JobParts):
             parent=parent,
             has_music=music is not None,
             plan=plan.model_dump(mode="json"),
+            batch=batch,
         )
+
+    def store_job(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
+        """Store a prepared job with one task per segment, in one atomic step."""
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         try:
             return self.store.create(

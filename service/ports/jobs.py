@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from service.domain.batch import Batch
 from service.domain.job import Job
 
 # The two steps of a job, by the names the queue carries them under, and the queue's name.
@@ -168,3 +169,24 @@ class PresetStore(Protocol):
         ...
 
     def delete(self, tenant: str, name: str) -> bool: ...
+
+
+class BatchStore(Protocol):
+    """Batch records (service/domain/batch.py), shared by every API process: Redis in
+    adapters/batchstore.py, memory in adapters/memory_batches.py. StoreUnavailable when the
+    store cannot be reached."""
+
+    def create(self, batch: Batch, idem: tuple[str, str] | None = None) -> tuple[Batch, bool]:
+        """Store ``batch`` unless ``idem`` (key, body hash) names one already: then that batch
+        and False (IdempotencyConflict for the key with another body)."""
+        ...
+
+    def discard(self, batch: Batch, idem: str | None = None) -> None:
+        """Remove the record, its listing entry and its Idempotency-Key ``idem``."""
+        ...
+
+    def get(self, batch_id: str) -> Batch | None: ...
+
+    def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Batch], str | None]:
+        """Newest first by (created, id); ``cursor`` continues after a page (opaque)."""
+        ...

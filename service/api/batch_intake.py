@@ -1,0 +1,167 @@
+"""A batch request's body -> its items, each parsed (spec, options, paired video and music)
+or refused with problems under its place (["items", i, ...]). JSON:
+``{"items": [{"name", "spec" | "script", "options"?, "video"?, "music"?}], "options"?,
+"preset"?, "partial"?}``; multipart: ``script`` parts (each an item named by its file),
+``video``/``music`` parts paired by name (intro.mp4 with intro.md) or named by an item's
+``video``/``music`` field, ``options`` (shared) and ``batch`` (that JSON, for overrides)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from service.api.intake import check_unicode, json_object
+from service.domain.batch import ItemsInvalid, check_item_name, item_name, item_problems, merged
+from service.domain.errors import InputError, Problem
+from service.domain.script import parse_script
+from service.domain.spec import JobSpec, RenderOptions, spec_from_data
+from service.jobs.batches import ItemRequest
+
+
+@dataclass
+class Groups:
+    """Uploads by name group: each group's job id and its files' local paths."""
+
+    ids: dict[str, str] = field(default_factory=dict)  # group -> job id
+    files: dict[str, tuple[str, str, Path]] = field(default_factory=dict)  # file -> group
+    claimed: dict[str, str] = field(default_factory=dict)  # group -> item name
+
+
+def batch_request(data: dict[str, Any], scripts: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    """The items in order: one per script part (by its file's name, overridden by an item of
+    that name in ``items``), then the other ``items``."""
+    listed = data.get("items", [])
+    if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
+        raise InputError("'items' must be a list of objects", loc=("items",))
+    names = [e["name"] for e in listed if isinstance(e.get("name"), str)]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"item names used twice: {', '.join(twice)}", loc=("items",))
+    by_name = {e["name"]: e for e in listed if isinstance(e.get("name"), str)}
+    out: list[dict[str, Any]] = []
+    for filename, raw in scripts:
+        name = item_name(filename)
+        out.append({"name": name, **by_name.pop(name, {}), "_script": (filename, raw)})
+    return out + [e for e in listed if not isinstance(e.get("name"), str) or e["name"] in by_name]
+
+
+def _spec(entry: dict[str, Any]) -> JobSpec:
+    name = entry["name"]
+    if "spec" in entry:
+        spec = spec_from_data(entry["spec"])
+    elif "script" in entry or "_script" in entry:
+        filename, raw = entry.get("_script") or (f"{name}.md", entry["script"])
+        try:
+            text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+        except UnicodeDecodeError:
+            raise InputError("the script is not UTF-8 text", loc=("script",)) from None
+        spec = parse_script(text, filename)
+    else:
+        raise InputError(f"no script: give 'spec' or 'script', or upload {name}.md", loc=())
+    check_unicode(spec)
+    return spec
+
+
+def _options(shared: dict[str, Any], entry: dict[str, Any], preset: Any) -> RenderOptions:
+    own = entry.get("options", {})
+    if not isinstance(own, dict):
+        raise InputError("options must be an object", loc=("options",))
+    data = merged(shared, own)
+    if preset is not None and "preset" not in own:
+        data["preset"] = preset
+    try:
+        return RenderOptions.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        loc = ("options", *first["loc"])
+        raise InputError(f"options {where}: {first['msg']}", loc=loc) from None
+
+
+def _pair(entry: dict[str, Any], groups: Groups, kind: str) -> tuple[str | None, Path | None]:
+    """The group the item's ``kind`` upload is in (named, or by the item's name) and its file."""
+    named = entry.get(kind)
+    if named is not None:
+        if (
+            not isinstance(named, str)
+            or named not in groups.files
+            or groups.files[named][1] != kind
+        ):
+            raise InputError(f"{kind} {named!r} is not an uploaded {kind} part", loc=(kind,))
+        group, _, path = groups.files[named]
+        return group, path
+    for group, k, path in groups.files.values():
+        if group == entry["name"] and k == kind:
+            return group, path
+    return None, None
+
+
+def _item(
+    i: int, entry: dict[str, Any], shared: dict[str, Any], preset: Any, groups: Groups, new_id: Any
+) -> ItemRequest:
+    raw_name = entry.get("name")
+    try:
+        name = check_item_name(raw_name)
+        if name in groups.claimed.values():
+            raise InputError(f"item name {name!r} is used twice", loc=("name",))
+        vgroup, video = _pair(entry, groups, "video")
+        mgroup, music = _pair(entry, groups, "music")
+        if vgroup and mgroup and vgroup != mgroup:
+            raise InputError("an item's video and music must share a name", loc=("music",))
+        group = vgroup or mgroup
+        if group is not None and group in groups.claimed:
+            raise InputError(f"{group!r} is already paired with item {groups.claimed[group]!r}")
+        groups.claimed[group or f"\0{name}"] = name
+        job_id = groups.ids[group] if group else new_id()
+        return ItemRequest(
+            name, job_id, _spec(entry), _options(shared, entry, preset), video, music
+        )
+    except InputError as exc:
+        shown = raw_name if isinstance(raw_name, str) else f"#{i + 1}"
+        return ItemRequest(str(shown), "", problems=item_problems(i, str(shown), exc))
+
+
+def parse_items(
+    data: dict[str, Any], scripts: list[tuple[str, bytes]], groups: Groups, new_id: Any
+) -> tuple[list[ItemRequest], bool]:
+    """Every item parsed or refused, and whether the caller asked for ``partial``; uploads
+    that pair with no item are a problem of their own (["video", "x.mp4"])."""
+    shared = data.get("options", {})
+    if not isinstance(shared, dict):
+        raise InputError("options must be an object", loc=("options",))
+    entries = batch_request(data, scripts)
+    items = [_item(i, e, shared, data.get("preset"), groups, new_id) for i, e in enumerate(entries)]
+    stray = [
+        Problem(
+            "batch.unpaired",
+            f"{kind} {f!r} pairs with no item (no {g}.md, no item {g!r})",
+            (kind, f),
+        )
+        for f, (g, kind, _) in groups.files.items()
+        if g not in groups.claimed
+    ]
+    if stray:  # the whole batch's problem, whatever ``partial`` says
+        raise ItemsInvalid(stray)
+    return items, bool(data.get("partial", False))
+
+
+def parse_json(body: bytes) -> dict[str, Any]:
+    data = json_object(body)
+    if "items" not in data:
+        raise InputError("a batch needs 'items' (a list of {name, spec | script})", loc=("items",))
+    return data
+
+
+def parse_part(raw: str, field: str) -> dict[str, Any]:
+    """A multipart JSON field (``options``, ``batch``) as an object."""
+    try:
+        found = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{field} is not valid JSON: {exc}", loc=(field,)) from None
+    if not isinstance(found, dict):
+        raise InputError(f"{field} must be a JSON object", loc=(field,))
+    return found

@@ -1,0 +1,84 @@
+"""A batch as the API shows it: counts by state, each item's job and status, progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from pydantic import BaseModel
+
+from service.domain.batch import Batch, BatchItem, batch_status, counts
+from service.domain.job import Job
+from service.domain.notices import Notice
+
+
+class BatchItemOut(BaseModel):
+    name: str
+    job: str
+    status: str  # the job's, or "deleted" once the job is gone
+    progress: float
+    stage: str
+    engines: list[str | None]
+    error: Notice | None
+    artifacts: list[str]
+    links: dict[str, str]
+
+
+class BatchOut(BaseModel):
+    id: str
+    status: str  # queued | running | succeeded | failed | canceled (from its items)
+    progress: float  # the items' mean
+    created: float
+    counts: dict[str, int]  # items by state
+    items: list[BatchItemOut]
+    refused: list[dict[str, Any]]  # items refused at the door ("partial": true): name, detail
+    links: dict[str, str]
+
+
+class BatchList(BaseModel):
+    batches: list[BatchOut]
+    next_cursor: str | None
+
+
+def _item(request: Request, item: BatchItem, job: Job | None) -> BatchItemOut:
+    link = str(request.url_for("get_job", job_id=item.job))
+    if job is None:
+        return BatchItemOut(
+            name=item.name,
+            job=item.job,
+            status="deleted",
+            progress=0.0,
+            stage="",
+            engines=[],
+            error=None,
+            artifacts=[],
+            links={"job": link},
+        )
+    engines = [s.get("engine") for _, s in sorted(job.segments.items())]
+    return BatchItemOut(
+        name=item.name,
+        job=job.id,
+        status=job.status,
+        progress=job.progress,
+        stage=job.stage,
+        engines=engines,
+        error=job.error,
+        artifacts=job.artifacts,
+        links={"job": link},
+    )
+
+
+def batch_out(request: Request, batch: Batch, jobs: list[tuple[BatchItem, Job | None]]) -> BatchOut:
+    items = [_item(request, item, job) for item, job in jobs]
+    by_state = counts(i.status for i in items if i.status != "deleted")
+    base = str(request.url_for("get_batch", batch_id=batch.id))
+    return BatchOut(
+        id=batch.id,
+        status=batch_status(by_state) if sum(by_state.values()) else "canceled",
+        progress=round(sum(i.progress for i in items) / max(1, len(items)), 4),
+        created=batch.created,
+        counts=by_state,
+        items=items,
+        refused=batch.refused,
+        links={"self": base, "artifacts": f"{base}/artifacts.zip"},
+    )

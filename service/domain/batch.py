@@ -1,0 +1,116 @@
+"""A batch: many jobs submitted in one request, each an ordinary job carrying the batch's id.
+The record keeps the items (name -> job id) and the items refused at the door; everything
+else (states, progress) is read from the jobs themselves."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.domain.errors import InputError, Problem
+from service.domain.job import STATES
+
+_NAME = re.compile(r"[A-Za-z0-9\u00c0-\uffff][\w\u00c0-\uffff.\- ]{0,99}")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchItem:
+    name: str  # the item's folder in artifacts.zip and in `narrate batch --out`
+    job: str
+
+
+@dataclass
+class Batch:
+    id: str
+    tenant: str
+    created: float
+    items: list[BatchItem]
+    # Items refused at the door (``"partial": true``): name -> their 422 problems
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tenant": self.tenant,
+            "created": self.created,
+            "items": [{"name": i.name, "job": i.job} for i in self.items],
+            "refused": self.refused,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Batch:
+        items = [BatchItem(i["name"], i["job"]) for i in data["items"]]
+        return cls(data["id"], data["tenant"], float(data["created"]), items, data["refused"])
+
+
+class ItemsInvalid(InputError):
+    """Items of a batch refused at the door: every problem, each ``loc`` starting at its item
+    (["items", 3, "segments", 1, "seconds"])."""
+
+    code = "batch.invalid"
+
+    def __init__(self, found: list[Problem]) -> None:
+        super().__init__(found[0].message, found)
+        self.found = found
+        self.loc = found[0].loc
+
+    def problems(self) -> list[Problem]:
+        return list(self.found)
+
+
+def item_problems(index: int, name: str, exc: InputError) -> list[Problem]:
+    """An item's error as the batch's 422 lists it: its loc under the item, its name said."""
+    return [
+        Problem(p.code, f"item {index + 1} ({name}): {p.message}", ("items", index, *p.loc))
+        for p in exc.problems()
+    ]
+
+
+def item_name(filename: str) -> str:
+    """The item a file belongs to: its name without the folder and the last suffix
+    ("talks/intro.md" -> "intro"), so intro.mp4 pairs with intro.md."""
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, _ = base.rpartition(".")
+    return stem if dot and stem else base
+
+
+def check_item_name(name: object) -> str:
+    """A name fit to be a folder (in the zip, on the caller's disk): no path, no dot first."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name.strip() != name:
+        raise InputError(
+            f"item name {name!r} must be 1-100 letters, digits, spaces, '.', '_' or '-' "
+            "(not first), with no folder",
+            loc=("name",),
+        )
+    return name
+
+
+def merged(shared: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """An item's options: the batch's, with the item's own over them (objects key by key)."""
+    out = dict(shared)
+    for k, v in own.items():
+        out[k] = merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def counts(statuses: Iterable[str]) -> dict[str, int]:
+    """Items by state, every state present (0 where none)."""
+    out = dict.fromkeys(STATES, 0)
+    for s in statuses:
+        out[s] = out.get(s, 0) + 1
+    return out
+
+
+def batch_status(by_state: dict[str, int]) -> str:
+    """queued until one starts, running until every item ends; then succeeded if all did,
+    failed if any failed, canceled otherwise."""
+    total = sum(by_state.values())
+    if by_state["queued"] == total:
+        return "queued"
+    if by_state["queued"] or by_state["running"]:
+        return "running"
+    if by_state["succeeded"] == total:
+        return "succeeded"
+    return "failed" if by_state["failed"] else "canceled"
