@@ -67,7 +67,7 @@ def cmd_webhooks_verify(args: argparse.Namespace) -> int:
 
 def cmd_presets(args: argparse.Namespace) -> int:
     from service import wiring
-    from service.presets import describe
+    from service.jobs.presets import describe
 
     for found in wiring.presets(get_settings()).all("local"):
         print(describe(found))

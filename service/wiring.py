@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
+    from service.jobs.presets import Presets
     from service.jobs.retention import Sweeper
     from service.jobs.webhooks import Webhooks
     from service.keys import KeyStore
-    from service.presets import Presets
 
 # Redis, Celery and the job machinery (~0.6 s of CPU to import) load in the functions that build
 # the service's parts: `narrate render` builds only the pipeline and never pays for them.
@@ -149,7 +149,7 @@ def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
     """The shipped job presets, and each tenant's saved ones in ``store`` (None: the CLI's
     shipped ones alone)."""
     from service.adapters.presets import load_presets
-    from service.presets import Presets
+    from service.jobs.presets import Presets
 
     return Presets(load_presets(settings), store)
 

@@ -17,6 +17,7 @@ from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
+from service.jobs.presets import Presets
 from service.jobs.webhooks import Webhooks
 from service.pipeline import Pipeline, is_artifact
 from service.ports import (
@@ -29,7 +30,6 @@ from service.ports import (
     Storage,
     Workspace,
 )
-from service.presets import Presets
 
 log = logging.getLogger("narrate.jobs")
 

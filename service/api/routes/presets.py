@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from service.api.deps import Jobs, Tenant
 from service.api.views import ERRORS
-from service.presets import Found, ShippedPreset
+from service.jobs.presets import Found, ShippedPreset
 
 router = APIRouter(prefix="/v1/presets", responses=ERRORS, tags=["presets"])
 SHIPPED: dict[int | str, dict[str, Any]] = {409: {"description": "a shipped preset: read-only"}}
