@@ -12,6 +12,8 @@ Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (300
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if len(fast) < len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in fast])
         items[:] = fast
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A redis-server of the module's own on a free port (the store contract tests' Redis)."""
+    from devtools.stack import free_port
+    from service.stack import redis_argv, wait_for_redis
+
+    port = free_port()
+    proc = subprocess.Popen(
+        redis_argv(port, tmp_path_factory.mktemp("redis")), stdout=subprocess.DEVNULL
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        wait_for_redis(url)
+        yield url
+    finally:
+        proc.kill()
+        proc.wait()

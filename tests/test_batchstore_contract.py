@@ -10,7 +10,6 @@ from service.adapters.memory_batches import MemoryBatches
 from service.domain.batch import Batch, BatchItem
 from service.domain.errors import IdempotencyConflict
 from service.ports import BatchStore
-from tests.test_jobstore_contract import redis_url  # noqa: F401 (the module's redis-server)
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])

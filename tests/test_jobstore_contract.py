@@ -5,9 +5,8 @@ on is asserted against both, so the fast tier cannot drift from what production 
 from __future__ import annotations
 
 import json
-import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,6 @@ from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice, warning
 from service.ports import JobStore
-from service.stack import redis_argv, wait_for_redis
 
 
 @dataclass
@@ -28,21 +26,6 @@ class Under:
     store: JobStore
     queued: Callable[[], int]  # messages handed to the queue so far
     first: Callable[[], str]  # the message the next worker takes
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        redis_argv(port, tmp_path_factory.mktemp("redis")), stdout=subprocess.DEVNULL
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        wait_for_redis(url)
-        yield url
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])

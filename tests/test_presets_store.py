@@ -10,7 +10,6 @@ import pytest
 
 from service.adapters.memory_presets import MemoryPresets
 from service.ports import PresetStore
-from tests.test_jobstore_contract import redis_url  # noqa: F401 (the module's redis-server)
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])

@@ -5,30 +5,10 @@ dead sender's claim comes back); a try recorded and rescheduled, or out of the o
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Iterator
-
 import pytest
 
-from devtools.stack import free_port
 from service.adapters.memory_webhooks import MemoryWebhooks
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookStore
-from service.stack import redis_argv, wait_for_redis
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        redis_argv(port, tmp_path_factory.mktemp("redis")), stdout=subprocess.DEVNULL
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        wait_for_redis(url)
-        yield url
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
