@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from service.client import follow
+from service.console import ProgressBar
 from tests.api.conftest import Fleet
 from tests.api.test_jobs import SPEC
 
@@ -57,3 +59,22 @@ def test_another_tenants_job_has_no_events(keyed: tuple[Fleet, str, str]) -> Non
     job_id = fleet.client(alpha).post("/v1/jobs", json=SPEC).json()["id"]
     assert fleet.client(beta).get(f"/v1/jobs/{job_id}/events").status_code == 404
     assert fleet.client().get(f"/v1/jobs/{job_id}/events").status_code == 401
+
+
+def _follow(fleet: Fleet, job_id: str) -> tuple[dict[str, Any], list[str]]:
+    """What `narrate submit --wait` ends on, and the paths it asked for."""
+    asked: list[str] = []
+    with fleet.client() as c:
+        c.event_hooks["request"] = [lambda req: asked.append(req.url.path)]
+        return follow(c, job_id, ProgressBar()), asked
+
+
+def test_submit_wait_follows_the_stream_and_polls_when_it_is_refused(fleet: Fleet) -> None:
+    with fleet.client() as c:
+        job_id = c.post("/v1/jobs", json=SPEC).json()["id"]
+    fleet.work()
+    state, asked = _follow(fleet, job_id)
+    assert state["status"] == "succeeded" and asked[0] == f"/v1/jobs/{job_id}/events"
+    fleet.app.state.event_streams = fleet.settings.max_event_streams  # full: 503
+    state, asked = _follow(fleet, job_id)
+    assert state["status"] == "succeeded" and asked[-1] == f"/v1/jobs/{job_id}"

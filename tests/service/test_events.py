@@ -21,10 +21,12 @@ LONG = "\n\n".join(f"[段 {i} · 2 秒] 第{i}段,很长的工作。" for i in r
 STREAMS = 200
 
 
-def read_events(client: httpx.Client, path: str, stop_after: int | None = None, **kw: str) -> str:
+def read_events(
+    client: httpx.Client, path: str, stop_after: int | None = None, after: str | None = None
+) -> str:
     """The stream's text until it closes, or until ``stop_after`` events with ids (a drop)."""
     text, seen = "", 0
-    with client.stream("GET", path, headers=kw) as r:
+    with client.stream("GET", path, headers={"Last-Event-ID": after} if after else {}) as r:
         assert r.status_code == 200, r.read()
         for chunk in r.iter_text():
             text += chunk
@@ -63,7 +65,7 @@ def test_a_dropped_stream_resumes_with_last_event_id_missing_nothing(tmp_path: P
             path = f"/v1/jobs/{job_id}/events"
             first = [e for e in parse_sse(read_events(c, path, stop_after=2)) if e[0]]
             assert first and first[-1][2].get("status") != "succeeded"  # dropped mid-job
-            rest = parse_sse(read_events(c, path, **{"Last-Event-ID": str(first[-1][0])}))
+            rest = parse_sse(read_events(c, path, after=first[-1][0]))
             assert rest[-1][1] == "status" and rest[-1][2]["status"] == "succeeded"
             got = [e[0] for e in first] + [e[0] for e in rest if e[0]]
             every = [e[0] for e in parse_sse(read_events(c, path)) if e[0]]
