@@ -58,14 +58,18 @@ async def _healthz_under_streams(url: str, key: str, job_id: str) -> float:
 
 
 def test_a_dropped_stream_resumes_with_last_event_id_missing_nothing(tmp_path: Path) -> None:
-    stack = start_stack(tmp_path, workers=1, faults="segment_sleep=0.6", events_poll=0.1)
+    stack = start_stack(
+        tmp_path, workers=1, faults="segment_sleep=0.6", events_poll=0.1, events_heartbeat=0.3
+    )
     try:
         with stack.client() as c:
             job_id = submit(c, SCRIPT).json()["id"]
             path = f"/v1/jobs/{job_id}/events"
             first = [e for e in parse_sse(read_events(c, path, stop_after=2)) if e[0]]
             assert first and first[-1][2].get("status") != "succeeded"  # dropped mid-job
-            rest = parse_sse(read_events(c, path, after=first[-1][0]))
+            resumed = read_events(c, path, after=first[-1][0])
+            assert "\n: heartbeat\n" in resumed  # 0.6 s segments, a beat after 0.3 s quiet
+            rest = parse_sse(resumed)
             assert rest[-1][1] == "status" and rest[-1][2]["status"] == "succeeded"
             got = [e[0] for e in first] + [e[0] for e in rest if e[0]]
             every = [e[0] for e in parse_sse(read_events(c, path)) if e[0]]
