@@ -34,7 +34,12 @@ def sse(event: str, data: Any, event_id: str | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-@router.get("/{job_id}/events", response_class=StreamingResponse)
+STREAM: dict[int | str, dict[str, Any]] = {
+    200: {"description": "the job's events", "content": {"text/event-stream": {}}}
+}
+
+
+@router.get("/{job_id}/events", response_class=StreamingResponse, responses=STREAM)
 async def job_events(
     request: Request,
     job: OwnedJob,
