@@ -76,5 +76,9 @@ def test_submit_wait_follows_the_stream_and_polls_when_it_is_refused(fleet: Flee
     state, asked = _follow(fleet, job_id)
     assert state["status"] == "succeeded" and asked[0] == f"/v1/jobs/{job_id}/events"
     fleet.app.state.event_streams = fleet.settings.max_event_streams  # full: 503
+    with fleet.client() as c:
+        full = c.get(f"/v1/jobs/{job_id}/events")
+        assert full.status_code == 503 and full.headers["Retry-After"] == "5"
+        assert "too many open event streams" in full.text
     state, asked = _follow(fleet, job_id)
     assert state["status"] == "succeeded" and asked[-1] == f"/v1/jobs/{job_id}"
