@@ -51,13 +51,7 @@ def submit(args: argparse.Namespace) -> int:
         print(job["id"])
         if not (args.wait or args.out):
             return 0
-        bar = ProgressBar()
-        while True:
-            state = client.get(f"/v1/jobs/{job['id']}").json()
-            bar(state["progress"], f"{state['status']} {state['stage']}")
-            if state["status"] in ("succeeded", "failed", "canceled"):
-                break
-            time.sleep(0.5)
+        state = follow(client, job["id"], ProgressBar())
         if state["status"] != "succeeded":
             error = state["error"] or {}
             print(f"narrate: job {state['status']}: {error.get('message')}", file=sys.stderr)
@@ -77,6 +71,38 @@ def submit(args: argparse.Namespace) -> int:
                         f.write(chunk)
             print(f"downloaded {', '.join(state['artifacts'])} to {out}")
         return 0
+
+
+ENDED = ("succeeded", "failed", "canceled")
+
+
+def follow(client: httpx.Client, job_id: str, bar: ProgressBar) -> dict[str, Any]:
+    """Follow the job's event stream (GET /v1/jobs/{id}/events) to its end, reconnecting
+    with Last-Event-ID after a drop; poll every 0.5 s once the stream fails twice running."""
+    last, drops = "", 0
+    while drops < 2:
+        try:
+            headers = {"Last-Event-ID": last} if last else {}
+            with client.stream("GET", f"/v1/jobs/{job_id}/events", headers=headers) as r:
+                if r.status_code != 200:
+                    break
+                for line in r.iter_lines():
+                    if line.startswith("id: "):
+                        last, drops = line[4:], 0
+                    elif line.startswith("data: "):
+                        state: dict[str, Any] = client.get(f"/v1/jobs/{job_id}").json()
+                        bar(state["progress"], f"{state['status']} {state['stage']}")
+                        if state["status"] in ENDED:
+                            return state
+        except httpx.HTTPError:
+            pass
+        drops += 1
+    while True:
+        state = client.get(f"/v1/jobs/{job_id}").json()
+        bar(state["progress"], f"{state['status']} {state['stage']}")
+        if state["status"] in ENDED:
+            return state
+        time.sleep(0.5)
 
 
 def problem_text(detail: Any) -> str:

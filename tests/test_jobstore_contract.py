@@ -130,6 +130,30 @@ def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
     assert new and again.id == "a2"  # the key went with its job
 
 
+def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -> None:
+    made, _ = under.store.create(job("a1"))
+    assert under.store.advance("a1", "running", stage="synthesize")
+    assert not under.store.advance("a1", "queued")  # no change: no event
+    under.store.set_segment("a1", 0, state="running", worker="w1")
+    under.store.update("a1", stage="mix", stage_progress=0.5)
+    under.store.set_segment("a1", 0, state="done")
+    assert under.store.advance("a1", "succeeded", artifacts=["narration.wav"])
+    events = under.store.events("a1")
+    assert [(e.event, e.data) for e in events] == [
+        ("status", {"status": "running", "stage": "synthesize"}),
+        ("segment", {"state": "running", "worker": "w1", "index": 1}),
+        ("update", {"stage": "mix", "stage_progress": 0.5}),
+        ("segment", {"state": "done", "worker": "w1", "index": 1}),
+        ("status", {"status": "succeeded", "artifacts": ["narration.wav"]}),
+    ]
+    assert [e.id for e in under.store.events("a1", events[1].id)] == [e.id for e in events[2:]]
+    assert under.store.events("a1", events[-1].id) == []
+    under.store.update("gone", stage="mix")  # a deleted job's change is no event
+    assert under.store.events("gone") == []
+    under.store.discard(made)
+    assert under.store.events("a1") == []
+
+
 def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> None:
     under.store.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
     under.store.create(job("a2"), None, [msg("a2", 0)], "q")

@@ -30,6 +30,7 @@ import redis
 from pydantic_core import to_jsonable_python
 
 from service.adapters.fleet import FleetStore
+from service.adapters.jobevents import JobEventLog
 from service.adapters.jobsweep import JobSweep
 from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import (
@@ -88,7 +89,7 @@ def _field(value: Any) -> str | int | float:
 
 
 @store_errors
-class JobStore(FleetStore):
+class JobStore(FleetStore, JobEventLog):
     """Every method raises StoreUnavailable for a Redis error (``store_errors``)."""
 
     def __init__(self, client: redis.Redis) -> None:
@@ -179,6 +180,7 @@ class JobStore(FleetStore):
         keys = [key("job", job.id) + s for s in ("", ":seg", ":done", ":remaining", ":deliveries")]
         keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS]
         self._discard(keys=keys, args=[job.id, key("idem", job.tenant, "")])
+        self.r.delete(key("job", job.id, "events"))
 
     # -- reading --------------------------------------------------------------------------
     def get(self, job_id: str) -> Job | None:
@@ -268,14 +270,18 @@ class JobStore(FleetStore):
             args += [k, _field(v)]
         args.append(job_id)
         keys = [key("job", job_id), key("active"), JOB_COUNTS]
-        return bool(self._advance(keys=keys, args=args))
+        moved = bool(self._advance(keys=keys, args=args))
+        if moved:
+            self.publish(job_id, "status", {"status": status, **fields})
+        return moved
 
     def update(self, job_id: str, **fields: Any) -> None:
         """Set fields of an existing record (a deleted job's record is never brought back)."""
         args: list[Any] = ["updated", time.time()]
         for k, v in fields.items():
             args += [k, _field(v)]
-        self._update(keys=[key("job", job_id)], args=args)
+        if self._update(keys=[key("job", job_id)], args=args):
+            self.publish(job_id, "update", fields)
 
     def set_segment(self, job_id: str, index: int, **state: Any) -> None:
         hkey = key("job", job_id, "seg")
@@ -283,7 +289,9 @@ class JobStore(FleetStore):
         current.update(state)
         # Marks progress too, for the reconciler; only while the job exists.
         value = _field(current)
-        self._segment_state(keys=[key("job", job_id), hkey], args=[str(index), value, time.time()])
+        args = [str(index), value, time.time()]
+        if self._segment_state(keys=[key("job", job_id), hkey], args=args):
+            self.publish(job_id, "segment", {**current, "index": index + 1})
 
     def deliveries(self, job_id: str, task: str) -> int:
         """Count one more delivery of ``task``; a task that keeps killing workers is capped.

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from service.adapters.memory_events import MemoryEventLog
 from service.adapters.memory_queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import TERMINAL, Job, page_cursor, parse_cursor
@@ -33,7 +34,7 @@ _ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
 Task = tuple[str, list[Any]]
 
 
-class MemoryJobStore:
+class MemoryJobStore(MemoryEventLog):
     """Job records as JobStore keeps them in Redis, in dictionaries; the fleet is this
     process, always alive (``drain`` is its one worker)."""
 
@@ -47,6 +48,7 @@ class MemoryJobStore:
         self._idem: dict[tuple[str, str], tuple[str, str]] = {}  # (tenant, key) -> (hash, id)
         self._job_idem: dict[str, tuple[str, str]] = {}
         self._active: set[str] = set()
+        MemoryEventLog.__init__(self)
 
     def ping(self) -> bool:
         return True
@@ -85,6 +87,7 @@ class MemoryJobStore:
             for table in (self._done, self._remaining, self._deliveries):
                 table.pop(job.id, None)
             self._active.discard(job.id)
+            self.forget_events(job.id)
             idem = self._job_idem.pop(job.id, None)
             if idem is not None:
                 self._idem.pop(idem, None)
@@ -150,6 +153,7 @@ class MemoryJobStore:
             self._set(job, {"updated": time.time(), **fields})
             if status in TERMINAL:
                 self._active.discard(job_id)
+            self.publish(job_id, "status", {"status": status, **fields})
             return True
 
     def update(self, job_id: str, **fields: Any) -> None:
@@ -157,6 +161,7 @@ class MemoryJobStore:
             job = self._jobs.get(job_id)
             if job is not None:  # Redis's HSET would leave a stray field: nothing reads it
                 self._set(job, {**fields, "updated": time.time()})
+                self.publish(job_id, "update", fields)
 
     @staticmethod
     def _set(job: Job, fields: dict[str, Any]) -> None:
@@ -178,6 +183,7 @@ class MemoryJobStore:
                 # As JSON, the way Redis keeps it (notices become their fields).
                 job.segments.setdefault(index, {}).update(json.loads(_json(state)))
                 job.updated = time.time()
+                self.publish(job_id, "segment", {**job.segments[index], "index": index + 1})
 
     def deliveries(self, job_id: str, task: str) -> int:
         with self._lock:

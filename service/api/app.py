@@ -20,6 +20,7 @@ from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import (
     artifacts,
     batches,
+    events,
     health,
     jobs,
     presets,
@@ -62,7 +63,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (jobs, batches, artifacts, voices, presets, health, studio, webhooks):
+    for module in (events, jobs, batches, artifacts, voices, presets, health, studio, webhooks):
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

@@ -24,6 +24,7 @@ from service.ports import (
     SEGMENT_TASK,
     Artifact,
     Incoming,
+    JobEvent,
     JobStore,
     Metrics,
     Queue,
@@ -154,6 +155,10 @@ class JobService(JobParts):
         """The job, if it exists and belongs to ``tenant`` (another's does not exist for you)."""
         job = self.store.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
         return job if job is not None and job.tenant == tenant else None
+
+    def events(self, job_id: str, after: str = "0-0") -> list[JobEvent]:
+        """The job's change events after id ``after`` (GET /v1/jobs/{id}/events)."""
+        return self.store.events(job_id, after)
 
     def page(
         self, tenant: str, status: str | None, limit: int, cursor: str | None

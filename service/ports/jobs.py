@@ -38,6 +38,17 @@ class Fleet:
     dead: list[str]
 
 
+@dataclass(frozen=True, slots=True)
+class JobEvent:
+    """One change of a job as GET /v1/jobs/{id}/events sends it: ``id`` orders the job's
+    events (a Redis Stream id, "<ms>-<n>"), ``event`` is status | update | segment and
+    ``data`` the fields that changed (``status`` carries the job's new status)."""
+
+    id: str
+    event: str
+    data: dict[str, Any]
+
+
 class JobSweep(Protocol):
     """Which finished jobs are old enough to go, and the keys no job owns any more."""
 
@@ -102,6 +113,11 @@ class JobStore(Protocol):
     def update(self, job_id: str, **fields: Any) -> None: ...
 
     def set_segment(self, job_id: str, index: int, **state: Any) -> None: ...
+
+    def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
+        """The job's events after id ``after`` (oldest first, at most ``count``), written by
+        advance, update and set_segment; never blocks."""
+        ...
 
     def deliveries(self, job_id: str, task: str) -> int: ...
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from tests.conftest import BUNDLED_EXAMPLE, ROOT, make_video
-from tests.service.conftest import Stack, chromium, start_stack, wait_for
+from tests.service.conftest import Stack, chromium, start_stack, submit, wait_for
 
 pytestmark = [
     pytest.mark.integration,
@@ -437,5 +437,38 @@ def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
         assert warned.get_attribute("data-code") == "pace.squeezed"
         assert warned.get_attribute("data-segment") == "2"
         assert warned.text.startswith("segment 2: squeezed to ")
+    finally:
+        stack.stop()
+
+
+def test_the_page_follows_a_running_job_by_its_event_stream(tmp_path: Path, browser: Any) -> None:
+    """Without a key the page watches a job through GET /v1/jobs/{id}/events (EventSource),
+    not by polling, to the job's end; the stream is closed then."""
+    stack = start_stack(
+        tmp_path / "sse", workers=1, faults="segment_sleep=0.8", require_keys="false"
+    )
+    try:
+        with httpx.Client(base_url=stack.url, timeout=30) as c:
+            job_id = submit(c, "[段 1 · 2 秒] 第一段。\n\n[段 2 · 2 秒] 第二段。").json()["id"]
+        browser.get(stack.url + "/")
+        until(
+            browser,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, f"#job-list button[data-id='{job_id}']"),
+            "job listed",
+        )[0].click()
+        until(
+            browser,
+            10,
+            lambda d: d.execute_script("return !!S.events && S.events.readyState === 1"),
+            "event stream open",
+        )
+        until(
+            browser,
+            60,
+            lambda d: "succeeded" in d.find_element(By.ID, "job-status").text,
+            "job succeeded",
+        )
+        assert browser.execute_script("return S.events") is None
     finally:
         stack.stop()

@@ -205,11 +205,14 @@ $("job-form").addEventListener("submit", async (e) => {
 });
 
 // --- watch -----------------------------------------------------------------------------
-function stopPolling() { if (S.timer) clearTimeout(S.timer); S.timer = null; }
+function stopPolling() {
+  if (S.timer) clearTimeout(S.timer); S.timer = null;
+  if (S.events) S.events.close(); S.events = null;
+}
 async function openJob(id) {
   stopPolling();
   for (const u of S.urls) URL.revokeObjectURL(u);
-  S.urls = []; S.jobId = id; S.job = null; S.source = null; S.manifest = null; S.loaded = null;
+  S.urls = []; S.jobId = id; S.noStream = false; S.job = null; S.source = null; S.manifest = null; S.loaded = null;
   $("compose").hidden = true; $("job").hidden = false; $("preview").hidden = true; $("fix").hidden = true;
   $("player").removeAttribute("src"); $("player").replaceChildren();
   $("job-error").textContent = ""; $("fix-error").textContent = ""; $("fix-msg").textContent = "";
@@ -227,8 +230,29 @@ async function poll() {
   if (id !== S.jobId) return;
   S.job = job; showJob(job);
   const terminal = ["succeeded", "failed", "canceled"].includes(job.status);
-  if (!terminal) S.timer = setTimeout(poll, 400);
-  else { loadJobs(); if (S.loaded !== job.id) { S.loaded = job.id; await loadResult(job); } }
+  // EventSource cannot send the Authorization header: with a key the page keeps polling.
+  if (!terminal && !key() && window.EventSource && !S.noStream) follow(id);
+  else if (!terminal) S.timer = setTimeout(poll, 400);
+  else { stopPolling(); loadJobs(); if (S.loaded !== job.id) { S.loaded = job.id; await loadResult(job); } }
+}
+// Live progress from GET /v1/jobs/{id}/events: each change reloads the job (at most every
+// 100 ms); a dropped stream falls back to polling for this job.
+function follow(id) {
+  if (S.events) return;
+  const es = new EventSource("/v1/jobs/" + id + "/events");
+  S.events = es;
+  const changed = () => {
+    if (id !== S.jobId || S.pending) return;
+    S.pending = true;
+    setTimeout(() => { S.pending = false; if (id === S.jobId && S.events === es) poll(); }, 100);
+  };
+  for (const name of ["status", "update", "segment"]) es.addEventListener(name, changed);
+  es.onerror = () => {
+    es.close();
+    if (S.events !== es) return;
+    S.events = null; S.noStream = true;
+    if (id === S.jobId) poll();
+  };
 }
 function showJob(j) {
   $("job-h").textContent = j.title || "Job";
