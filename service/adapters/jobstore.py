@@ -12,6 +12,8 @@ Keys (prefix ``narrate:``):
   active                set of job ids not yet terminal (for the reconciler and metrics)
   workers, workers:held the fleet's heartbeats (fleet.py)
   metrics:jobs          hash: state -> jobs in it, moved by the same scripts as the jobs
+  metrics:tenants       hash: "<tenant> queued|running" -> jobs, for the quotas (same scripts)
+  quota:<t>:bucket      hash: the tenant's submissions token bucket (expires in a minute)
 
 A job is created in one Lua script: the idempotency key, the record and the job's first queue
 messages together, so no other process sees a key without its job, and the broker never holds
@@ -55,6 +57,7 @@ def key(*parts: str) -> str:
 
 
 JOB_COUNTS = key("metrics", "jobs")
+TENANT_COUNTS = key("metrics", "tenants")
 
 
 def _record(job: Job, idem_key: str) -> dict[str, Any]:
@@ -161,6 +164,7 @@ class JobStore(FleetStore):
             queue or key("unused"),
             key("idem", job.tenant, idem[0]) if idem else "",
             JOB_COUNTS,
+            TENANT_COUNTS,
         ]
         outcome = self._create(keys=keys, args=args)
         if outcome[0] == "late":
@@ -177,7 +181,7 @@ class JobStore(FleetStore):
     def discard(self, job: Job) -> None:
         """Remove every trace of a job (its enqueue failed, or it was deleted)."""
         keys = [key("job", job.id) + s for s in ("", ":seg", ":done", ":remaining", ":deliveries")]
-        keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS]
+        keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS, TENANT_COUNTS]
         self._discard(keys=keys, args=[job.id, key("idem", job.tenant, "")])
 
     # -- reading --------------------------------------------------------------------------
@@ -267,7 +271,7 @@ class JobStore(FleetStore):
         for k, v in fields.items():
             args += [k, _field(v)]
         args.append(job_id)
-        keys = [key("job", job_id), key("active"), JOB_COUNTS]
+        keys = [key("job", job_id), key("active"), JOB_COUNTS, TENANT_COUNTS]
         return bool(self._advance(keys=keys, args=args))
 
     def update(self, job_id: str, **fields: Any) -> None:

@@ -13,6 +13,7 @@ from service.ports.jobs import (
     Metrics,
     PresetStore,
     Queue,
+    Quotas,
 )
 from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
@@ -43,6 +44,7 @@ __all__ = [
     "PcmSink",
     "PresetStore",
     "Queue",
+    "Quotas",
     "Speech",
     "Storage",
     "Stored",

@@ -156,6 +156,20 @@ class Metrics(Protocol):
         ...
 
 
+class Quotas(Protocol):
+    """Each tenant's use, shared by every API process: adapters/quotas.py on Redis,
+    adapters/memory_quotas.py in memory. StoreUnavailable when the store cannot be reached."""
+
+    def take(self, tenant: str, per_minute: int) -> float:
+        """Take one of ``tenant``'s submission tokens (``per_minute`` a minute, as many at
+        once): 0.0 when taken, else the seconds until one is there (nothing taken)."""
+        ...
+
+    def in_use(self, tenant: str) -> tuple[int, int]:
+        """(queued, running) jobs of ``tenant``."""
+        ...
+
+
 class PresetStore(Protocol):
     """Each tenant's saved job presets, as JSON by name; shared by every API process."""
 
