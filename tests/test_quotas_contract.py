@@ -94,3 +94,18 @@ def test_keys_create_stores_the_tenants_own_limits(
     entry = next(iter(json.loads((tmp_path / "keys.json").read_text()).values()))
     assert entry["limits"] == {"max_queued": 7, "per_minute": 30}
     assert bad.returncode == 2 and "'0' is not a whole number of at least 1" in bad.stderr
+
+
+@pytest.mark.integration
+def test_redis_metrics_read_the_tenant_counts(redis_url: str) -> None:  # noqa: F811
+    from service.adapters.jobstore import JobStore as RedisJobStore
+    from service.adapters.metrics import Metrics
+
+    store = RedisJobStore.from_url(redis_url, 2.0, 2.0)
+    store.r.flushdb()
+    store.create(job("a0", "beta"), None, [msg("a0", 0)], "q")
+    store.create(job("a1", "alpha"), None, [msg("a1", 0)], "q")
+    assert store.advance("a1", "running")
+    found = Metrics(store.r).tenant_jobs()
+    assert found[("alpha", "running")] == 1 and found[("alpha", "queued")] == 0
+    assert found[("beta", "queued")] == 1

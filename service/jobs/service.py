@@ -43,6 +43,7 @@ class Figures:
     queue_depth: int
     stage_histograms: dict[str, dict[str, float]]
     tts_calls: dict[str, int]
+    tenant_jobs: dict[tuple[str, str], int]  # (tenant, queued|running) -> jobs
 
 
 class JobService(JobParts):
@@ -222,4 +223,5 @@ class JobService(JobParts):
             self.metrics.queue_depth(self.queue.name),
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
+            self.metrics.tenant_jobs(),
         )

@@ -151,6 +151,10 @@ class Metrics(Protocol):
 
     def queue_depth(self, queue: str) -> int: ...
 
+    def tenant_jobs(self) -> dict[tuple[str, str], int]:
+        """Queued and running jobs by (tenant, state), as the quotas count them."""
+        ...
+
     def backfill(self, batch: int = 500) -> int:
         """Count the jobs stored before the per-state counters existed (once per store)."""
         ...

@@ -82,3 +82,17 @@ def test_a_batch_counts_its_items_against_max_queued(tmp_path: Path) -> None:
         assert len(a.get("/v1/jobs").json()["jobs"]) == 1
         r = a.post("/v1/batches", json={"items": three[:2], "options": {"engine": "espeak"}})
         assert r.status_code in (201, 202), r.text
+
+
+def test_metrics_show_each_tenants_queued_and_running_jobs(tmp_path: Path) -> None:
+    f, keys = keyed_fleet(tmp_path, metrics_token="scrape")
+    alpha, beta = keys.create("alpha"), keys.create("beta")
+    with f.client(alpha) as a, f.client(beta) as b:
+        first = a.post("/v1/jobs", json=SPEC).json()["id"]
+        a.post("/v1/jobs", json=SPEC)
+        b.post("/v1/jobs", json=SPEC)
+        assert f.service.store.advance(first, "running")
+        text = f.client("scrape").get("/metrics").text
+    assert 'narrate_tenant_jobs{state="queued",tenant="alpha"} 1.0' in text
+    assert 'narrate_tenant_jobs{state="running",tenant="alpha"} 1.0' in text
+    assert 'narrate_tenant_jobs{state="queued",tenant="beta"} 1.0' in text
