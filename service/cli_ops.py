@@ -30,12 +30,20 @@ def cmd_api(args: argparse.Namespace) -> int:
     return 0
 
 
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
 def cmd_keys(args: argparse.Namespace) -> int:
     from service import wiring
 
     keys = wiring.keys(get_settings())
     if args.keys_command == "create":
-        print(keys.create(args.name))
+        flags = {"max_queued": args.max_queued, "max_running": args.max_running}
+        limits = {k: v for k, v in {**flags, "per_minute": args.per_minute}.items() if v}
+        print(keys.create(args.name, limits))
     elif args.keys_command == "list":
         for k in keys.entries():
             created = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(k.created))
@@ -98,6 +106,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     ks_sub = ks.add_subparsers(dest="keys_command", required=True)
     kc = ks_sub.add_parser("create", help="create a key for tenant NAME and print it")
     kc.add_argument("name")
+    for flag, what in (
+        ("--max-queued", "queued jobs (default NARRATE_MAX_QUEUED_JOBS)"),
+        ("--max-running", "running jobs (default NARRATE_MAX_RUNNING_JOBS)"),
+        ("--per-minute", "submissions a minute (default NARRATE_SUBMISSIONS_PER_MINUTE)"),
+    ):
+        kc.add_argument(flag, type=_at_least_one, metavar="N", help=f"the tenant's {what}")
     kl = ks_sub.add_parser("list", help="list the keys: id, tenant, created (never the key)")
     kr = ks_sub.add_parser("revoke", help="revoke the keys of a tenant, or one key by its id")
     kr.add_argument("which", metavar="TENANT|ID")

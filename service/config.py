@@ -139,6 +139,13 @@ class Settings(BaseSettings):
     batch_max_items: int = Field(default=100, ge=1)
     batch_max_bytes: int = Field(default=8 << 30, ge=1)
 
+    # Quotas, per tenant (a key's --max-queued / --max-running / --per-minute override them):
+    # past one a submission answers 429 with Retry-After, naming the limit and the use. A batch
+    # counts its items as queued jobs and is one submission.
+    max_queued_jobs: int = Field(default=1000, ge=1)
+    max_running_jobs: int = Field(default=100, ge=1)
+    submissions_per_minute: int = Field(default=600, ge=1)
+
     # Workers
     task_soft_time_limit: float = 300.0
     task_time_limit: float = 360.0

@@ -49,14 +49,19 @@ class KeyStore:
             self._cache = (stamp, json.loads(self.path.read_text(encoding="utf-8")))
         return self._cache[1]
 
-    def create(self, tenant: str) -> str:
+    def create(self, tenant: str, limits: dict[str, int] | None = None) -> str:
+        """A new key for ``tenant``; ``limits`` (max_queued, max_running, per_minute) are the
+        tenant's own quotas while it holds this key (service/jobs/quotas.py)."""
         if not _TENANT.match(tenant):
             raise InputError(
                 f"tenant name {tenant!r} must be lowercase letters, digits, '-' or '_' (max 64)"
             )
         key = "nk_" + secrets.token_urlsafe(32)
         data = dict(self._load())
-        data[digest(key)] = {"tenant": tenant, "created": time.time()}
+        entry: dict[str, object] = {"tenant": tenant, "created": time.time()}
+        if limits:
+            entry["limits"] = dict(limits)
+        data[digest(key)] = entry
         self._save(data)
         return key
 
@@ -67,6 +72,19 @@ class KeyStore:
             if hmac.compare_digest(stored.encode(), wanted):
                 found = str(entry["tenant"])
         return found
+
+    def limits(self, tenant: str) -> dict[str, int]:
+        """The quotas ``tenant``'s keys set, the newest key's winning per limit."""
+        own = sorted(
+            (e for e in self._load().values() if e["tenant"] == tenant),
+            key=lambda e: float(str(e.get("created", 0))),
+        )
+        out: dict[str, int] = {}
+        for e in own:
+            found = e.get("limits")
+            if isinstance(found, dict):
+                out.update({str(k): int(v) for k, v in found.items()})
+        return out
 
     def entries(self) -> list[KeyInfo]:
         entries = [

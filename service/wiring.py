@@ -18,7 +18,7 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import PresetStore, Storage, TtsEngine
+from service.ports import PresetStore, Quotas, Storage, TtsEngine
 from service.voicepacks import zh_baker
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
     from service.jobs.presets import Presets
+    from service.jobs.quotas import QuotaGate
     from service.jobs.retention import Sweeper
     from service.jobs.webhooks import Webhooks
     from service.keys import KeyStore
@@ -170,10 +171,18 @@ def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> W
     return Webhooks(settings, RedisWebhooks(client), sender, files or storage(settings))
 
 
+def quota_gate(settings: Settings, port: Quotas) -> QuotaGate:
+    """The tenants' quotas: the settings, or what the tenant's key sets."""
+    from service.jobs.quotas import QuotaGate
+
+    return QuotaGate(settings, port, keys(settings).limits)
+
+
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
     from service.adapters.metrics import Metrics
     from service.adapters.presets import RedisPresets
+    from service.adapters.quotas import RedisQuotas
     from service.jobs import JobService
 
     store = job_store(settings)
@@ -187,6 +196,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
         webhooks(settings, store.r, files),
+        quota_gate(settings, RedisQuotas(store.r)),
     )
 
 
@@ -236,6 +246,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory_metrics import MemoryMetrics
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue
+    from service.adapters.memory_quotas import MemoryQuotas
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
@@ -248,8 +259,12 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
     parts = (settings, store, files, pipeline(settings), jobs_queue)
     metrics = MemoryMetrics(store, jobs_queue)
+    service_presets, gate = (
+        presets(settings, MemoryPresets()),
+        quota_gate(settings, MemoryQuotas(store)),
+    )
     return (
-        JobService(*parts, metrics, presets(settings, MemoryPresets()), hooks),
+        JobService(*parts, metrics, service_presets, hooks, gate),
         WorkerSteps(*parts, metrics, hooks),
         jobs_queue,
     )

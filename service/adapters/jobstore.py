@@ -12,6 +12,8 @@ Keys (prefix ``narrate:``):
   active                set of job ids not yet terminal (for the reconciler and metrics)
   workers, workers:held the fleet's heartbeats (fleet.py)
   metrics:jobs          hash: state -> jobs in it, moved by the same scripts as the jobs
+  metrics:tenants       hash: "<tenant> queued|running" -> jobs, for the quotas (same scripts)
+  quota:<t>:bucket      hash: the tenant's submissions token bucket (expires in a minute)
 
 A job is created in one Lua script: the idempotency key, the record and the job's first queue
 messages together, so no other process sees a key without its job, and the broker never holds
@@ -56,6 +58,7 @@ def key(*parts: str) -> str:
 
 
 JOB_COUNTS = key("metrics", "jobs")
+TENANT_COUNTS = key("metrics", "tenants")
 
 
 def _record(job: Job, idem_key: str) -> dict[str, Any]:
@@ -162,6 +165,7 @@ class JobStore(FleetStore, JobEventLog):
             queue or key("unused"),
             key("idem", job.tenant, idem[0]) if idem else "",
             JOB_COUNTS,
+            TENANT_COUNTS,
         ]
         outcome = self._create(keys=keys, args=args)
         if outcome[0] == "late":
@@ -178,7 +182,7 @@ class JobStore(FleetStore, JobEventLog):
     def discard(self, job: Job) -> None:
         """Remove every trace of a job (its enqueue failed, or it was deleted)."""
         keys = [key("job", job.id) + s for s in ("", ":seg", ":done", ":remaining", ":deliveries")]
-        keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS]
+        keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS, TENANT_COUNTS]
         self._discard(keys=keys, args=[job.id, key("idem", job.tenant, "")])
         self.r.delete(key("job", job.id, "events"))
 
@@ -269,7 +273,7 @@ class JobStore(FleetStore, JobEventLog):
         for k, v in fields.items():
             args += [k, _field(v)]
         args.append(job_id)
-        keys = [key("job", job_id), key("active"), JOB_COUNTS]
+        keys = [key("job", job_id), key("active"), JOB_COUNTS, TENANT_COUNTS]
         moved = bool(self._advance(keys=keys, args=args))
         if moved:
             self.publish(job_id, "status", {"status": status, **fields})

@@ -44,5 +44,12 @@ class MemoryMetrics:
     def queue_depth(self, queue: str) -> int:
         return len(self.queue.pending)
 
+    def tenant_jobs(self) -> dict[tuple[str, str], int]:
+        counts: dict[tuple[str, str], int] = {}
+        for job in list(self.store._jobs.values()):
+            if job.status in ("queued", "running"):
+                counts[job.tenant, job.status] = counts.get((job.tenant, job.status), 0) + 1
+        return counts
+
     def backfill(self, batch: int = 500) -> int:
         return 0  # counted live: nothing predates this store

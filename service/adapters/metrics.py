@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from service.adapters.jobstore import JOB_COUNTS, PREFIX, key
+from service.adapters.jobstore import JOB_COUNTS, PREFIX, TENANT_COUNTS, key
 from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import COUNT
 from service.domain.job import STATES
@@ -65,6 +65,10 @@ class Metrics:
 
     def queue_depth(self, queue: str) -> int:
         return int(self.r.llen(queue))
+
+    def tenant_jobs(self) -> dict[tuple[str, str], int]:
+        found = self.r.hgetall(TENANT_COUNTS).items()
+        return {(f.rpartition(" ")[0], f.rpartition(" ")[2]): max(0, int(n)) for f, n in found}
 
     def backfill(self, batch: int = 500) -> int:
         """Count the job records not counted yet, and list the stages with a histogram: one

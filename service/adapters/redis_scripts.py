@@ -2,10 +2,14 @@
 
 Jobs per state, for /metrics, are a hash (KEYS[3] of ADVANCE, KEYS[8] of CREATE and
 DISCARD) moved in the same scripts that move the jobs: a job counts once its record has
-``counted``=1, set by CREATE, or by COUNT for a job stored before the counters existed."""
+``counted``=1, set by CREATE, or by COUNT for a job stored before the counters existed.
+Queued and running jobs per tenant, for the quotas, are one hash (fields "<tenant> <state>",
+the last KEYS of ADVANCE, CREATE and DISCARD) moved the same way for a job with
+``tcounted``=1, set by CREATE (a job stored before them is not counted)."""
 
 # Status only moves forward, and never out of a terminal state.
-# KEYS: job hash, active set, jobs-per-state hash. ARGV: status, field, value, ..., job id.
+# KEYS: job hash, active set, jobs-per-state hash, tenant counts.
+# ARGV: status, field, value, ..., job id.
 ADVANCE = """
 local order = {queued=0, running=1, succeeded=2, failed=2, canceled=2}
 local cur = redis.call('HGET', KEYS[1], 'status')
@@ -17,14 +21,19 @@ if cur ~= ARGV[1] and redis.call('HGET', KEYS[1], 'counted') == '1' then
   redis.call('HINCRBY', KEYS[3], cur, -1)
   redis.call('HINCRBY', KEYS[3], ARGV[1], 1)
 end
+if cur ~= ARGV[1] and redis.call('HGET', KEYS[1], 'tcounted') == '1' then
+  local t = redis.call('HGET', KEYS[1], 'tenant')
+  redis.call('HINCRBY', KEYS[4], t .. ' ' .. cur, -1)
+  if order[ARGV[1]] < 2 then redis.call('HINCRBY', KEYS[4], t .. ' ' .. ARGV[1], 1) end
+end
 return 1
 """
 
 # Every trace of a job, and its place in the counts.
 # KEYS: job hash, seg, done, remaining, deliveries, tenant zset, active set, jobs-per-state
-# hash. ARGV: job id, the tenant's idempotency key prefix.
+# hash, tenant counts. ARGV: job id, the tenant's idempotency key prefix.
 DISCARD = """
-local rec = redis.call('HMGET', KEYS[1], 'status', 'counted', 'idem')
+local rec = redis.call('HMGET', KEYS[1], 'status', 'counted', 'idem', 'tcounted', 'tenant')
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('SREM', KEYS[7], ARGV[1])
@@ -36,6 +45,9 @@ if rec[3] and rec[3] ~= '' then
   end
 end
 if rec[1] and rec[2] == '1' then redis.call('HINCRBY', KEYS[8], rec[1], -1) end
+if (rec[1] == 'queued' or rec[1] == 'running') and rec[4] == '1' then
+  redis.call('HINCRBY', KEYS[9], rec[5] .. ' ' .. rec[1], -1)
+end
 """
 
 # Count, once, the job records among KEYS[2..] not counted yet. KEYS[1]: jobs-per-state.
@@ -69,7 +81,7 @@ end
 """
 
 # KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list, idem key or "",
-#       jobs-per-state hash.
+#       jobs-per-state hash, tenant counts.
 # ARGV: deadline (ms, Redis clock), idem value "<body hash> <id>", job key prefix, ttl,
 #       n record fields, fields..., n segments, n messages, messages...
 CREATE = (
@@ -96,6 +108,8 @@ redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'created_ms'), id)
 redis.call('SADD', KEYS[5], id)
 redis.call('HSET', KEYS[1], 'counted', 1)
 redis.call('HINCRBY', KEYS[8], 'queued', 1)
+redis.call('HSET', KEYS[1], 'tcounted', 1)
+redis.call('HINCRBY', KEYS[9], redis.call('HGET', KEYS[1], 'tenant') .. ' queued', 1)
 local m = tonumber(ARGV[i])
 for j = 1, m do redis.call('LPUSH', KEYS[6], ARGV[i + j]) end
 return {'created'}
@@ -144,4 +158,24 @@ UPDATE_IF_JOB = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
+"""
+
+# A token bucket of ARGV[1] submissions a minute (as many at once), on Redis's clock. KEYS:
+# the tenant's bucket. Returns "0" when a token was taken, else the seconds until one is
+# there (as a string: Redis would truncate a Lua number). The key expires once it would be
+# full again, so an idle tenant keeps nothing.
+BUCKET = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local cap = tonumber(ARGV[1])
+local rate = cap / 60
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(b[1]) or cap
+local at = tonumber(b[2]) or now
+tokens = math.min(cap, tokens + math.max(0, now - at) * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[1], 61)
+return tostring(wait)
 """

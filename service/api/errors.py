@@ -8,6 +8,7 @@ sentence a person reads, ``loc`` the path in the job spec (or FastAPI's, e.g. ["
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from service.domain.errors import (
     InsufficientStorage,
     MediaError,
     QueueUnavailable,
+    QuotaExceeded,
     StorageUnavailable,
     StoreUnavailable,
 )
@@ -76,6 +78,14 @@ async def conflict(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, 409)
 
 
+async def over_quota(request: Request, exc: Exception) -> JSONResponse:
+    """Retry-After in whole seconds, at least one (when the next token comes, or a short wait
+    for a job to start or end)."""
+    assert isinstance(exc, QuotaExceeded)
+    wait = str(max(1, math.ceil(exc.retry_after)))
+    return JSONResponse({"detail": str(exc)}, 429, headers={"Retry-After": wait})
+
+
 def problem(code: str, msg: str, loc: tuple[str | int, ...] | list[Any]) -> dict[str, Any]:
     return {"code": code, "msg": msg, "loc": list(loc)}
 
@@ -109,5 +119,6 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StorageUnavailable, storage_down)
     app.add_exception_handler(MediaError, tool_down)
     app.add_exception_handler(IdempotencyConflict, conflict)
+    app.add_exception_handler(QuotaExceeded, over_quota)
     app.add_exception_handler(InputError, bad_input)
     app.add_exception_handler(RequestValidationError, bad_request)

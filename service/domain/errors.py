@@ -244,6 +244,17 @@ class StoreUnavailable(NarrateError):
     code = "store.unavailable"
 
 
+class QuotaExceeded(NarrateError):
+    """A tenant is at one of its limits (HTTP 429 with Retry-After ``retry_after`` seconds);
+    nothing of the submission was kept."""
+
+    code = "quota.exceeded"
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message, retry_after)
+        self.retry_after = retry_after
+
+
 class StorageUnavailable(NarrateError):
     """The object store could not be reached, or kept refusing, after the retries (HTTP 503
     at the API; a failed job in a worker)."""

@@ -66,6 +66,7 @@ class BatchService:
         whole batch (ItemsInvalid, nothing stored) unless ``partial``: then the good ones are
         stored and the refused listed. False: an Idempotency-Key replay (that batch)."""
         self.check_size(len(items))
+        self.jobs.admit(tenant, len(items))  # its items as queued jobs, itself one submission
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
         refused: list[dict[str, object]] = []

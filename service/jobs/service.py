@@ -18,6 +18,7 @@ from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
+from service.jobs.quotas import QuotaGate
 from service.jobs.webhooks import Webhooks
 from service.pipeline import Pipeline, is_artifact
 from service.ports import (
@@ -43,6 +44,7 @@ class Figures:
     queue_depth: int
     stage_histograms: dict[str, dict[str, float]]
     tts_calls: dict[str, int]
+    tenant_jobs: dict[tuple[str, str], int]  # (tenant, queued|running) -> jobs
 
 
 class JobService(JobParts):
@@ -56,9 +58,11 @@ class JobService(JobParts):
         metrics: Metrics,
         presets: Presets,
         webhooks: Webhooks | None = None,
+        quotas: QuotaGate | None = None,
     ) -> None:
         super().__init__(settings, store, storage, pipeline, queue, metrics, webhooks)
         self.presets = presets
+        self.quotas = quotas
 
     def new_id(self) -> str:
         return uuid.uuid4().hex
@@ -98,9 +102,16 @@ class JobService(JobParts):
 
         QueueUnavailable means nothing was kept and nothing will run: the store's script
         refuses to run later than half the socket timeout after it was sent (by Redis's
-        clock), so a call that timed out on a hung Redis cannot take effect when it resumes."""
+        clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
+        QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
+        self.admit(tenant)
         job = self.prepare(tenant, job_id, spec, options, video, parent, music)
         return self.store_job(job, idem)
+
+    def admit(self, tenant: str, jobs: int = 1) -> None:
+        """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission)."""
+        if self.quotas is not None:
+            self.quotas.admit(tenant, jobs)
 
     def prepare(
         self,
@@ -217,4 +228,5 @@ class JobService(JobParts):
             self.metrics.queue_depth(self.queue.name),
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
+            self.metrics.tenant_jobs(),
         )

@@ -14,6 +14,7 @@ from service.ports.jobs import (
     Metrics,
     PresetStore,
     Queue,
+    Quotas,
 )
 from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
@@ -45,6 +46,7 @@ __all__ = [
     "PcmSink",
     "PresetStore",
     "Queue",
+    "Quotas",
     "Speech",
     "Storage",
     "Stored",

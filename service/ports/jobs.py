@@ -167,8 +167,26 @@ class Metrics(Protocol):
 
     def queue_depth(self, queue: str) -> int: ...
 
+    def tenant_jobs(self) -> dict[tuple[str, str], int]:
+        """Queued and running jobs by (tenant, state), as the quotas count them."""
+        ...
+
     def backfill(self, batch: int = 500) -> int:
         """Count the jobs stored before the per-state counters existed (once per store)."""
+        ...
+
+
+class Quotas(Protocol):
+    """Each tenant's use, shared by every API process: adapters/quotas.py on Redis,
+    adapters/memory_quotas.py in memory. StoreUnavailable when the store cannot be reached."""
+
+    def take(self, tenant: str, per_minute: int) -> float:
+        """Take one of ``tenant``'s submission tokens (``per_minute`` a minute, as many at
+        once): 0.0 when taken, else the seconds until one is there (nothing taken)."""
+        ...
+
+    def in_use(self, tenant: str) -> tuple[int, int]:
+        """(queued, running) jobs of ``tenant``."""
         ...
 
 

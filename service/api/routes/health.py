@@ -96,6 +96,12 @@ class Collector:
         depth = GaugeMetricFamily("narrate_queue_depth", "Tasks waiting in the queue")
         depth.add_metric([], figures.queue_depth)
         yield depth
+        tenants = GaugeMetricFamily(
+            "narrate_tenant_jobs", "Queued and running jobs per tenant", labels=["tenant", "state"]
+        )
+        for (tenant, state), n in sorted(figures.tenant_jobs.items()):
+            tenants.add_metric([tenant, state], n)
+        yield tenants
         hist = HistogramMetricFamily(
             "narrate_stage_seconds", "Wall time per pipeline stage", labels=["stage"]
         )

@@ -1,0 +1,60 @@
+"""Each tenant's quotas, checked at the door before anything is planned or stored: queued
+jobs, running jobs and submissions a minute (the settings, or the tenant's key's own). Past
+one, QuotaExceeded (429) names the limit, its value and the use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from service.config import Settings
+from service.domain.errors import QuotaExceeded
+from service.ports import Quotas
+
+# A job count frees up when a job starts or ends: no exact time to give, a short wait.
+COUNT_WAIT = 5.0
+
+
+class QuotaGate:
+    def __init__(
+        self, settings: Settings, port: Quotas, overrides: Callable[[str], dict[str, int]]
+    ) -> None:
+        self.settings = settings
+        self.port = port
+        self.overrides = overrides  # the tenant's key's limits (KeyStore.limits)
+
+    def limits(self, tenant: str) -> dict[str, int]:
+        s, own = self.settings, self.overrides(tenant)
+        return {
+            "max_queued": own.get("max_queued", s.max_queued_jobs),
+            "max_running": own.get("max_running", s.max_running_jobs),
+            "per_minute": own.get("per_minute", s.submissions_per_minute),
+        }
+
+    def admit(self, tenant: str, jobs: int = 1) -> None:
+        """Let ``jobs`` new jobs of one submission in, or raise QuotaExceeded. The counts are
+        read, not reserved: API processes admitting at once may pass a count by a few."""
+        lim = self.limits(tenant)
+        queued, running = self.port.in_use(tenant)
+        if queued + jobs > lim["max_queued"]:
+            adding = f", and this submission adds {jobs}" if jobs > 1 else ""
+            raise QuotaExceeded(
+                f"tenant {tenant} has {queued} jobs queued{adding}, the limit "
+                f"(NARRATE_MAX_QUEUED_JOBS or the key's --max-queued) is {lim['max_queued']}; "
+                "try again when one has started",
+                COUNT_WAIT,
+            )
+        if running >= lim["max_running"]:
+            raise QuotaExceeded(
+                f"tenant {tenant} has {running} jobs running, the limit "
+                f"(NARRATE_MAX_RUNNING_JOBS or the key's --max-running) is "
+                f"{lim['max_running']}; try again when one has finished",
+                COUNT_WAIT,
+            )
+        wait = self.port.take(tenant, lim["per_minute"])
+        if wait > 0:
+            raise QuotaExceeded(
+                f"tenant {tenant} has used its {lim['per_minute']} submissions this minute, "
+                "the limit (NARRATE_SUBMISSIONS_PER_MINUTE or the key's --per-minute); "
+                f"try again in {wait:.1f}s",
+                wait,
+            )
