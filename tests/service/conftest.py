@@ -17,7 +17,15 @@ import pytest
 from devtools import stack as devstack
 from devtools.stack import Stack, free_port, submit, wait_for
 
-__all__ = ["Stack", "chromium", "free_port", "start_stack", "submit", "wait_for"]
+__all__ = [
+    "Stack",
+    "chromium",
+    "free_port",
+    "needs_chromium",
+    "start_stack",
+    "submit",
+    "wait_for",
+]
 
 
 def start_stack(tmp: Path, workers: int = 2, faults: str = "", **settings: Any) -> Stack:
@@ -38,6 +46,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = start_stack(tmp_path_factory.mktemp("stack"), max_video_bytes=3_000_000)
     yield s
     s.stop()
+
+
+# The browser tests' marker: they run where Debian's browser and its driver are installed.
+needs_chromium = pytest.mark.skipif(
+    not (shutil.which("chromium") and shutil.which("chromedriver")),
+    reason="needs Debian's chromium and chromium-driver (scripts/setup.sh installs them)",
+)
 
 
 @contextlib.contextmanager

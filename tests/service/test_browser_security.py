@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,15 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.service.conftest import Stack, chromium, free_port, start_stack
+from tests.service.conftest import Stack, chromium, free_port, needs_chromium, start_stack
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        not (shutil.which("chromium") and shutil.which("chromedriver")),
-        reason="needs Debian's chromium and chromium-driver (scripts/setup.sh installs them)",
-    ),
-]
+pytestmark = [pytest.mark.integration, needs_chromium]
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402

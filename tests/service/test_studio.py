@@ -9,7 +9,6 @@ import base64
 import io
 import os
 import re
-import shutil
 import time
 import wave
 from collections.abc import Iterator
@@ -20,15 +19,9 @@ import httpx
 import pytest
 
 from tests.conftest import BUNDLED_EXAMPLE, ROOT, make_video
-from tests.service.conftest import Stack, chromium, start_stack, submit, wait_for
+from tests.service.conftest import Stack, chromium, needs_chromium, start_stack, submit, wait_for
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(
-        not (shutil.which("chromium") and shutil.which("chromedriver")),
-        reason="needs Debian's chromium and chromium-driver (scripts/setup.sh installs them)",
-    ),
-]
+pytestmark = [pytest.mark.integration, needs_chromium]
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.common.exceptions import (  # noqa: E402
     NoSuchElementException,
