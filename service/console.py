@@ -84,6 +84,12 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
     )
     p.add_argument(
+        "--captions",
+        choices=["static", "highlight", "reveal"],
+        help="narration word by word (ASS and burn-in): the spoken word in the highlight "
+        "colour, or words appearing as spoken (default: the style's, static)",
+    )
+    p.add_argument(
         "--exports",
         help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
         "timeline-package.zip)",
@@ -147,6 +153,7 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
             "original_audio",
             "extend_video",
             "screen_text",
+            "captions",
             "music_level",
             "music_duck",
         )

@@ -12,6 +12,7 @@ before it (so a frame exactly on a cue's start shows the cue)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ if TYPE_CHECKING:  # numpy and pysubs2 load on the first burn-in, not with the C
     import pysubs2
 
 HALF_MS = 0.0005
+_SWITCH = re.compile(r"\\t\((\d+),")  # a \t(t1,t2,...) switch (word-by-word captions)
+_OVERRIDE = re.compile(r"\{[^{}]*\}")  # literal braces are written full-width
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +120,8 @@ def all_at_once(ass: pysubs2.SSAFile) -> pysubs2.SSAFile:
     out = pysubs2.SSAFile()
     out.info, out.styles = dict(ass.info), dict(ass.styles)
     for i, event in enumerate(ass.events):
-        out.append(pysubs2.SSAEvent(start=0, end=1000, text=event.text, style=event.style, layer=i))
+        text = _OVERRIDE.sub("", event.text)  # every word shown: a revealed one too
+        out.append(pysubs2.SSAEvent(start=0, end=1000, text=text, style=event.style, layer=i))
     return out
 
 
@@ -128,6 +132,13 @@ def prepare(ass: Path, canvas: Path, width: int, height: int, settings: Settings
 
     subs = pysubs2.load(str(ass), encoding="utf-8")
     spans = [(e.start, e.end) for e in subs.events if e.end > e.start]
+    # Word-by-word captions change inside a cue, at each \t switch: each is a state too.
+    spans += [
+        (e.start + int(at), e.start + int(at))
+        for e in subs.events
+        if e.end > e.start
+        for at in _SWITCH.findall(e.text)
+    ]
     burn = Burn(ass, canvas, width, height, marks_of(spans), None)
     if not spans:
         return burn

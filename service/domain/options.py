@@ -83,6 +83,11 @@ class RenderOptions(_Model):
     )
     style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
     screen_text: bool | None = Field(None, description="overrides the script's screen_text")
+    captions: Literal["static", "highlight", "reveal"] | None = Field(
+        None,
+        description="overrides the style's captions: 'highlight' draws the word being spoken "
+        "in the highlight colour, 'reveal' shows words as they are spoken (ASS and burn-in)",
+    )
     music_level: float = Field(
         -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
     )
@@ -150,6 +155,9 @@ class RenderOptions(_Model):
             update["speakers"] = {**spec.speakers, **self.speakers}
         if self.style:
             update["style"] = self.style
+        if self.captions:  # over the style's own (the resolved style then carries it)
+            style = update.get("style") or spec.style or StyleSpec()
+            update["style"] = style.model_copy(update={"captions": self.captions})
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -44,8 +44,11 @@ class LayerStyle(_Model):
     )
     margin_left: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
     margin_right: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
+    highlight_color: str | None = Field(
+        None, description="the word being spoken, with captions 'highlight' (narration)"
+    )
 
-    @field_validator("color", "outline_color", "shadow_color")
+    @field_validator("color", "outline_color", "shadow_color", "highlight_color")
     @classmethod
     def _color(cls, v: str | None) -> str | None:
         if v is not None and not _COLOR.match(v):
@@ -73,6 +76,11 @@ class StyleSpec(_Model):
     narration: LayerStyle = LayerStyle()
     qualifiers: LayerStyle = LayerStyle()
     screen_text: LayerStyle = LayerStyle()
+    captions: Literal["static", "highlight", "reveal"] | None = Field(
+        None,
+        description="narration word by word: 'highlight' (the word being spoken in the "
+        "highlight colour), 'reveal' (words appear as spoken); default 'static'",
+    )
 
     @field_validator("preset")
     @classmethod
@@ -102,6 +110,7 @@ BASE: dict[str, Any] = {
         "margin": 0.12,
         "margin_left": 0.0093,
         "margin_right": 0.0093,
+        "highlight_color": "#FFD60A",
     },
     "qualifiers": {
         "font": DEFAULT_FONT,
@@ -147,6 +156,7 @@ class Look:
     margin: float
     margin_left: float
     margin_right: float
+    highlight_color: str = "#FFD60A"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +166,7 @@ class Style:
     qualifiers: Look
     screen_text: Look
     applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
+    captions: str = "static"  # static | highlight | reveal (see subtitles/karaoke.py)
 
 
 def rgba(color: str) -> tuple[int, int, int, int]:
@@ -192,7 +203,13 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         LayerStyle.model_validate(fields)  # a bad preset file fails here, not in a player
         looks[layer] = Look(**fields)
         applied[layer] = fields
-    return Style(name, looks["narration"], looks["qualifiers"], looks["screen_text"], applied)
+    captions = spec.captions or table[name].get("captions") or "static"
+    if captions not in ("static", "highlight", "reveal"):  # a bad preset file
+        raise ScriptError(f"style preset {name!r}: unknown captions {captions!r}", "style preset")
+    applied["captions"] = captions
+    return Style(
+        name, looks["narration"], looks["qualifiers"], looks["screen_text"], applied, captions
+    )
 
 
 DEFAULT_STYLE = resolve(None, None)

@@ -24,6 +24,7 @@ from service.domain.subtitles import (
     overlay_cues,
     screen_cues,
     settle,
+    with_words,
 )
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
@@ -147,7 +148,11 @@ class Finalizer:
         cues: list[Cue] = []
         for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
-            cues += narration_cues(seg.text, phrases, layout, following)
+            mine = narration_cues(seg.text, phrases, layout, following)
+            if plan.style.captions != "static":  # word-by-word: each cue's words, timed
+                res, slot = placed.results[k], placed.slots[k]
+                mine = with_words(mine, seg.text, res.words, slot.start_ms, layout)
+            cues += mine
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in placed.overlays], layout)
         if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
             shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]

@@ -142,7 +142,8 @@ class SegmentRenderer:
         name = segment_audio_name(index)
         dsp.write_wav(work.local(name), fitted.audio, self.settings.sample_rate)
         work.keep(name)
-        phrases = self._phrases(plan, index, voiced.speech, spoken, fitted)
+        words = source_words(voiced.speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
+        phrases = self._phrases(plan, index, words)
         t2 = time.perf_counter()
         return SegmentResult(
             index=index,
@@ -156,6 +157,7 @@ class SegmentRenderer:
             sample_rate=self.settings.sample_rate,
             audio=name,
             phrases=phrases,
+            words=[TimedPhrase(*w) for w in words],
             warnings=warnings + fitted.warnings,
             timings={"synthesize": round(t1 - t0, 4), "fit": round(t2 - t1, 4)},
             tts_calls=calls,
@@ -193,10 +195,9 @@ class SegmentRenderer:
         return Fitted(audio, scale, speech_ms, residual.ratio, residual.warnings)
 
     def _phrases(
-        self, plan: JobPlan, index: int, speech: Speech, spoken: SpokenText, fitted: Fitted
+        self, plan: JobPlan, index: int, words: list[tuple[int, int, int, int]]
     ) -> list[TimedPhrase]:
-        """Engines report offsets into the spoken text; subtitles need the script's offsets,
-        and the times the fit moved them to."""
+        """The phrases timed from the engine's boundaries ``words``, already mapped to the
+        script's offsets and the times the fit moved them to (``source_words``)."""
         text, spec = plan.spec.segments[index].text, plan.spec
-        words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
         return timed_phrases(text, spec.line_chars, words, self.words)

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from service.domain.spec import JobSpec
+from service.domain.subtitles.karaoke import TimedWord
 from service.domain.text import (
     Analysis,
     Segmenter,
@@ -35,6 +36,8 @@ class Cue:
     end_ms: int
     lines: tuple[str, ...]
     layer: int = NARRATION  # overlays on layer 1 at the top; shot text on 2 (title cards 3)
+    span: tuple[int, int] | None = None  # narration: the span of its segment's text it shows
+    words: tuple[TimedWord, ...] = ()  # narration: its words' times, for word-by-word captions
 
     @property
     def text(self) -> str:
@@ -235,6 +238,7 @@ def _backtrack(phrases: list[TimedPhrase], choice: list[tuple[int, list[str]]]) 
     while j > 0:
         i, lines = choice[j]
         if any(line.strip() for line in lines):
-            cues.append(Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines)))
+            span = (phrases[i].start, phrases[j - 1].end)
+            cues.append(Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines), span=span))
         j = i
     return cues[::-1]

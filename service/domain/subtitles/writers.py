@@ -15,6 +15,7 @@ import srt
 
 from service.domain.style import DEFAULT_STYLE, Look, Style, rgba
 from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue
+from service.domain.subtitles.karaoke import Ink, karaoke_lines
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
@@ -240,16 +241,28 @@ def write_ass(cues: list[Cue], canvas: Canvas) -> str:
         if layer in (NARRATION, OVERLAY) or any(c.layer == layer for c in cues):
             subs.styles[name] = ass_style(canvas, places[layer])
     for c in cues:
+        lines = [_ass_text(_no_timing(line)) for line in _lines(c.lines)]
+        text = _word_by_word(c, lines, canvas) if c.words else None
         subs.append(
             pysubs2.SSAEvent(
                 start=c.start_ms,
                 end=c.end_ms,
-                text="\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.lines)),
+                text=text or "\\N".join(lines),
                 style=ASS_STYLES[c.layer],
                 layer=c.layer,
             )
         )
     return str(subs.to_string("ass"))
+
+
+def _word_by_word(cue: Cue, lines: list[str], canvas: Canvas) -> str | None:
+    """A narration cue's text with its words switched as spoken (the style's captions)."""
+    mode = canvas.style.captions
+    if mode not in ("highlight", "reveal"):
+        return None
+    look = canvas.style.narration
+    ink = Ink(look.color, look.highlight_color, look.outline_color, look.shadow_color)
+    return karaoke_lines(lines, cue.words, cue.start_ms, mode, ink)
 
 
 WRITERS: dict[str, Callable[[list[Cue], Canvas], str]] = {
