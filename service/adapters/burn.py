@@ -125,20 +125,23 @@ def all_at_once(ass: pysubs2.SSAFile) -> pysubs2.SSAFile:
     return out
 
 
+def spans_of(subs: pysubs2.SSAFile) -> list[tuple[int, int]]:
+    """When each cue shows, and (word-by-word captions) the instant of each ``\\t`` switch
+    inside one: what shows changes there too, so each starts a state."""
+    shown = [e for e in subs.events if e.end > e.start]
+    spans = [(e.start, e.end) for e in shown]
+    return spans + [
+        (e.start + int(t), e.start + int(t)) for e in shown for t in _SWITCH.findall(e.text)
+    ]
+
+
 def prepare(ass: Path, canvas: Path, width: int, height: int, settings: Settings) -> Burn:
     """Read the subtitles' timing, write the ``canvas`` and find the box: libass draws every
     cue at once on one frame, whose cover is measured."""
     import pysubs2
 
     subs = pysubs2.load(str(ass), encoding="utf-8")
-    spans = [(e.start, e.end) for e in subs.events if e.end > e.start]
-    # Word-by-word captions change inside a cue, at each \t switch: each is a state too.
-    spans += [
-        (e.start + int(at), e.start + int(at))
-        for e in subs.events
-        if e.end > e.start
-        for at in _SWITCH.findall(e.text)
-    ]
+    spans = spans_of(subs)
     burn = Burn(ass, canvas, width, height, marks_of(spans), None)
     if not spans:
         return burn
