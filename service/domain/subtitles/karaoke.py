@@ -41,17 +41,33 @@ class TimedWord:
     end_ms: int
 
 
+# The pause a reader makes at a mark inside a spoken phrase, in syllables (espeak says
+# 先看目录，再翻书 as one phrase with its comma pause; the enumeration comma is shorter).
+PAUSES = {"、": 1.0, "，": 2.0, ",": 2.0, "；": 2.0, ";": 2.0, "：": 2.0, ":": 2.0}
+PAUSES |= dict.fromkeys("。！？!?", 3.0)
+_CLOSING = "”」』）)》"
+
+
+def _pauses(text: str) -> float:
+    return sum(PAUSES.get(ch, 0.0) for ch in text)
+
+
 def _weight(text: str, language: str) -> float:
-    return syllables(text, language) or 0.0
+    """How long ``text`` takes to say, in syllables: its own, and a pause at each clause
+    mark that more speech follows."""
+    spoken = text.rstrip().rstrip("".join(PAUSES) + _CLOSING)
+    return syllables(text, language) + _pauses(spoken)
 
 
 def _time_at(text: str, bound: Bound, pos: int, language: str) -> float:
     """When the speech of ``bound`` reaches character ``pos``: its span shared out by
-    syllables (by characters where it has none)."""
+    syllables and pauses (by characters where it has neither)."""
     a, b, t0, t1 = bound
     pos = min(max(pos, a), b)
     total = _weight(text[a:b], language)
-    share = _weight(text[a:pos], language) / total if total > 0 else (pos - a) / max(1, b - a)
+    before = text[a:pos]
+    done = syllables(before, language) + _pauses(before)
+    share = min(1.0, done / total) if total > 0 else (pos - a) / max(1, b - a)
     return t0 + (t1 - t0) * share
 
 
@@ -129,6 +145,8 @@ def _align(line: str, words: Sequence[TimedWord], k: int) -> tuple[list[tuple[in
             at += 1
         if i < len(keys):
             break
+        tail = words[k].text[len(words[k].text.rstrip("%+'’")) :]  # 40%, C++
+        at += len(tail) if line.startswith(tail, at) else 0
         found.append((first, at))
         pos = at
         k += 1
