@@ -156,6 +156,8 @@ def main() -> None:
     ap.add_argument("--engines", default="espeak,fastspeech2")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        if "fastspeech2" in args.engines:
+            neural_data_dir(tmp)
         if not args.ocr_only:
             engine_all: dict[str, list[float]] = {}
             vad_all: list[float] = []
@@ -193,6 +195,32 @@ def wiring_has_neural() -> bool:
     from service.voicepacks import zh_baker
 
     return zh_baker.installed(get_settings().data_dir) is not None
+
+
+def neural_data_dir(tmp: str) -> None:
+    """As the tests do: the neural pack (when its build is cached) installed into a data dir
+    of this run's own, the licence accepted for it; the settings then read that dir."""
+    import os
+
+    from service.voicepacks import zh_baker
+
+    cached = zh_baker.default_cache() / f"zh-baker-{zh_baker.build_key()}"
+    if not zh_baker.is_complete(cached):
+        return
+    data = Path(tmp, "data")
+    env = {**os.environ, "NARRATE_DATA_DIR": str(data)}
+    argv = [
+        sys.executable,
+        "-m",
+        "service.cli",
+        "voices",
+        "install",
+        "zh-baker",
+        "--accept-license",
+    ]
+    if subprocess.run(argv, env=env, capture_output=True, cwd=ROOT).returncode == 0:
+        os.environ["NARRATE_DATA_DIR"] = str(data)
+        get_settings.cache_clear()
 
 
 if __name__ == "__main__":

@@ -56,9 +56,18 @@ def _engine() -> Any:
     return RapidOCR(det_limit_side_len=960, det_limit_type="max", use_cls=False)
 
 
+SCALE = 1.5  # subtitle glyphs are small for the recogniser: '=' read as 日 at 1x
+
+
 def read(image: np.ndarray) -> str:
     """The text in an RGB image, its lines top to bottom, joined without a break."""
-    bgr = np.ascontiguousarray(image[..., ::-1])
+    from PIL import Image
+
+    h, w = image.shape[:2]
+    big = Image.fromarray(image).resize(
+        (round(w * SCALE), round(h * SCALE)), Image.Resampling.LANCZOS
+    )
+    bgr = np.ascontiguousarray(np.asarray(big)[..., ::-1])
     found, _ = _engine()(bgr, use_cls=False)
     if not found:
         return ""
@@ -67,8 +76,14 @@ def read(image: np.ndarray) -> str:
 
 
 def normal(text: str) -> str:
-    """Text as compared: NFKC (full-width marks as the OCR gives them), no blanks."""
-    return "".join(unicodedata.normalize("NFKC", text).split())
+    """Text as compared: NFKC (full-width forms as the OCR gives them), case folded (v, s,
+    x, o look alike in either case), without blanks or punctuation (a middle dot or a comma
+    is read or missed by the recogniser at random); letters, digits, hanzi and symbols such
+    as = + % stay."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(
+        c for c in folded if not c.isspace() and not unicodedata.category(c).startswith("P")
+    )
 
 
 def cer(expected: str, got: str) -> float:
