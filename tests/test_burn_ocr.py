@@ -93,7 +93,7 @@ def test_the_word_being_spoken_is_drawn_in_the_highlight_colour(burned: Burned) 
     words = [w for w in highlights(burned.ass, colour) if len(w[0]) >= 2 and w[2] - w[1] >= 133]
     assert len(words) >= 8
     top, bottom = band(canvas, place, 2)
-    for word, on, off in words[::3]:
+    for word, on, off in words[:: len(words) // 4][:4]:  # four, spread over the render
         picture = frame(burned.video, (on + off) / 2000, W, H)
         lit = near(picture[top:bottom], colour)
         assert lit.sum() > 50, f"{word}: no highlight"
