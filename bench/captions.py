@@ -94,6 +94,9 @@ def timing(script: Path, engine: str, work: Path) -> tuple[list[float], list[flo
             lags.append(first_frame(shown[k][1]) - word.start_ms)
             k += 1
     missed = len(words) - len(lags)
+    used = {r.engine for r in results}
+    if used != {engine}:
+        print(f"  {script.stem}: spoken by {sorted(used)}, not only {engine}")
     vad = []
     if engine == "espeak":
         ons = [first_frame(on) for _, on, _ in shown]
