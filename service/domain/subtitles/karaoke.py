@@ -134,7 +134,7 @@ def _align(line: str, words: Sequence[TimedWord], k: int) -> tuple[list[tuple[in
     pos = 0
     while k < len(words):
         keys = [c for c in words[k].text if c.isalnum()]
-        at, first, i = pos, -1, 0
+        at, first, i = pos, pos, 0
         while i < len(keys) and at < len(line):
             ch = line[at]
             if ch == keys[i]:
