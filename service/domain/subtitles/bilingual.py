@@ -1,0 +1,125 @@
+"""A supplied translation split across its segment's cues (pure).
+
+The translation is cut at word boundaries only, preferring sentence ends, then clause marks
+(, ; : and dashes), then a plain space, so that each cue's share of the English is where
+its share of the Chinese is (by reading characters, cumulatively); each piece is then laid
+out by the English line rules (``wrap`` with language "en": 42 characters, at most 2 lines).
+Nothing is invented: a cue gets a piece of the text given, or nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from service.domain.text import is_abbreviation, wrap
+from service.domain.text.tables import EN_ARTICLES, EN_PREPOSITIONS
+
+EN_LINE_CHARS = 42
+EN_MAX_LINES = 2
+SENTENCE_CUT = 0.0
+CLAUSE_CUT = 1.5
+WORD_CUT = 5.0  # mid-clause: only when the proportions or the lines leave no better cut
+BINDING_CUT = 4.0  # more, after an article or a preposition ("of | the model")
+DRIFT = 12.0  # per unit of the whole's fraction a cut lies from the Chinese one
+EMPTY = 8.0  # a cue left without English while its neighbours have some
+OVERFLOW = 1000.0  # a piece that does not fit its lines
+FILL = 0.9  # of the lines' characters a piece may take
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]”’]*$")
+_CLAUSE_END = re.compile(r"([,;:]|[—–]|--)[\"')\]”’]*$")
+
+
+def _cut_cost(word: str, nxt: str) -> float:
+    """What a cut between ``word`` and the next word costs."""
+    if _SENTENCE_END.search(word) and not is_abbreviation(word):
+        return SENTENCE_CUT
+    if _CLAUSE_END.search(word) or nxt[:1] in "(—–" or nxt in ("-", "--"):
+        return CLAUSE_CUT
+    bare = word.lower().strip("\"'(“‘")
+    return WORD_CUT + (BINDING_CUT if bare in EN_ARTICLES | EN_PREPOSITIONS else 0.0)
+
+
+def _lines_needed(lengths: list[int], limit: int) -> int:
+    """Lines a greedy wrap of words of these lengths takes (a word longer than the limit
+    takes a line of its own)."""
+    lines, used = 0, 0
+    for n in lengths:
+        if used and used + 1 + n <= limit:
+            used += 1 + n
+        else:
+            lines, used = lines + 1, n
+    return lines
+
+
+def split_translation(
+    translation: str,
+    weights: list[float],
+    line_chars: int = EN_LINE_CHARS,
+    max_lines: int = EN_MAX_LINES,
+) -> list[str]:
+    """``translation`` cut into ``len(weights)`` consecutive pieces (some maybe empty), the
+    cut after piece k as near as the cut costs allow to the fraction of the weights up to k.
+    The pieces joined with spaces are the translation."""
+    words = translation.split()
+    n, m = len(weights), len(words)
+    if n == 0:
+        return []
+    if n == 1 or m == 0:
+        return [" ".join(words)] + [""] * (n - 1)
+    total_w = sum(weights) or float(n)
+    want = [sum(weights[: k + 1]) / total_w for k in range(n)]
+    ends = [0]
+    for w in words:
+        ends.append(ends[-1] + len(w) + 1)
+    total_c = ends[-1] - 1
+    cut = [0.0] + [_cut_cost(words[b - 1], words[b]) for b in range(1, m)] + [0.0]
+    longest = line_chars * max_lines
+
+    def piece(k: int, a: int, b: int) -> float:
+        cost = DRIFT * abs((ends[b] - (1 if b else 0)) / total_c - want[k]) if k < n - 1 else 0.0
+        if a == b:
+            return cost + EMPTY
+        # Room for good breaks: a greedy fit, with a tenth of the lines to spare.
+        if (
+            _lines_needed([len(w) for w in words[a:b]], line_chars) > max_lines
+            or ends[b] - ends[a] - 1 > FILL * line_chars * max_lines
+        ):
+            cost += OVERFLOW
+        return cost + (cut[b] if b < m else 0.0)
+
+    best = [[math.inf] * (m + 1) for _ in range(n + 1)]
+    back = [[0] * (m + 1) for _ in range(n + 1)]
+    best[0][0] = 0.0
+    for k in range(n):
+        for b in range(m + 1) if k < n - 1 else [m]:
+            lo = b
+            while lo > 0 and ends[b] - ends[lo - 1] <= longest + line_chars:
+                lo -= 1  # pieces far over their lines are never worth trying
+            for a in range(lo, b + 1):
+                if best[k][a] == math.inf:
+                    continue
+                c = best[k][a] + piece(k, a, b)
+                if c < best[k + 1][b]:
+                    best[k + 1][b], back[k + 1][b] = c, a
+    if best[n][m] == math.inf:  # one word longer than every window: keep it whole
+        return [" ".join(words)] + [""] * (n - 1)
+    pieces: list[str] = []
+    b = m
+    for k in range(n, 0, -1):
+        a = back[k][b]
+        pieces.append(" ".join(words[a:b]))
+        b = a
+    return pieces[::-1]
+
+
+def english_lines(
+    text: str, line_chars: int = EN_LINE_CHARS, max_lines: int = EN_MAX_LINES
+) -> tuple[str, ...]:
+    """A piece of translation as English subtitle lines: the cheapest breaks by the English
+    rules, one more line when it cannot fit, else as one line."""
+    if not text.strip():
+        return ()
+    got = wrap(text, line_chars, max_lines, None, "en") or wrap(
+        text, line_chars, max_lines + 1, None, "en"
+    )
+    return tuple(got or [" ".join(text.split())])

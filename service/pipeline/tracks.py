@@ -1,0 +1,185 @@
+"""The subtitle tracks beside the Simplified one: the Traditional track
+(subtitles.zh-Hant.srt/.vtt/.ass, option ``traditional``), the supplied translation under the
+Chinese (bilingual cues) and on its own (subtitles.en.srt/.vtt). Every track shows the
+same cues at the same times (``settle_together``); only their words differ."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+
+from service.domain.subtitles import (
+    OVERLAY,
+    SCREEN,
+    TITLE,
+    WRITERS,
+    Canvas,
+    Cue,
+    Layout,
+    TimedPhrase,
+    overlay_cues,
+    screen_cues,
+)
+from service.domain.subtitles.bilingual import english_lines, split_translation
+from service.domain.subtitles.cues import narration_groups
+from service.domain.subtitles.hant import (
+    Convert,
+    settle_together,
+    traditional_layer,
+    traditional_narration,
+)
+from service.domain.subtitles.layers import OVERLAY_WIDTH, SCREEN_WIDTH, TITLE_WIDTH
+from service.domain.text import reading_chars
+from service.domain.timeline import TimedOverlay
+from service.domain.units import s_to_ms
+from service.pipeline.manifest import Placed
+from service.pipeline.results import JobPlan
+from service.ports.convert import Converter
+
+HANT = "subtitles.zh-Hant"
+EN = "subtitles.en"
+FORMATS = {HANT: ("srt", "vtt", "ass"), EN: ("srt", "vtt")}
+OVERLAY_EN_CHARS = round(42 * OVERLAY_WIDTH)  # qualifiers are smaller: longer English lines
+
+
+@dataclass
+class Tracks:
+    """The main track's cues (bilingual when the script gives translations) and the other
+    tracks by file stem (``subtitles.zh-Hant``, ``subtitles.en``)."""
+
+    main: list[Cue]
+    others: dict[str, list[Cue]] = field(default_factory=dict)
+
+
+def placed_phrases(placed: Placed) -> list[list[TimedPhrase]]:
+    """Each segment's timed phrases on the job's timeline (its slot's start added)."""
+    return [
+        [
+            replace(p, start_ms=slot.start_ms + p.start_ms, end_ms=slot.start_ms + p.end_ms)
+            for p in res.phrases
+        ]
+        for res, slot in zip(placed.results, placed.slots, strict=True)
+    ]
+
+
+def bilingual(plan: JobPlan) -> bool:
+    spec = plan.spec
+    return any(s.translation for s in spec.segments) or bool(spec.qualifier_translations)
+
+
+def _translated(cues: list[Cue], translation: str | None) -> list[Cue]:
+    """A segment's cues with its translation split across them, in proportion."""
+    if not translation or not cues:
+        return cues
+    pieces = split_translation(translation, [max(0.5, reading_chars(c.text)) for c in cues])
+    return [replace(c, translation=english_lines(p)) for c, p in zip(cues, pieces, strict=True)]
+
+
+def _overlay_translations(plan: JobPlan, overlays: list[TimedOverlay]) -> list[tuple[str, ...]]:
+    """Each overlay's English: the translation of every qualifier it shows, one a line."""
+    spec = plan.spec
+    known = dict(zip(spec.qualifiers, spec.qualifier_translations, strict=False))
+    out = []
+    for o in overlays:
+        items = [known.get(part) for part in o.text.split("\n") if part.strip()]
+        lines = [ln for item in items if item for ln in english_lines(item, OVERLAY_EN_CHARS, 3)]
+        out.append(tuple(lines))
+    return out
+
+
+def _converted_layers(
+    plan: JobPlan,
+    overlays: list[TimedOverlay],
+    tops: list[Cue],
+    screens: list[Cue],
+    layout: Layout,
+    convert: Convert,
+) -> list[Cue]:
+    """The qualifier and screen-text cues in Traditional, each layer laid out again from its
+    converted source text where a converted line overflows (the translations kept)."""
+    relaid = overlay_cues([(convert(o.text), o.start_ms, o.end_ms) for o in overlays], layout)
+    if screens:
+        shots = [
+            (s.name, convert(s.screen_text), s_to_ms(s.start), s_to_ms(s.end))
+            for s in plan.spec.shots
+        ]
+        relaid += screen_cues(shots, layout)
+
+    def chars(cue: Cue) -> float:
+        ratio = {OVERLAY: OVERLAY_WIDTH, SCREEN: SCREEN_WIDTH, TITLE: TITLE_WIDTH}[cue.layer]
+        return max(4, round(layout.line_chars * ratio))
+
+    return traditional_layer(tops + screens, relaid, chars, layout.language, convert)
+
+
+def subtitle_tracks(
+    plan: JobPlan,
+    timed: list[list[TimedPhrase]],
+    overlays: list[TimedOverlay],
+    cues: list[Cue],
+    layout: Layout,
+    converter: Converter | None,
+) -> Tracks:
+    """Settle ``cues`` (finalize's, unsettled: narration by segment, then the overlays in
+    ``overlays``' order, then screen text) and, when the job asks for them, make the
+    Traditional and English tracks beside them."""
+    spec = plan.spec
+    variant = plan.options.traditional if spec.language == "zh" else None
+    if converter is None:
+        variant = None
+    if variant is None and not bilingual(plan):
+        return Tracks(settle_together([cues], layout)[0])
+    assert variant is None or converter is not None
+    convert = partial(converter.convert, variant=variant) if converter and variant else None
+    main: list[Cue] = []
+    hant: list[Cue] = []
+    for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
+        following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
+        groups = narration_groups(seg.text, phrases, layout, following)
+        mine = _translated(
+            [Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(ln)) for i, j, ln in groups],
+            seg.translation,
+        )
+        main += mine
+        if convert is not None:
+            converted = traditional_narration(seg.text, phrases, groups, layout, convert)
+            hant += [
+                replace(t, translation=c.translation) for t, c in zip(converted, mine, strict=True)
+            ]
+    english = _overlay_translations(plan, overlays)
+    tops = [
+        replace(c, translation=e)
+        for c, e in zip((c for c in cues if c.layer == OVERLAY), english, strict=True)
+    ]
+    screens = [c for c in cues if c.layer in (SCREEN, TITLE)]
+    main += tops + screens
+    tracks = [main]
+    if convert is not None:
+        hant += _converted_layers(plan, overlays, tops, screens, layout, convert)
+        tracks.append(hant)
+    settled = settle_together(tracks, layout)
+    out = Tracks(settled[0])
+    if convert is not None:
+        out.others[HANT] = settled[1]
+    out.others[EN] = [
+        Cue(c.start_ms, c.end_ms, c.translation, c.layer) for c in settled[0] if c.translation
+    ]
+    if not out.others[EN]:
+        del out.others[EN]
+    return out
+
+
+def write_others(tracks: Tracks, canvas: Canvas, outdir: Path) -> None:
+    """subtitles.zh-Hant.srt/.vtt/.ass and subtitles.en.srt/.vtt, when made."""
+    for stem, cues in tracks.others.items():
+        shown = canvas if stem != EN else replace(canvas, language="en")
+        for ext in FORMATS[stem]:
+            (outdir / f"{stem}.{ext}").write_text(WRITERS[ext](cues, shown), encoding="utf-8")
+
+
+def shown_track(plan: JobPlan, ext: str) -> str:
+    """The subtitle file the video carries (burned in, or as its soft track): the
+    Traditional one when ``burn_in_script`` is hant and the job has it."""
+    hant = plan.options.burn_in_script == "hant" and plan.options.traditional is not None
+    return f"{HANT if hant else 'subtitles'}.{ext}"
