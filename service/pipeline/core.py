@@ -150,7 +150,9 @@ class Pipeline:
                 loc=("body", "options", field),
             )
         if options.traditional is None and spec.language == "zh":
-            locales = [self.catalog.get(chain[0]).locale for chain in voices if chain]
+            # The voices asked for (a zh-TW voice rendered offline by espeak still counts).
+            asked = [spec.voice_of(i) or spec.voice or c[0] for i, c in enumerate(voices) if c]
+            locales = [self.catalog.get(v).locale for v in asked]
             found = default_variant(spec.language, locales)
             if found is not None:
                 options = options.model_copy(update={"traditional": found})

@@ -72,7 +72,11 @@ def _translated(cues: list[Cue], translation: str | None) -> list[Cue]:
     """A segment's cues with its translation split across them, in proportion."""
     if not translation or not cues:
         return cues
-    pieces = split_translation(translation, [max(0.5, reading_chars(c.text)) for c in cues])
+    weights = [max(0.5, reading_chars(c.text)) for c in cues]
+    # Up until the next cue (settling extends a cue to it across a short pause).
+    ends = [c.start_ms for c in cues[1:]] + [cues[-1].end_ms + 500]
+    seconds = [max(c.end_ms, e) / 1000 - c.start_ms / 1000 for c, e in zip(cues, ends, strict=True)]
+    pieces = split_translation(translation, weights, seconds=seconds)
     return [replace(c, translation=english_lines(p)) for c, p in zip(cues, pieces, strict=True)]
 
 

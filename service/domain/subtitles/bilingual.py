@@ -21,16 +21,38 @@ SENTENCE_CUT = 0.0
 CLAUSE_CUT = 1.5
 WORD_CUT = 5.0  # mid-clause: only when the proportions or the lines leave no better cut
 BINDING_CUT = 4.0  # more, after an article or a preposition ("of | the model")
+INSIDE_CUT = 4.0  # more, inside quotes or brackets (a title cut in two)
 DRIFT = 12.0  # per unit of the whole's fraction a cut lies from the Chinese one
 EMPTY = 8.0  # a cue left without English while its neighbours have some
 OVERFLOW = 1000.0  # a piece that does not fit its lines
 FILL = 0.9  # of the lines' characters a piece may take
+EN_CPS = 20.0  # English reading speed, characters a second
+SPEED = 0.5  # per character a second over it
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]”’]*$")
 _CLAUSE_END = re.compile(r"([,;:]|[—–]|--)[\"')\]”’]*$")
 
 
-def _cut_cost(word: str, nxt: str) -> float:
-    """What a cut between ``word`` and the next word costs."""
+def curly_quotes(text: str) -> str:
+    """Straight double quotes as opening and closing ones, in turn: display punctuation (as
+    zh-Hans gets its own), so that a quote is never taken for the wrong side of a break."""
+    parts = text.split('"')
+    return "".join(p + ("“" if k % 2 == 0 else "”") for k, p in enumerate(parts[:-1])) + parts[-1]
+
+
+def _depths(words: list[str]) -> list[int]:
+    """How many quotes or brackets are open after each word."""
+    depth, out = 0, []
+    for w in words:
+        depth = max(0, depth + sum(w.count(c) for c in "“(［[") - sum(w.count(c) for c in "”)］]"))
+        out.append(depth)
+    return out
+
+
+def _cut_cost(word: str, nxt: str, inside: bool = False) -> float:
+    """What a cut between ``word`` and the next word costs (``inside`` a quote or brackets:
+    never at a clause mark, dearer than a plain space)."""
+    if inside:
+        return WORD_CUT + INSIDE_CUT
     if _SENTENCE_END.search(word) and not is_abbreviation(word):
         return SENTENCE_CUT
     if _CLAUSE_END.search(word) or nxt[:1] in "(—–" or nxt in ("-", "--"):
@@ -56,11 +78,14 @@ def split_translation(
     weights: list[float],
     line_chars: int = EN_LINE_CHARS,
     max_lines: int = EN_MAX_LINES,
+    seconds: list[float] | None = None,
 ) -> list[str]:
     """``translation`` cut into ``len(weights)`` consecutive pieces (some maybe empty), the
     cut after piece k as near as the cut costs allow to the fraction of the weights up to k.
-    The pieces joined with spaces are the translation."""
-    words = translation.split()
+    ``seconds``: how long each cue is up, to keep the English under its reading speed
+    (20 characters a second). The pieces joined with spaces are the translation (its
+    straight quotes curled)."""
+    words = curly_quotes(translation).split()
     n, m = len(weights), len(words)
     if n == 0:
         return []
@@ -72,18 +97,33 @@ def split_translation(
     for w in words:
         ends.append(ends[-1] + len(w) + 1)
     total_c = ends[-1] - 1
-    cut = [0.0] + [_cut_cost(words[b - 1], words[b]) for b in range(1, m)] + [0.0]
+    depth = _depths(words)
+    cut = [0.0] + [_cut_cost(words[b - 1], words[b], depth[b - 1] > 0) for b in range(1, m)]
+    cut.append(0.0)
     longest = line_chars * max_lines
+    checked: dict[tuple[int, int], bool] = {}
+
+    def fits(a: int, b: int) -> bool:
+        """A greedy fit, and for a full piece the real layout: its lines at good breaks."""
+        if _lines_needed([len(w) for w in words[a:b]], line_chars) > max_lines:
+            return False
+        if ends[b] - ends[a] - 1 <= FILL * longest:
+            return True
+        if (a, b) not in checked:
+            lines = english_lines(" ".join(words[a:b]), line_chars, max_lines)
+            checked[a, b] = len(lines) <= max_lines and not any(
+                line.split()[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS for line in lines[:-1]
+            )
+        return checked[a, b]
 
     def piece(k: int, a: int, b: int) -> float:
         cost = DRIFT * abs((ends[b] - (1 if b else 0)) / total_c - want[k]) if k < n - 1 else 0.0
         if a == b:
             return cost + EMPTY
-        # Room for good breaks: a greedy fit, with a tenth of the lines to spare.
-        if (
-            _lines_needed([len(w) for w in words[a:b]], line_chars) > max_lines
-            or ends[b] - ends[a] - 1 > FILL * line_chars * max_lines
-        ):
+        if seconds is not None:
+            cps = (ends[b] - ends[a] - 1) / max(0.2, seconds[k])
+            cost += SPEED * max(0.0, cps - EN_CPS)
+        if not fits(a, b):
             cost += OVERFLOW
         return cost + (cut[b] if b < m else 0.0)
 
