@@ -25,7 +25,6 @@ INSIDE_CUT = 4.0  # more, inside quotes or brackets (a title cut in two)
 DRIFT = 12.0  # per unit of the whole's fraction a cut lies from the Chinese one
 EMPTY = 8.0  # a cue left without English while its neighbours have some
 OVERFLOW = 1000.0  # a piece that does not fit its lines
-FILL = 0.9  # of the lines' characters a piece may take
 EN_CPS = 20.0  # English reading speed, characters a second
 SPEED = 0.5  # per character a second over it
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]”’]*$")
@@ -104,10 +103,11 @@ def split_translation(
     checked: dict[tuple[int, int], bool] = {}
 
     def fits(a: int, b: int) -> bool:
-        """A greedy fit, and for a full piece the real layout: its lines at good breaks."""
+        """A greedy fit, and for a piece of more than one line the real layout: its lines
+        broken where the English rules allow (not after "the" or "in")."""
         if _lines_needed([len(w) for w in words[a:b]], line_chars) > max_lines:
             return False
-        if ends[b] - ends[a] - 1 <= FILL * longest:
+        if ends[b] - ends[a] - 1 <= line_chars:
             return True
         if (a, b) not in checked:
             lines = english_lines(" ".join(words[a:b]), line_chars, max_lines)

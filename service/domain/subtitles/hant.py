@@ -11,13 +11,21 @@ the same line rules (``layout_lines``), at the same phrases.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
 from service.domain.options import Traditional
 from service.domain.subtitles.cues import Cue, Layout, TimedPhrase
 from service.domain.subtitles.layers import settle
-from service.domain.text import analyse, forced_lines, layout_lines, single_word, width
+from service.domain.text import (
+    Segmenter,
+    analyse,
+    forced_lines,
+    layout_lines,
+    single_word,
+    width,
+)
 
 Convert = Callable[[str], str]
 
@@ -58,6 +66,37 @@ def converted_phrases(
     return "".join(out), [replace(p, start=moved[p.start], end=moved[p.end]) for p in phrases]
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def converted_segmenter(text: str, segment: Segmenter | None, convert: Convert) -> Segmenter | None:
+    """A word segmenter for the converted text that cuts it where the Simplified text's words
+    are (each word converted on its own, longest match first), with their tags: the word
+    segmenter's dictionary is Simplified, and would cut 視訊記憶體 where it cuts nothing."""
+    if segment is None:
+        return None
+    vocab: dict[str, str] = {}
+    for run in _CJK_RUN.findall(text):
+        for w in segment(run):
+            word, tag = (w, "") if isinstance(w, str) else w
+            vocab.setdefault(convert(word), tag)
+    longest = max((len(w) for w in vocab), default=1)
+
+    def cut(run: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        i = 0
+        while i < len(run):
+            size = next(
+                (n for n in range(min(longest, len(run) - i), 0, -1) if run[i : i + n] in vocab),
+                1,
+            )
+            out.append((run[i : i + size], vocab.get(run[i : i + size], "")))
+            i += size
+        return out
+
+    return cut
+
+
 def _fits(lines: list[str], limit: float, language: str) -> bool:
     return all(width(line, language) <= limit or single_word(line) for line in lines)
 
@@ -77,7 +116,9 @@ def traditional_narration(
     for i, j, lines in groups:
         shown = [convert(line) for line in lines]
         if not _fits(shown, layout.line_chars, layout.language):
-            an = an or analyse(converted, layout.language, layout.segment)
+            if an is None:
+                words = converted_segmenter(text, layout.segment, convert)
+                an = analyse(converted, layout.language, words)
             a, b = moved[i].start, moved[j - 1].end
             continues = bool(converted[b:].strip())
             got = layout_lines(an, a, b, layout.line_chars, layout.max_lines, continues)
