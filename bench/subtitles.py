@@ -133,18 +133,20 @@ def model_tracks(spec: JobSpec, layout: Layout) -> dict[str, list[Cue]]:
 
 
 def _srt_cues(path: Path) -> list[Cue]:
-    """A track's narration cues read back from its SRT (positioned cues are other layers)."""
+    """A track's narration cues read back from its SRT (positioned cues are other layers);
+    in a bilingual Chinese track the lines without hanzi are the translation's."""
     import srt
 
-    return [
-        Cue(
-            round(c.start.total_seconds() * 1000),
-            round(c.end.total_seconds() * 1000),
-            tuple(c.content.split("\n")),
-        )
-        for c in srt.parse(path.read_text(encoding="utf-8"))
-        if not c.content.startswith("{\\an")
-    ]
+    out = []
+    for c in srt.parse(path.read_text(encoding="utf-8")):
+        if c.content.startswith("{\\an"):
+            continue
+        lines = c.content.split("\n")
+        own = [ln for ln in lines if _HANZI.search(ln)] if "zh-Hant" in path.name else lines
+        theirs = [ln for ln in lines if ln not in own]
+        ms = (round(c.start.total_seconds() * 1000), round(c.end.total_seconds() * 1000))
+        out.append(Cue(*ms, tuple(own), NARRATION, tuple(theirs)))
+    return out
 
 
 def _espeak_tracks(path: Path) -> dict[str, list[Cue]] | None:

@@ -157,8 +157,8 @@ def _clauses(text: str, marks: str) -> list[tuple[int, int]]:
     """Clause spans, ignoring marks inside quotes and brackets (a title is one clause's)."""
     spans, depth, start = [], 0, 0
     for i, c in enumerate(text):
-        depth += c in "《“(（「" and 1 or 0
-        depth -= c in "》”)）」" and 1 or 0
+        depth += (c in "《“(（「" and 1) or 0
+        depth -= (c in "》”)）」" and 1) or 0
         if depth == 0 and c in marks and not text[i + 1 : i + 2].isdigit():  # not 12.5
             spans.append((start, i + 1))
             start = i + 1
