@@ -260,3 +260,28 @@ def test_markdown_translations_round_trip_and_are_bounded() -> None:
     bad = "[段 1 · 5 秒] 你好。\n字幕层叠加限定语:甲;乙\n限定语译文: only one\n"
     with pytest.raises(ScriptError, match="qualifier_translations has 1 item"):
         parse_script(bad)
+
+
+def test_the_translation_sits_under_the_chinese_or_above_it_by_style() -> None:
+    from service.domain.style import StyleSpec, resolve
+    from service.domain.subtitles import WRITERS, Canvas
+
+    cue = Cue(0, 2000, ("先重排再生成",), translation=("Rerank first, then generate.",))
+    below = Canvas(style=resolve(None, None))
+    above = Canvas(style=resolve(None, StyleSpec(translation_position="above")))
+    assert WRITERS["srt"]([cue], below).split("\n")[2:4] == [
+        "先重排再生成",
+        "Rerank first, then generate.",
+    ]
+    assert WRITERS["srt"]([cue], above).split("\n")[2:4] == [
+        "Rerank first, then generate.",
+        "先重排再生成",
+    ]
+    assert "先重排再生成\\N{\\rTranslation}Rerank" in WRITERS["ass"]([cue], below)
+    assert "{\\rTranslation}Rerank first, then generate.\\N{\\r}先重排再生成" in WRITERS["ass"](
+        [cue], above
+    )
+    vtt = WRITERS["vtt"]([cue], below)
+    assert "::cue(.translation)" in vtt and "<c.translation>Rerank first" in vtt
+    plain = Cue(0, 2000, ("先重排再生成",))
+    assert "Translation" not in WRITERS["ass"]([plain], below)  # no style for no translation

@@ -97,6 +97,16 @@ class ManifestCue(BaseModel):
         None, description="the supplied translation's lines this cue shows (bilingual jobs)"
     )
 
+    @classmethod
+    def of(cls, c: Cue) -> ManifestCue:
+        return cls(
+            start=ms_to_s(c.start_ms),
+            end=ms_to_s(c.end_ms),
+            text=c.text,
+            layer=c.layer,
+            translation="\n".join(c.translation) if c.translation else None,
+        )
+
 
 class Translations(BaseModel):
     """A bilingual job's supplied translations: which parts have none (and so show Chinese
@@ -209,16 +219,7 @@ def build_manifest(
             ManifestOverlay(text=o.text, start=ms_to_s(o.start_ms), end=ms_to_s(o.end_ms))
             for o in placed.overlays
         ],
-        cues=[
-            ManifestCue(
-                start=ms_to_s(c.start_ms),
-                end=ms_to_s(c.end_ms),
-                text=c.text,
-                layer=c.layer,
-                translation="\n".join(c.translation) if c.translation else None,
-            )
-            for c in cues
-        ],
+        cues=[ManifestCue.of(c) for c in cues],
         loudness=Loudness.measured(loud, target),
         warnings=warnings,
         style=plan.style.applied,

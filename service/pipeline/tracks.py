@@ -20,6 +20,7 @@ from service.domain.subtitles import (
     TimedPhrase,
     overlay_cues,
     screen_cues,
+    settle,
 )
 from service.domain.subtitles.bilingual import english_lines, split_translation
 from service.domain.subtitles.cues import narration_groups
@@ -133,7 +134,7 @@ def subtitle_tracks(
     if converter is None:
         variant = None
     if variant is None and not bilingual(plan):
-        return Tracks(settle_together([cues], layout)[0])
+        return Tracks(settle(cues, layout))
     assert variant is None or converter is not None
     convert = partial(converter.convert, variant=variant) if converter and variant else None
     main: list[Cue] = []

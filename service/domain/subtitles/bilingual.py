@@ -72,6 +72,99 @@ def _lines_needed(lengths: list[int], limit: int) -> int:
     return lines
 
 
+class _Split:
+    """The costs of cutting one translation's words into pieces, one piece per cue."""
+
+    def __init__(
+        self,
+        words: list[str],
+        weights: list[float],
+        line_chars: int,
+        max_lines: int,
+        seconds: list[float] | None,
+    ) -> None:
+        self.words, self.line_chars, self.max_lines, self.seconds = (
+            words,
+            line_chars,
+            max_lines,
+            seconds,
+        )
+        self.n, self.m = len(weights), len(words)
+        total_w = sum(weights) or float(self.n)
+        self.want = [sum(weights[: k + 1]) / total_w for k in range(self.n)]
+        self.ends = [0]
+        for w in words:
+            self.ends.append(self.ends[-1] + len(w) + 1)
+        self.total = self.ends[-1] - 1
+        depth = _depths(words)
+        self.cut = [0.0] + [
+            _cut_cost(words[b - 1], words[b], depth[b - 1] > 0) for b in range(1, self.m)
+        ]
+        self.cut.append(0.0)
+        self.checked: dict[tuple[int, int], bool] = {}
+
+    def chars(self, a: int, b: int) -> int:
+        return self.ends[b] - self.ends[a] - 1
+
+    def fits(self, a: int, b: int) -> bool:
+        """A greedy fit, and for a piece of more than one line the real layout: its lines
+        broken where the English rules allow (not after "the" or "in")."""
+        words = self.words[a:b]
+        if _lines_needed([len(w) for w in words], self.line_chars) > self.max_lines:
+            return False
+        if self.chars(a, b) <= self.line_chars:
+            return True
+        if (a, b) not in self.checked:
+            lines = english_lines(" ".join(words), self.line_chars, self.max_lines)
+            self.checked[a, b] = len(lines) <= self.max_lines and not any(
+                line.split()[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS for line in lines[:-1]
+            )
+        return self.checked[a, b]
+
+    def piece(self, k: int, a: int, b: int) -> float:
+        """Piece k as words[a:b]: its cut's distance from the Chinese one, its cut, an empty
+        piece, reading speed, lines that do not fit."""
+        cost = 0.0
+        if k < self.n - 1:
+            cost = DRIFT * abs((self.ends[b] - (1 if b else 0)) / self.total - self.want[k])
+        if a == b:
+            return cost + EMPTY
+        if self.seconds is not None:
+            cps = self.chars(a, b) / max(0.2, self.seconds[k])
+            cost += SPEED * max(0.0, cps - EN_CPS)
+        if not self.fits(a, b):
+            cost += OVERFLOW
+        return cost + (self.cut[b] if b < self.m else 0.0)
+
+    def best(self) -> list[str] | None:
+        """The cheapest pieces (dynamic programming over the cut after each piece)."""
+        n, m = self.n, self.m
+        best = [[math.inf] * (m + 1) for _ in range(n + 1)]
+        back = [[0] * (m + 1) for _ in range(n + 1)]
+        best[0][0] = 0.0
+        longest = self.line_chars * (self.max_lines + 1)
+        for k in range(n):
+            for b in range(m + 1) if k < n - 1 else [m]:
+                lo = b
+                while lo > 0 and self.ends[b] - self.ends[lo - 1] <= longest:
+                    lo -= 1  # pieces far over their lines are never worth trying
+                for a in range(lo, b + 1):
+                    if best[k][a] == math.inf:
+                        continue
+                    c = best[k][a] + self.piece(k, a, b)
+                    if c < best[k + 1][b]:
+                        best[k + 1][b], back[k + 1][b] = c, a
+        if best[n][m] == math.inf:
+            return None
+        pieces: list[str] = []
+        b = m
+        for k in range(n, 0, -1):
+            a = back[k][b]
+            pieces.append(" ".join(self.words[a:b]))
+            b = a
+        return pieces[::-1]
+
+
 def split_translation(
     translation: str,
     weights: list[float],
@@ -85,71 +178,14 @@ def split_translation(
     (20 characters a second). The pieces joined with spaces are the translation (its
     straight quotes curled)."""
     words = curly_quotes(translation).split()
-    n, m = len(weights), len(words)
+    n = len(weights)
     if n == 0:
         return []
-    if n == 1 or m == 0:
-        return [" ".join(words)] + [""] * (n - 1)
-    total_w = sum(weights) or float(n)
-    want = [sum(weights[: k + 1]) / total_w for k in range(n)]
-    ends = [0]
-    for w in words:
-        ends.append(ends[-1] + len(w) + 1)
-    total_c = ends[-1] - 1
-    depth = _depths(words)
-    cut = [0.0] + [_cut_cost(words[b - 1], words[b], depth[b - 1] > 0) for b in range(1, m)]
-    cut.append(0.0)
-    longest = line_chars * max_lines
-    checked: dict[tuple[int, int], bool] = {}
-
-    def fits(a: int, b: int) -> bool:
-        """A greedy fit, and for a piece of more than one line the real layout: its lines
-        broken where the English rules allow (not after "the" or "in")."""
-        if _lines_needed([len(w) for w in words[a:b]], line_chars) > max_lines:
-            return False
-        if ends[b] - ends[a] - 1 <= line_chars:
-            return True
-        if (a, b) not in checked:
-            lines = english_lines(" ".join(words[a:b]), line_chars, max_lines)
-            checked[a, b] = len(lines) <= max_lines and not any(
-                line.split()[-1].lower() in EN_ARTICLES | EN_PREPOSITIONS for line in lines[:-1]
-            )
-        return checked[a, b]
-
-    def piece(k: int, a: int, b: int) -> float:
-        cost = DRIFT * abs((ends[b] - (1 if b else 0)) / total_c - want[k]) if k < n - 1 else 0.0
-        if a == b:
-            return cost + EMPTY
-        if seconds is not None:
-            cps = (ends[b] - ends[a] - 1) / max(0.2, seconds[k])
-            cost += SPEED * max(0.0, cps - EN_CPS)
-        if not fits(a, b):
-            cost += OVERFLOW
-        return cost + (cut[b] if b < m else 0.0)
-
-    best = [[math.inf] * (m + 1) for _ in range(n + 1)]
-    back = [[0] * (m + 1) for _ in range(n + 1)]
-    best[0][0] = 0.0
-    for k in range(n):
-        for b in range(m + 1) if k < n - 1 else [m]:
-            lo = b
-            while lo > 0 and ends[b] - ends[lo - 1] <= longest + line_chars:
-                lo -= 1  # pieces far over their lines are never worth trying
-            for a in range(lo, b + 1):
-                if best[k][a] == math.inf:
-                    continue
-                c = best[k][a] + piece(k, a, b)
-                if c < best[k + 1][b]:
-                    best[k + 1][b], back[k + 1][b] = c, a
-    if best[n][m] == math.inf:  # one word longer than every window: keep it whole
-        return [" ".join(words)] + [""] * (n - 1)
-    pieces: list[str] = []
-    b = m
-    for k in range(n, 0, -1):
-        a = back[k][b]
-        pieces.append(" ".join(words[a:b]))
-        b = a
-    return pieces[::-1]
+    whole = [" ".join(words)] + [""] * (n - 1)
+    if n == 1 or not words:
+        return whole
+    # None: one word longer than every window; it is kept whole.
+    return _Split(words, weights, line_chars, max_lines, seconds).best() or whole
 
 
 def english_lines(
