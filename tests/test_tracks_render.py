@@ -70,6 +70,11 @@ def test_the_traditional_track_is_the_simplified_one_converted_at_the_same_times
     assert "軟件" in hant[0].content and "軟件" not in simp[0].content  # s2hk keeps 软件's word
     ass = pysubs2.load(str(out / "subtitles.zh-Hant.ass"))
     assert "Translation" in ass.styles
+    # Hong Kong glyph forms: the Noto CJK face of the region (the Simplified track keeps SC).
+    assert ass.styles["Narration"].fontname == "Noto Sans CJK HK"
+    assert pysubs2.load(str(out / "subtitles.ass")).styles["Narration"].fontname == (
+        "Noto Sans CJK SC"
+    )
     assert ass.styles["Translation"].fontsize < ass.styles["Narration"].fontsize
     assert any("{\\rTranslation}We download" in e.text for e in ass.events)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from service.domain.options import Traditional
 from service.domain.subtitles import (
     OVERLAY,
     SCREEN,
@@ -27,8 +28,10 @@ from service.domain.subtitles.cues import narration_groups
 from service.domain.subtitles.hant import (
     Convert,
     settle_together,
+    traditional_font,
     traditional_layer,
     traditional_narration,
+    traditional_style,
 )
 from service.domain.subtitles.layers import OVERLAY_WIDTH, SCREEN_WIDTH, TITLE_WIDTH
 from service.domain.text import reading_chars
@@ -51,6 +54,7 @@ class Tracks:
 
     main: list[Cue]
     others: dict[str, list[Cue]] = field(default_factory=dict)
+    variant: Traditional | None = None
 
 
 def placed_phrases(placed: Placed) -> list[list[TimedPhrase]]:
@@ -164,7 +168,7 @@ def subtitle_tracks(
         hant += _converted_layers(plan, overlays, tops, screens, layout, convert)
         tracks.append(hant)
     settled = settle_together(tracks, layout)
-    out = Tracks(settled[0])
+    out = Tracks(settled[0], variant=variant if convert is not None else None)
     if convert is not None:
         out.others[HANT] = settled[1]
     out.others[EN] = [
@@ -178,7 +182,10 @@ def subtitle_tracks(
 def write_others(tracks: Tracks, canvas: Canvas, outdir: Path) -> None:
     """subtitles.zh-Hant.srt/.vtt/.ass and subtitles.en.srt/.vtt, when made."""
     for stem, cues in tracks.others.items():
-        shown = canvas if stem != EN else replace(canvas, language="en")
+        shown = replace(canvas, language="en") if stem == EN else canvas
+        if stem == HANT and tracks.variant is not None:
+            style = traditional_style(canvas.style, tracks.variant)
+            shown = replace(canvas, font=traditional_font(canvas.font, tracks.variant), style=style)
         for ext in FORMATS[stem]:
             (outdir / f"{stem}.{ext}").write_text(WRITERS[ext](cues, shown), encoding="utf-8")
 

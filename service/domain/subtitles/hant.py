@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from service.domain.options import Traditional
+from service.domain.style import Look, Style
 from service.domain.subtitles.cues import Cue, Layout, TimedPhrase
 from service.domain.subtitles.layers import settle
 from service.domain.text import (
@@ -165,3 +166,30 @@ def settle_together(tracks: list[list[Cue]], layout: Layout) -> list[list[Cue]]:
                 for i, s in zip(idx, settled, strict=True)
             ]
     return [sorted(o, key=lambda c: (c.start_ms, c.layer)) for o in out]
+
+
+# Noto's CJK families draw a character as each region writes it: a Traditional track in
+# the Simplified face shows mainland glyph forms. The Noto Sans/Serif CJK SC family of a
+# style becomes its TC (Taiwan) or HK face; any other font is the user's choice and stays.
+_FACES = {"tw": "TC", "hk": "HK"}
+
+
+def traditional_font(font: str, variant: Traditional) -> str:
+    if font.startswith("Noto ") and font.endswith(" CJK SC"):
+        return font.removesuffix("SC") + _FACES[variant]
+    return font
+
+
+def traditional_style(style: Style, variant: Traditional) -> Style:
+    """The style with each layer's Noto CJK SC face swapped for the variant's."""
+
+    def look(x: Look) -> Look:
+        return replace(x, font=traditional_font(x.font, variant))
+
+    return replace(
+        style,
+        narration=look(style.narration),
+        qualifiers=look(style.qualifiers),
+        screen_text=look(style.screen_text),
+        translation=look(style.translation_look),
+    )
