@@ -142,12 +142,21 @@ class Pipeline:
         self, spec: JobSpec, options: RenderOptions, voices: list[tuple[str, ...]]
     ) -> RenderOptions:
         """The Traditional track asked for, else the voices' (a zh job with zh-TW or zh-HK
-        voices gets one); a Traditional burn-in needs one."""
+        voices gets one); a Traditional burn-in needs one. Translations and Traditional
+        tracks are for Chinese jobs."""
+        given = [i for i, seg in enumerate(spec.segments) if seg.translation]
+        if spec.language != "zh" and (given or spec.qualifier_translations):
+            where = ("segments", given[0], "translation") if given else ("qualifier_translations",)
+            raise InputError(
+                f"{where[0]}: a translation is shown under Chinese narration; this job is "
+                f"{spec.language!r}",
+                loc=where,
+            )
         if spec.language != "zh" and (options.traditional or options.burn_in_script == "hant"):
             field = "traditional" if options.traditional else "burn_in_script"
             raise InputError(
                 f"options {field}: Traditional tracks are for zh jobs",
-                loc=("body", "options", field),
+                loc=("options", field),
             )
         if options.traditional is None and spec.language == "zh":
             # The voices asked for (a zh-TW voice rendered offline by espeak still counts).
@@ -160,7 +169,7 @@ class Pipeline:
             raise InputError(
                 "options burn_in_script: 'hant' shows the Traditional track; ask for one with "
                 "traditional: tw or hk (or use a zh-TW/zh-HK voice)",
-                loc=("body", "options", "burn_in_script"),
+                loc=("options", "burn_in_script"),
             )
         return options
 

@@ -39,6 +39,15 @@ def test_an_english_job_cannot_ask_for_a_traditional_track(fleet: Fleet) -> None
         assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "traditional"
 
 
+def test_an_english_job_cannot_carry_a_translation(fleet: Fleet) -> None:
+    segments = [{"text": "Tests pass first.", "seconds": 3, "translation": "测试先通过。"}]
+    with fleet.client() as c:
+        r = c.post("/v1/jobs", json={"language": "en", "segments": segments})
+        assert r.status_code == 422
+        (problem,) = r.json()["detail"]
+        assert problem["loc"][-3:] == ["segments", 0, "translation"], problem
+
+
 def test_a_translation_over_its_limit_is_refused_naming_the_segment(fleet: Fleet) -> None:
     segments = [SPEC["segments"][0] | {"translation": "word " * 900}]
     with fleet.client() as c:
