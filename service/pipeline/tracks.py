@@ -85,6 +85,35 @@ def _translated(cues: list[Cue], translation: str | None) -> list[Cue]:
     return [replace(c, translation=english_lines(p)) for c, p in zip(cues, pieces, strict=True)]
 
 
+NARROWER = 2  # units a Simplified line may give up so that its Traditional lines fit
+
+
+def _grouped(
+    text: str,
+    phrases: list[TimedPhrase],
+    layout: Layout,
+    following: int | None,
+    convert: Convert | None,
+) -> tuple[list[tuple[int, int, list[str]]], list[Cue]]:
+    """A segment's cue groups and, with ``convert``, its Traditional cues. Where the
+    converted words find no good lines in a Simplified cue (s2twp's 显存 -> 視訊記憶體
+    lengthens a full line), the segment is grouped again with Simplified lines a unit or
+    two narrower, so that both tracks keep the line rules at the same times."""
+    groups = narration_groups(text, phrases, layout, following)
+    if convert is None:
+        return groups, []
+    converted, strained = traditional_narration(text, phrases, groups, layout, convert)
+    for less in range(1, NARROWER + 1):
+        if not strained:
+            break
+        narrow = replace(layout, line_chars=layout.line_chars - less)
+        again = narration_groups(text, phrases, narrow, following)
+        cues, left = traditional_narration(text, phrases, again, layout, convert)
+        if left < strained:
+            groups, converted, strained = again, cues, left
+    return groups, converted
+
+
 def _overlay_translations(plan: JobPlan, overlays: list[TimedOverlay]) -> list[tuple[str, ...]]:
     """Each overlay's English: the translation of every qualifier it shows, one a line."""
     spec = plan.spec
@@ -145,17 +174,15 @@ def subtitle_tracks(
     hant: list[Cue] = []
     for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
         following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
-        groups = narration_groups(seg.text, phrases, layout, following)
+        groups, converted = _grouped(seg.text, phrases, layout, following, convert)
         mine = _translated(
             [Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(ln)) for i, j, ln in groups],
             seg.translation,
         )
         main += mine
-        if convert is not None:
-            converted = traditional_narration(seg.text, phrases, groups, layout, convert)
-            hant += [
-                replace(t, translation=c.translation) for t, c in zip(converted, mine, strict=True)
-            ]
+        hant += [
+            replace(t, translation=c.translation) for t, c in zip(converted, mine, strict=False)
+        ]
     english = _overlay_translations(plan, overlays)
     tops = [
         replace(c, translation=e)

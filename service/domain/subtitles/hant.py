@@ -20,6 +20,7 @@ from service.domain.style import Look, Style
 from service.domain.subtitles.cues import Cue, Layout, TimedPhrase
 from service.domain.subtitles.layers import settle
 from service.domain.text import (
+    NEVER,
     Segmenter,
     analyse,
     forced_lines,
@@ -108,12 +109,15 @@ def traditional_narration(
     groups: list[tuple[int, int, list[str]]],
     layout: Layout,
     convert: Convert,
-) -> list[Cue]:
+) -> tuple[list[Cue], int]:
     """One segment's Traditional cues, one per Simplified group (``narration_groups``):
-    the same times, the converted lines, laid out again where a converted line overflows."""
+    the same times, the converted lines, laid out again where a converted line overflows.
+    Also how many cues could only be laid out at a break an editor sends back (or over the
+    width): the Simplified grouping leaves their converted words no good lines."""
     converted, moved = converted_phrases(text, phrases, convert)
     an = None
     cues = []
+    strained = 0
     for i, j, lines in groups:
         shown = [convert(line) for line in lines]
         if not _fits(shown, layout.line_chars, layout.language):
@@ -125,9 +129,10 @@ def traditional_narration(
             got = layout_lines(an, a, b, layout.line_chars, layout.max_lines, continues)
             if got is None:
                 got = forced_lines(an, a, b, layout.line_chars, layout.max_lines, continues)
+            strained += got[0] >= NEVER
             shown = got[1]
         cues.append(Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(shown)))
-    return cues
+    return cues, strained
 
 
 def traditional_layer(
