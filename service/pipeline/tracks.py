@@ -164,12 +164,12 @@ def subtitle_tracks(
     Traditional and English tracks beside them."""
     spec = plan.spec
     variant = plan.options.traditional if spec.language == "zh" else None
-    if converter is None:
-        variant = None
-    if variant is None and not bilingual(plan):
-        return Tracks(settle(cues, layout))
-    assert variant is None or converter is not None
-    convert = partial(converter.convert, variant=variant) if converter and variant else None
+    if converter is None or variant is None:
+        if not bilingual(plan):
+            return Tracks(settle(cues, layout))
+        convert = None
+    else:
+        convert = partial(converter.convert, variant=variant)
     main: list[Cue] = []
     hant: list[Cue] = []
     for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
