@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service.adapters.hant import OpenccConverter
 from service.adapters.segmenter import tagged_words
@@ -291,3 +293,18 @@ def test_the_translation_sits_under_the_chinese_or_above_it_by_style() -> None:
     assert "::cue(.translation)" in vtt and "<c.translation>Rerank first" in vtt
     plain = Cue(0, 2000, ("先重排再生成",))
     assert "Translation" not in WRITERS["ass"]([plain], below)  # no style for no translation
+
+
+@given(
+    st.lists(
+        st.text(alphabet="abcdefgh,.;:“”()", min_size=1, max_size=12), min_size=0, max_size=40
+    ),
+    st.lists(st.floats(0, 30), min_size=1, max_size=8),
+)
+def test_a_split_keeps_every_word_whole_and_in_order(
+    words: list[str], weights: list[float]
+) -> None:
+    text = " ".join(words)
+    pieces = split_translation(text, weights)
+    assert len(pieces) == len(weights)
+    assert " ".join(p for p in pieces if p).split() == curly_quotes(text).split()
