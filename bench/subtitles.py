@@ -312,7 +312,8 @@ def main() -> None:
         if tracks is None:
             tracks, source = model_tracks(spec, layout), "model"
         for name, cues in tracks.items():
-            label = f"{path.stem[:10]}/{name}"
+            folder = "" if path.parent.name == "examples" else f"{path.parent.name[:2]}:"
+            label = f"{folder}{path.stem[:10]}/{name}"
             if args.show:
                 print(f"{label} ({source}, {len(cues)} cues)")
             got = count(cues, track_layout(name, layout), args.show)
