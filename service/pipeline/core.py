@@ -26,8 +26,7 @@ from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
-from service.ports import Check, Media, TtsEngine, Workspace
-from service.ports.convert import Converter
+from service.ports import Check, Converter, Media, TtsEngine, Workspace
 
 
 def _no_lexicon(language: str) -> Lexicon:

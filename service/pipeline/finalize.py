@@ -37,8 +37,7 @@ from service.pipeline.manifest import (
 )
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.tracks import placed_phrases, shown_track, subtitle_tracks, write_others
-from service.ports import Check, Media, MuxRequest, PcmSink, Workspace
-from service.ports.convert import Converter
+from service.ports import Check, Converter, Media, MuxRequest, PcmSink, Workspace
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it

@@ -39,7 +39,7 @@ from service.domain.timeline import TimedOverlay
 from service.domain.units import s_to_ms
 from service.pipeline.manifest import Placed
 from service.pipeline.results import JobPlan
-from service.ports.convert import Converter
+from service.ports import Converter
 
 HANT = "subtitles.zh-Hant"
 EN = "subtitles.en"
