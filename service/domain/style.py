@@ -76,6 +76,14 @@ class StyleSpec(_Model):
     narration: LayerStyle = LayerStyle()
     qualifiers: LayerStyle = LayerStyle()
     screen_text: LayerStyle = LayerStyle()
+    translation: LayerStyle = Field(
+        LayerStyle(),
+        description="the supplied translation's lines in a bilingual cue (margin unused: "
+        "they sit with the narration)",
+    )
+    translation_position: Literal["below", "above"] | None = Field(
+        None, description="the translation's lines below the Chinese (default) or above it"
+    )
     captions: Literal["static", "highlight", "reveal"] | None = Field(
         None,
         description="narration word by word: 'highlight' (the word being spoken in the "
@@ -90,7 +98,7 @@ class StyleSpec(_Model):
         return v
 
 
-LAYERS = ("narration", "qualifiers", "screen_text")
+LAYERS = ("narration", "qualifiers", "screen_text", "translation")
 DEFAULT_PRESET = "default"
 DEFAULT_FONT = "Noto Sans CJK SC"
 # The built-in preset every other one starts from (on a 1080x1920 frame: narration 64 px
@@ -138,6 +146,21 @@ BASE: dict[str, Any] = {
         "margin_left": 0.05,
         "margin_right": 0.05,
     },
+    # A bilingual cue's English: smaller than the Chinese (46 vs 64 px), so 42 characters
+    # fit the width a 16-hanzi line takes.
+    "translation": {
+        "font": DEFAULT_FONT,
+        "size": 0.024,
+        "color": "#FFFFFF",
+        "outline_color": "#000000",
+        "outline": 0.0012,
+        "shadow_color": "#00000080",
+        "shadow": 0.0,
+        "bold": False,
+        "margin": 0.12,
+        "margin_left": 0.0093,
+        "margin_right": 0.0093,
+    },
 }
 
 
@@ -166,7 +189,13 @@ class Style:
     qualifiers: Look
     screen_text: Look
     applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
+    translation: Look | None = None  # None: the default preset's
+    translation_above: bool = False
     captions: str = "static"  # static | highlight | reveal (see subtitles/karaoke.py)
+
+    @property
+    def translation_look(self) -> Look:
+        return self.translation or DEFAULT_TRANSLATION
 
 
 def rgba(color: str) -> tuple[int, int, int, int]:
@@ -203,13 +232,24 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         LayerStyle.model_validate(fields)  # a bad preset file fails here, not in a player
         looks[layer] = Look(**fields)
         applied[layer] = fields
+    above = (spec.translation_position or table[name].get("translation_position")) == "above"
+    if above:
+        applied["translation_position"] = "above"
     captions = spec.captions or table[name].get("captions") or "static"
     if captions not in ("static", "highlight", "reveal"):  # a bad preset file
         raise ScriptError(f"style preset {name!r}: unknown captions {captions!r}", "style preset")
     applied["captions"] = captions
     return Style(
-        name, looks["narration"], looks["qualifiers"], looks["screen_text"], applied, captions
+        name,
+        looks["narration"],
+        looks["qualifiers"],
+        looks["screen_text"],
+        applied,
+        looks["translation"],
+        above,
+        captions=captions,
     )
 
 
+DEFAULT_TRANSLATION = Look(**BASE["translation"])
 DEFAULT_STYLE = resolve(None, None)

@@ -82,7 +82,7 @@ def test_an_unspoken_word_gets_no_time_of_its_own() -> None:
 
 
 def _cue(words: list[TimedWord], start: int, lines: tuple[str, ...]) -> Cue:
-    return Cue(start, words[-1].end_ms + 500, lines, span=(0, 99), words=tuple(words))
+    return Cue(start, words[-1].end_ms + 500, lines, span=(0, 0, 99), words=tuple(words))
 
 
 def _canvas(mode: str) -> Canvas:

@@ -7,25 +7,40 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from service.domain.subtitles.cues import Cue, Layout, TimedPhrase
-from service.domain.subtitles.karaoke import cue_words, timed_words
+from service.domain.subtitles.karaoke import TimedWord, cue_words, timed_words
 
 
 def with_words(
-    cues: list[Cue], text: str, bounds: Sequence[TimedPhrase], offset_ms: int, layout: Layout
+    cues: list[Cue],
+    texts: Sequence[str],
+    bounds: Sequence[Sequence[TimedPhrase]],
+    offsets: Sequence[int],
+    layout: Layout,
 ) -> list[Cue]:
-    """One segment's narration ``cues`` with the words each shows, timed from the engine's
-    boundaries ``bounds`` (times into the segment's audio; ``offset_ms``: where its slot
-    starts on the timeline). A segment without boundaries (a result stored before them)
-    keeps static cues. Each switch is put on the first frame at or after the word's onset:
-    a frame that starts before the onset never shows it, whatever the player rounds."""
-    if not bounds:
-        return cues
-    spans = [(b.start, b.end, b.start_ms + offset_ms, b.end_ms + offset_ms) for b in bounds]
-    words = [
-        replace(w, start_ms=on_frame(w.start_ms, layout.fps), end_ms=on_frame(w.end_ms, layout.fps))
-        for w in timed_words(text, spans, layout.language, layout.segment)
+    """The narration ``cues`` with the words each shows (its ``span``: segment, start, end),
+    timed from each segment's engine boundaries ``bounds`` (times into the segment's audio;
+    ``offsets``: where each slot starts on the timeline). A segment without boundaries (a
+    result stored before them) keeps static cues. Each switch is put on the first frame at
+    or after the word's onset: a frame that starts before the onset never shows it, whatever
+    the player rounds."""
+    words: dict[int, list[TimedWord]] = {}
+    for k, (text, mine, offset) in enumerate(zip(texts, bounds, offsets, strict=True)):
+        if mine:
+            spans = [(b.start, b.end, b.start_ms + offset, b.end_ms + offset) for b in mine]
+            words[k] = [
+                replace(
+                    w,
+                    start_ms=on_frame(w.start_ms, layout.fps),
+                    end_ms=on_frame(w.end_ms, layout.fps),
+                )
+                for w in timed_words(text, spans, layout.language, layout.segment)
+            ]
+    return [
+        replace(c, words=cue_words(words[c.span[0]], (c.span[1], c.span[2])))
+        if c.span is not None and c.span[0] in words
+        else c
+        for c in cues
     ]
-    return [replace(c, words=cue_words(words, c.span)) if c.span else c for c in cues]
 
 
 def on_frame(ms: int, fps: float) -> int:
