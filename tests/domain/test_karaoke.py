@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 
 import pysubs2
 import pytest
@@ -168,3 +169,12 @@ def test_captions_in_the_style_the_preset_and_the_options() -> None:
         RenderOptions.model_validate({"captions": "karaoke"})
     with pytest.raises(ScriptError, match="captions"):
         resolve({"presets": {"x": {"captions": "blink"}}}, StyleSpec(preset="x"))
+
+
+def test_a_bilingual_cue_highlights_its_chinese_and_keeps_its_translation() -> None:
+    words = timed_words(TEXT, [(0, len(TEXT), 1000, 2100)], "zh", tagged_words)
+    cue = _cue(words, 1000, ("代码 Agent 的 RL", "用测试当奖励"))
+    cue = replace(cue, translation=("Code agents use tests as the reward",))
+    event = pysubs2.SSAFile.from_string(WRITERS["ass"]([cue], _canvas("highlight"))).events[0]
+    assert event.text.count("\\1c&H0AD6FF&") == len(words)
+    assert event.text.endswith("{\\rTranslation}Code agents use tests as the reward")
