@@ -42,7 +42,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
     keys = wiring.keys(get_settings())
     if args.keys_command == "create":
         flags = {"max_queued": args.max_queued, "max_running": args.max_running}
-        limits = {k: v for k, v in {**flags, "per_minute": args.per_minute}.items() if v}
+        flags |= {"per_minute": args.per_minute, "weight": args.weight}
+        limits = {k: v for k, v in flags.items() if v}
         print(keys.create(args.name, limits))
     elif args.keys_command == "list":
         for k in keys.entries():
@@ -110,6 +111,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         ("--max-queued", "queued jobs (default NARRATE_MAX_QUEUED_JOBS)"),
         ("--max-running", "running jobs (default NARRATE_MAX_RUNNING_JOBS)"),
         ("--per-minute", "submissions a minute (default NARRATE_SUBMISSIONS_PER_MINUTE)"),
+        ("--weight", "share of the fleet when tenants wait at once (default 1)"),
     ):
         kc.add_argument(flag, type=_at_least_one, metavar="N", help=f"the tenant's {what}")
     kl = ks_sub.add_parser("list", help="list the keys: id, tenant, created (never the key)")

@@ -18,17 +18,19 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import PresetStore, Quotas, Storage, TtsEngine
+from service.ports import QUEUE, PresetStore, Quotas, Storage, TtsEngine
 from service.voicepacks import zh_baker
 
 if TYPE_CHECKING:
     from celery import Celery
 
     from service.adapters.jobstore import JobStore
+    from service.adapters.lanes import RedisLanes
     from service.adapters.memory_queue import MemoryQueue
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
+    from service.jobs.dispatch import DispatchLoop
     from service.jobs.presets import Presets
     from service.jobs.quotas import QuotaGate
     from service.jobs.retention import Sweeper
@@ -178,6 +180,26 @@ def quota_gate(settings: Settings, port: Quotas) -> QuotaGate:
     return QuotaGate(settings, port, keys(settings).limits)
 
 
+def lanes(settings: Settings, client: Any) -> RedisLanes | None:
+    """The tenants' lanes on the job store's Redis ``client``; None without fair share."""
+    from service.adapters.lanes import RedisLanes
+
+    return RedisLanes(client, QUEUE) if settings.fair_share else None
+
+
+def dispatch_loop(settings: Settings, holder: str) -> DispatchLoop:
+    """The fair-share dispatcher under its Redis lease (a worker's thread, `narrate dispatch`)."""
+    from service.adapters.lanes import RedisLanes, RedisLease
+    from service.adapters.quotas import RedisQuotas
+    from service.jobs.dispatch import Dispatcher, DispatchLoop
+
+    store = job_store(settings)
+    gate = quota_gate(settings, RedisQuotas(store.r))
+    found = RedisLanes(store.r, QUEUE)
+    dispatcher = Dispatcher(settings, found, queue(settings), store, gate.limits, gate.running)
+    return DispatchLoop(dispatcher, RedisLease(store.r), holder)
+
+
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
     from service.adapters.metrics import Metrics
@@ -197,6 +219,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         presets(settings, RedisPresets(store.r)),
         webhooks(settings, store.r, files),
         quota_gate(settings, RedisQuotas(store.r)),
+        lanes(settings, store.r),
     )
 
 
@@ -215,6 +238,7 @@ def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
         queue(settings, app),
         Metrics(store.r),
         webhooks(settings, store.r, files),
+        lanes(settings, store.r),
     )
 
 
@@ -228,6 +252,7 @@ def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Rec
         store,
         jobs_queue or queue(settings),
         Lifecycle(settings, store, files, webhooks(settings, store.r, files)),
+        lanes(settings, store.r),
     )
 
 
@@ -243,6 +268,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
     from service.adapters.memory import MemoryJobStore
+    from service.adapters.memory_lanes import MemoryLanes
     from service.adapters.memory_metrics import MemoryMetrics
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue
@@ -250,10 +276,12 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
+    from service.jobs.dispatch import Dispatcher
     from service.jobs.webhooks import Webhooks
 
     jobs_queue = MemoryQueue()
     store = MemoryJobStore(jobs_queue)
+    fair = MemoryLanes(jobs_queue) if settings.fair_share else None
     files = storage(settings)
     sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
     hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
@@ -263,9 +291,13 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
         presets(settings, MemoryPresets()),
         quota_gate(settings, MemoryQuotas(store)),
     )
+    if fair is not None:  # the fleet's drain dispatches from the lanes when the queue is empty
+        jobs_queue.refill = Dispatcher(
+            settings, fair, jobs_queue, store, gate.limits, gate.running
+        ).tick
     return (
-        JobService(*parts, metrics, service_presets, hooks, gate),
-        WorkerSteps(*parts, metrics, hooks),
+        JobService(*parts, metrics, service_presets, hooks, gate, fair),
+        WorkerSteps(*parts, metrics, hooks, fair),
         jobs_queue,
     )
 

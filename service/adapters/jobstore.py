@@ -34,6 +34,7 @@ from pydantic_core import to_jsonable_python
 from service.adapters.fleet import FleetStore
 from service.adapters.jobevents import JobEventLog
 from service.adapters.jobsweep import JobSweep
+from service.adapters.lanes import LANES
 from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import (
     ADVANCE,
@@ -166,6 +167,7 @@ class JobStore(FleetStore, JobEventLog):
             key("idem", job.tenant, idem[0]) if idem else "",
             JOB_COUNTS,
             TENANT_COUNTS,
+            LANES,
         ]
         outcome = self._create(keys=keys, args=args)
         if outcome[0] == "late":

@@ -8,6 +8,7 @@ from service.config import Settings
 from service.jobs.lifecycle import Lifecycle
 from service.pipeline import Pipeline
 from service.ports import JobStore, Metrics, Queue, Storage
+from service.ports.dispatch import Lanes
 
 if TYPE_CHECKING:
     from service.jobs.webhooks import Webhooks
@@ -15,6 +16,14 @@ if TYPE_CHECKING:
 
 class JobParts:
     """The adapters a job step works through, wired once by ``service.wiring``."""
+
+    def enqueue_first(self, tenant: str, message: str) -> None:
+        """Where the next task of ``tenant`` is taken from: the head of its lane (fair share)
+        or of the queue."""
+        if self.lanes is not None:
+            self.lanes.push_first(tenant, message)
+        else:
+            self.store.push_first(self.queue.name, message)
 
     def __init__(
         self,
@@ -25,6 +34,7 @@ class JobParts:
         queue: Queue,
         metrics: Metrics,
         webhooks: Webhooks | None = None,
+        lanes: Lanes | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -33,4 +43,5 @@ class JobParts:
         self.queue = queue
         self.metrics = metrics
         self.webhooks = webhooks
+        self.lanes = lanes  # None: no fair share, tasks go straight to the queue
         self.lifecycle = Lifecycle(settings, store, storage, webhooks)

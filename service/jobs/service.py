@@ -32,6 +32,7 @@ from service.ports import (
     Storage,
     Workspace,
 )
+from service.ports.dispatch import Lanes
 
 log = logging.getLogger("narrate.jobs")
 
@@ -59,8 +60,9 @@ class JobService(JobParts):
         presets: Presets,
         webhooks: Webhooks | None = None,
         quotas: QuotaGate | None = None,
+        lanes: Lanes | None = None,
     ) -> None:
-        super().__init__(settings, store, storage, pipeline, queue, metrics, webhooks)
+        super().__init__(settings, store, storage, pipeline, queue, metrics, webhooks, lanes)
         self.presets = presets
         self.quotas = quotas
 
@@ -151,12 +153,12 @@ class JobService(JobParts):
         )
 
     def store_job(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
-        """Store a prepared job with one task per segment, in one atomic step."""
+        """Store a prepared job with one task per segment, in one atomic step (into the
+        tenant's lane with fair share, else the queue)."""
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
+        to = self.lanes.lane(job.tenant) if self.lanes is not None else self.queue.name
         try:
-            return self.store.create(
-                job, idem, messages, self.queue.name, self.settings.redis_timeout / 2
-            )
+            return self.store.create(job, idem, messages, to, self.settings.redis_timeout / 2)
         except StoreUnavailable as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(f"the job was not stored: {exc}") from exc

@@ -118,9 +118,9 @@ class WorkerSteps(JobParts):
             work.close()
         self._record_segment(job_id, result)
         if self.store.segment_done(job_id, index):
-            # At the head of the queue: a job that has started finishes before the backlog
-            # behind it (and within its job_timeout, however long that backlog is).
-            self.store.push_first(self.queue.name, self.queue.encode(FINALIZE_TASK, [job_id]))
+            # At the head of the tenant's lane (or queue): a job that has started finishes
+            # before the backlog behind it (and within its job_timeout, however long that is).
+            self.enqueue_first(job.tenant, self.queue.encode(FINALIZE_TASK, [job_id]))
 
     def _record_segment(self, job_id: str, result: SegmentResult) -> None:
         self.store.set_segment(
