@@ -1,5 +1,5 @@
-"""`narrate api` (the API alone), `narrate keys create|list|revoke`, `narrate gc`,
-`narrate presets` and `narrate webhooks verify`: the operator's commands beside
+"""`narrate api` (the API alone), `narrate dispatch`, `narrate keys create|list|revoke`,
+`narrate gc`, `narrate presets` and `narrate webhooks verify`: the operator's commands beside
 serve/worker/reconcile (service/cli.py)."""
 
 from __future__ import annotations
@@ -55,6 +55,23 @@ def cmd_keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dispatch(args: argparse.Namespace) -> int:
+    """The fair-share dispatcher alone (each worker runs one too, unless
+    NARRATE_DISPATCH_IN_WORKER=0): it works while it holds the lease, else waits for it."""
+    import socket
+    import threading
+
+    from service import logs, wiring
+
+    settings = get_settings()
+    logs.configure(settings.log_format, prefix="dispatch ")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    wiring.dispatch_loop(settings, f"dispatch@{socket.gethostname()} {os.getpid()}").run(stop)
+    return 0
+
+
 def cmd_webhooks_verify(args: argparse.Namespace) -> int:
     """Check a delivery as a receiver would: the headers it came with and its body's bytes
     (a file, or stdin), against the endpoint's secret. Exit 0: valid; 1: not."""
@@ -102,6 +119,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)
     ap.set_defaults(func=cmd_api)
+
+    dp = sub.add_parser("dispatch", help="run the fair-share dispatcher alone")
+    dp.set_defaults(func=cmd_dispatch)
 
     ks = sub.add_parser("keys", help="manage API keys")
     ks_sub = ks.add_subparsers(dest="keys_command", required=True)
