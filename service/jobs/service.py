@@ -46,6 +46,8 @@ class Figures:
     stage_histograms: dict[str, dict[str, float]]
     tts_calls: dict[str, int]
     tenant_jobs: dict[tuple[str, str], int]  # (tenant, queued|running) -> jobs
+    tenant_depths: dict[str, int]  # tasks waiting in each tenant's lane (fair share)
+    tenant_waits: dict[str, dict[str, float]]  # submit to first segment start, per tenant
 
 
 class JobService(JobParts):
@@ -231,4 +233,6 @@ class JobService(JobParts):
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
             self.metrics.tenant_jobs(),
+            self.lanes.depths() if self.lanes is not None else {},
+            self.metrics.tenant_waits(),
         )

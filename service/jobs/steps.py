@@ -88,6 +88,9 @@ class WorkerSteps(JobParts):
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
         if self.store.advance(job_id, "running", stage="synthesize"):
             self.lifecycle.stage(job, "synthesize")
+        deliveries = self.store.delivered(job_id, f"segment:{index}")
+        if index == 0 and deliveries == 1:  # the job's first step (lanes keep segment order)
+            self.metrics.observe_wait(job.tenant, max(0.0, time.time() - job.created))
         self.store.set_segment(
             job_id,
             index,
@@ -95,7 +98,7 @@ class WorkerSteps(JobParts):
             worker=worker,
             pid=os.getpid(),
             started=time.time(),
-            deliveries=self.store.delivered(job_id, f"segment:{index}"),
+            deliveries=deliveries,
         )
         work = self.storage.workspace(job.tenant, job_id)
         try:

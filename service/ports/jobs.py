@@ -149,6 +149,8 @@ class JobStore(Protocol):
 
 # The upper bounds (seconds) of the stage histograms every Metrics keeps and /metrics shows.
 BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+# Those of the tenants' wait histograms (submit to first segment start): a backlog waits long.
+WAIT_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600)
 
 
 class Metrics(Protocol):
@@ -158,6 +160,15 @@ class Metrics(Protocol):
     def observe_stage(self, stage: str, seconds: float) -> None: ...
 
     def stage_histograms(self) -> dict[str, dict[str, float]]: ...
+
+    def observe_wait(self, tenant: str, seconds: float) -> None:
+        """A job of ``tenant`` started ``seconds`` after it was submitted."""
+        ...
+
+    def tenant_waits(self) -> dict[str, dict[str, float]]:
+        """Per tenant, the wait histogram: bucket bound (WAIT_BUCKETS) -> jobs at most that
+        long, and "count" and "sum"."""
+        ...
 
     def count_tts(self, engine: str, n: int = 1) -> None: ...
 

@@ -104,3 +104,18 @@ def test_a_tenant_at_its_max_running_gets_no_new_job_dispatched(tmp_path: Path) 
     assert ran.index(("alpha", one, "finalize")) < ran.index(("alpha", two, "s0"))
     with f.client(alpha) as c:
         assert c.get(f"/v1/jobs/{two}").json()["status"] == "succeeded"
+
+
+def test_metrics_show_each_tenants_lane_depth_and_wait_histogram(tmp_path: Path) -> None:
+    f, alpha, beta = keyed(tmp_path, metrics_token="scrape")
+    submit(f, alpha, 3, segments=2)
+    submit(f, beta, 1)
+    text = f.client("scrape").get("/metrics").text
+    assert 'narrate_tenant_queue_depth{tenant="alpha"} 6.0' in text
+    assert 'narrate_tenant_queue_depth{tenant="beta"} 1.0' in text
+    work(f)
+    text = f.client("scrape").get("/metrics").text
+    assert 'narrate_tenant_wait_seconds_count{tenant="alpha"} 3.0' in text
+    assert 'narrate_tenant_wait_seconds_count{tenant="beta"} 1.0' in text
+    assert 'narrate_tenant_wait_seconds_bucket{le="3600",tenant="alpha"} 3.0' in text
+    assert "narrate_tenant_queue_depth{" not in text  # the lanes are empty, and forgotten

@@ -65,7 +65,7 @@ def submit(c: httpx.Client, n: int) -> list[str]:
 
 def first_start(r: Any, job_id: str) -> float:
     """When the job's first segment started (the worker's record of it)."""
-    return min(json.loads(v)["started"] for v in r.hvals(f"narrate:job:{job_id}:seg"))
+    return min(float(json.loads(v)["started"]) for v in r.hvals(f"narrate:job:{job_id}:seg"))
 
 
 def test_a_dispatcher_killed_mid_batch_loses_and_duplicates_no_job(
@@ -93,6 +93,9 @@ def test_a_dispatcher_killed_mid_batch_loses_and_duplicates_no_job(
         assert r.llen("narrate") == 0 and not r.keys(LANE + "*")
         # beta came after alpha's six, yet both its jobs started before alpha's last did.
         assert max(first_start(r, j) for j in beta) < first_start(r, alpha[-1])
+        text = httpx.get(f"{s.url}/metrics").text  # on loopback: no token needed
+        assert 'narrate_tenant_wait_seconds_count{tenant="alpha"} 6.0' in text
+        assert 'narrate_tenant_wait_seconds_count{tenant="beta"} 2.0' in text
 
 
 def test_the_lease_holders_worker_killed_hands_on_the_lease_and_its_task(
