@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from celery import Celery
 
     from service.adapters.jobstore import JobStore
-    from service.adapters.lanes import RedisLanes
     from service.adapters.memory_queue import MemoryQueue
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
@@ -180,11 +179,19 @@ def quota_gate(settings: Settings, port: Quotas) -> QuotaGate:
     return QuotaGate(settings, port, keys(settings).limits)
 
 
-def lanes(settings: Settings, client: Any) -> RedisLanes | None:
-    """The tenants' lanes on the job store's Redis ``client``; None without fair share."""
+def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any]:
+    """What the API, the workers and the reconciler share on the job store's Redis: the
+    webhooks, the tenants' lanes (None without fair share) and the batches' progress."""
+    from service.adapters.batchevents import RedisBatchEvents
+    from service.adapters.batchstore import RedisBatches
     from service.adapters.lanes import RedisLanes
+    from service.jobs.batch_progress import BatchProgress
 
-    return RedisLanes(client, QUEUE) if settings.fair_share else None
+    hooks = webhooks(settings, store.r, files)
+    keep = (settings.keep_jobs_days + 1) * 86400  # a batch outlives its jobs by a day
+    found = BatchProgress(store, RedisBatches(store.r, keep), RedisBatchEvents(store.r), hooks)
+    fair = RedisLanes(store.r, QUEUE) if settings.fair_share else None
+    return {"webhooks": hooks, "lanes": fair, "progress": found}
 
 
 def dispatch_loop(settings: Settings, holder: str) -> DispatchLoop:
@@ -207,8 +214,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
     from service.adapters.quotas import RedisQuotas
     from service.jobs import JobService
 
-    store = job_store(settings)
-    files = storage(settings)
+    store, files = job_store(settings), storage(settings)
     return JobService(
         settings,
         store,
@@ -217,9 +223,8 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         jobs_queue or queue(settings),
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
-        webhooks(settings, store.r, files),
-        quota_gate(settings, RedisQuotas(store.r)),
-        lanes(settings, store.r),
+        quotas=quota_gate(settings, RedisQuotas(store.r)),
+        **shared(settings, store, files),
     )
 
 
@@ -228,32 +233,18 @@ def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
     from service.adapters.metrics import Metrics
     from service.jobs import WorkerSteps
 
-    store = job_store(settings)
-    files = storage(settings)
-    return WorkerSteps(
-        settings,
-        store,
-        files,
-        pipeline(settings),
-        queue(settings, app),
-        Metrics(store.r),
-        webhooks(settings, store.r, files),
-        lanes(settings, store.r),
-    )
+    store, files = job_store(settings), storage(settings)
+    parts = (settings, store, files, pipeline(settings), queue(settings, app), Metrics(store.r))
+    return WorkerSteps(*parts, **shared(settings, store, files))
 
 
 def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Reconciler:
     from service.jobs import Lifecycle, Reconciler
 
-    store = job_store(settings)
-    files = storage(settings)
-    return Reconciler(
-        settings,
-        store,
-        jobs_queue or queue(settings),
-        Lifecycle(settings, store, files, webhooks(settings, store.r, files)),
-        lanes(settings, store.r),
-    )
+    store, files = job_store(settings), storage(settings)
+    found = shared(settings, store, files)
+    life = Lifecycle(settings, store, files, found["webhooks"], found["progress"])
+    return Reconciler(settings, store, jobs_queue or queue(settings), life, found["lanes"])
 
 
 def sweeper(settings: Settings) -> Sweeper:
@@ -268,6 +259,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
     from service.adapters.memory import MemoryJobStore
+    from service.adapters.memory_batches import MemoryBatches, MemoryBatchEvents
     from service.adapters.memory_lanes import MemoryLanes
     from service.adapters.memory_metrics import MemoryMetrics
     from service.adapters.memory_presets import MemoryPresets
@@ -276,6 +268,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
+    from service.jobs.batch_progress import BatchProgress
     from service.jobs.dispatch import Dispatcher
     from service.jobs.webhooks import Webhooks
 
@@ -295,9 +288,10 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
         jobs_queue.refill = Dispatcher(
             settings, fair, jobs_queue, store, gate.limits, gate.running
         ).tick
+    found = BatchProgress(store, MemoryBatches(), MemoryBatchEvents(), hooks)
     return (
-        JobService(*parts, metrics, service_presets, hooks, gate, fair),
-        WorkerSteps(*parts, metrics, hooks, fair),
+        JobService(*parts, metrics, service_presets, hooks, gate, fair, found),
+        WorkerSteps(*parts, metrics, hooks, fair, found),
         jobs_queue,
     )
 
@@ -318,13 +312,10 @@ def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[
 
 
 def batch_service(settings: Settings, jobs: JobService) -> BatchService:
-    """Batches on the job service's own store: Redis beside a Redis job store, else memory."""
-    from service.adapters.batchstore import RedisBatches
-    from service.adapters.jobstore import JobStore as RedisJobStore
+    """Batches on the store the job service's batch progress reads (Redis beside a Redis job
+    store, else memory), else a store of their own in memory."""
     from service.adapters.memory_batches import MemoryBatches
     from service.jobs.batches import BatchService
 
-    if isinstance(jobs.store, RedisJobStore):  # a day past its jobs' retention: it names them
-        keep = (settings.keep_jobs_days + 1) * 86400
-        return BatchService(jobs, RedisBatches(jobs.store.r, keep))
-    return BatchService(jobs, MemoryBatches())
+    progress = jobs.lifecycle.batches
+    return BatchService(jobs, progress.batches if progress is not None else MemoryBatches())

@@ -11,6 +11,7 @@ from service.ports import JobStore, Metrics, Queue, Storage
 from service.ports.dispatch import Lanes
 
 if TYPE_CHECKING:
+    from service.jobs.batch_progress import BatchProgress
     from service.jobs.webhooks import Webhooks
 
 
@@ -35,6 +36,7 @@ class JobParts:
         metrics: Metrics,
         webhooks: Webhooks | None = None,
         lanes: Lanes | None = None,
+        progress: BatchProgress | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -44,4 +46,4 @@ class JobParts:
         self.metrics = metrics
         self.webhooks = webhooks
         self.lanes = lanes  # None: no fair share, tasks go straight to the queue
-        self.lifecycle = Lifecycle(settings, store, storage, webhooks)
+        self.lifecycle = Lifecycle(settings, store, storage, webhooks, progress)

@@ -16,6 +16,7 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
+from service.jobs.batch_progress import BatchProgress
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
@@ -63,8 +64,10 @@ class JobService(JobParts):
         webhooks: Webhooks | None = None,
         quotas: QuotaGate | None = None,
         lanes: Lanes | None = None,
+        progress: BatchProgress | None = None,
     ) -> None:
-        super().__init__(settings, store, storage, pipeline, queue, metrics, webhooks, lanes)
+        parts = (settings, store, storage, pipeline, queue, metrics)
+        super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
 
@@ -174,6 +177,11 @@ class JobService(JobParts):
     def events(self, job_id: str, after: str = "0-0") -> list[JobEvent]:
         """The job's change events after id ``after`` (GET /v1/jobs/{id}/events)."""
         return self.store.events(job_id, after)
+
+    def batch_events(self, batch_id: str, after: str = "0-0") -> list[JobEvent]:
+        """A batch's events after id ``after`` (GET /v1/batches/{id}/events)."""
+        progress = self.lifecycle.batches
+        return progress.events.events(batch_id, after) if progress is not None else []
 
     def page(
         self, tenant: str, status: str | None, limit: int, cursor: str | None

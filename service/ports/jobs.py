@@ -235,3 +235,17 @@ class BatchStore(Protocol):
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Batch], str | None]:
         """Newest first by (created, id); ``cursor`` continues after a page (opaque)."""
         ...
+
+
+class BatchEvents(Protocol):
+    """Each batch's change events (its items' status and stage changes, then ``completed``)
+    for GET /v1/batches/{id}/events: adapters/batchevents.py on Redis (a Stream per batch),
+    adapters/memory_batches.py in memory. Ids order a batch's events as JobEvent's do."""
+
+    def publish(self, batch_id: str, event: str, data: dict[str, Any]) -> None: ...
+
+    def events(self, batch_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]: ...
+
+    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+        """Write the batch's ``completed`` event, once: True for the call that wrote it."""
+        ...
