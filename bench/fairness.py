@@ -27,7 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from devtools.stack import Stack, start_stack  # noqa: E402
+from devtools.stack import start_stack  # noqa: E402
 from service.keys import KeyStore  # noqa: E402
 
 _n = count()

@@ -2,7 +2,9 @@
 a dispatcher SIGKILLed mid-batch loses and duplicates no job (every step delivered exactly
 once, every job succeeds) and a worker's dispatcher takes the lease over; a late tenant's
 jobs are interleaved with the backlog rather than queued behind it; the dispatcher's lease
-holder dying with its worker hands both the lease and the worker's task on."""
+holder dying with its worker hands both the lease and the worker's task on. And a batch on
+the same stack: its event stream follows the items to ``completed``, and ``batch.completed``
+reaches a real receiver once."""
 
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+from standardwebhooks import Webhook
 
+from devtools.receiver import Receiver
+from tests.api.test_events import parse_sse
 from tests.helpers import eventually
 from tests.service.conftest import Stack, start_stack, wait_for
 
@@ -36,7 +41,7 @@ def fair(
     tmp = tmp_path_factory.mktemp("fair")
     s = start_stack(
         tmp, workers=0, faults="segment_sleep=0.4", dispatch_lease=1,
-        worker_heartbeat=0.5, worker_dead_after=3,
+        worker_heartbeat=0.5, worker_dead_after=3, webhook_allow_private=True,
     )  # fmt: skip
     log = (tmp / "dispatch.log").open("wb")
     narrate = str(Path(sys.executable).parent / "narrate")
@@ -115,3 +120,31 @@ def test_the_lease_holders_worker_killed_hands_on_the_lease_and_its_task(
     assert [j["status"] for j in found] == ["succeeded"] * 4, [j["error"] for j in found]
     counts = [int(n) for j in jobs for n in r.hvals(f"narrate:job:{j}:deliveries")]
     assert len(counts) == 12 and sum(counts) <= 12 + 1  # at most the one task it held, again
+
+
+def test_a_batchs_events_and_its_completed_webhook_on_the_real_stack(
+    fair: tuple[Stack, subprocess.Popen[bytes]],
+) -> None:
+    s, _ = fair
+    receiver = Receiver().start()
+    try:
+        with s.client("beta") as b:
+            hook = b.post("/v1/webhooks", json={"url": receiver.url, "events": ["batch.completed"]})
+            spec = {k: v for k, v in SPEC.items() if k != "options"}
+            items = [{"name": n, "spec": spec} for n in ("one", "two")]
+            made = b.post("/v1/batches", json={"items": items, "options": {"engine": "espeak"}})
+            assert made.status_code == 202, made.text
+            batch = made.json()
+            with b.stream("GET", f"/v1/batches/{batch['id']}/events") as r:
+                events = parse_sse(r.read().decode())  # the stream ends after "completed"
+            eventually(lambda: len(receiver.delivered()) == 1, "batch.completed delivered", 30)
+    finally:
+        receiver.stop()
+    assert events[0][1] == "snapshot" and events[-1][1] == "completed"
+    assert events[-1][2]["counts"] == {"succeeded": 2, "total": 2}
+    ended = {e[2]["job"] for e in events if e[1] == "item" and e[2]["status"] == "succeeded"}
+    assert ended == {i["job"] for i in batch["items"]}
+    ((msg_id, req),) = receiver.delivered().items()
+    body = Webhook(hook.json()["secret"]).verify(req.body, req.headers)
+    assert body["data"]["batch_id"] == batch["id"] and body["data"]["counts"]["succeeded"] == 2
+    assert receiver.tries[msg_id] == 1
