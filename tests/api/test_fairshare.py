@@ -82,12 +82,12 @@ def test_without_fair_share_the_late_tenant_waits_for_the_whole_backlog(tmp_path
 
 def test_weights_share_the_fleet_three_to_one(tmp_path: Path) -> None:
     f, alpha, beta = keyed(tmp_path, {"weight": 3})
-    submit(f, alpha, 12)
-    submit(f, beta, 12)
+    submit(f, alpha, 9)
+    submit(f, beta, 3)
     ran = work(f)
-    assert "".join(t[0] for t, _, _ in ran[:16]) == "aaabaaab" * 2
-    finished = [t for t, _, s in ran[:32] if s == "finalize"]
-    assert (finished.count("alpha"), finished.count("beta")) == (12, 4)
+    assert "".join(t[0] for t, _, _ in ran[:16]) == "aaabaaab" * 2  # both backlogged
+    finished = [t for t, _, s in ran[:16] if s == "finalize"]
+    assert (finished.count("alpha"), finished.count("beta")) == (6, 2)
 
 
 def test_a_tenant_at_its_max_running_gets_no_new_job_dispatched(tmp_path: Path) -> None:
