@@ -62,9 +62,9 @@ class MemoryQueue:
         """Run waiting tasks (and those they send) in order until none is left; how many ran."""
         ran = 0
         while ran < limit:
+            if self.refill is not None and not self.pending:
+                self.refill()  # the dispatcher moves the next fair pick (not under our lock)
             with self._lock:
-                if not self.pending and self.refill is not None:
-                    self.refill()  # the dispatcher moves the next fair pick from the lanes
                 if not self.pending:
                     return ran
                 name, args = self.pending.pop(0)

@@ -53,8 +53,9 @@ class Dispatcher:
         """Top the broker's queue up to the window from the lanes, in fair order; how many
         tasks moved."""
         free = self.settings.dispatch_window - self.lanes.depth()
-        moved = 0
-        while free > 0:
+        moved = tries = 0
+        while free > 0 and tries <= 2 * self.settings.dispatch_window:
+            tries += 1  # a move refused (the head changed meanwhile) costs a try
             heads = self.lanes.heads()
             for tenant in set(self.drr.credit) - set(heads):
                 self.drr.forget(tenant)
