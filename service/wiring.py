@@ -194,8 +194,9 @@ def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any
     return {"webhooks": hooks, "lanes": fair, "progress": found}
 
 
-def dispatch_loop(settings: Settings, holder: str) -> DispatchLoop:
-    """The fair-share dispatcher under its Redis lease (a worker's thread, `narrate dispatch`)."""
+def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) -> DispatchLoop:
+    """The fair-share dispatcher under its Redis lease (a worker's thread, on the worker's
+    own Celery ``app``; `narrate dispatch`)."""
     from service.adapters.lanes import RedisLanes, RedisLease
     from service.adapters.quotas import RedisQuotas
     from service.jobs.dispatch import Dispatcher, DispatchLoop
@@ -203,7 +204,8 @@ def dispatch_loop(settings: Settings, holder: str) -> DispatchLoop:
     store = job_store(settings)
     gate = quota_gate(settings, RedisQuotas(store.r))
     found = RedisLanes(store.r, QUEUE)
-    dispatcher = Dispatcher(settings, found, queue(settings), store, gate.limits, gate.running)
+    tasks = queue(settings, app)
+    dispatcher = Dispatcher(settings, found, tasks, store, gate.limits, gate.running)
     return DispatchLoop(dispatcher, RedisLease(store.r), holder)
 
 

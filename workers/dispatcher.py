@@ -27,7 +27,9 @@ def _start(sender: Any, **_: object) -> None:
     settings = get_settings()
     if not (settings.fair_share and settings.dispatch_in_worker):
         return
-    loop = wiring.dispatch_loop(settings, f"{sender.hostname} {os.getpid()}")
+    from workers.celery_app import app  # (loaded: this module is imported at its end)
+
+    loop = wiring.dispatch_loop(settings, f"{sender.hostname} {os.getpid()}", app)
     _thread = threading.Thread(target=loop.run, args=(_stop,), name="narrate-dispatch", daemon=True)
     _thread.start()
 
