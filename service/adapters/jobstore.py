@@ -14,6 +14,7 @@ Keys (prefix ``narrate:``):
   metrics:jobs          hash: state -> jobs in it, moved by the same scripts as the jobs
   metrics:tenants       hash: "<tenant> queued|running" -> jobs, for the quotas (same scripts)
   quota:<t>:bucket      hash: the tenant's submissions token bucket (expires in a minute)
+  lanes, lane:<t>       the tenants with work, and each one's waiting tasks (lanes.py)
 
 A job is created in one Lua script: the idempotency key, the record and the job's first queue
 messages together, so no other process sees a key without its job, and the broker never holds
