@@ -6,8 +6,8 @@ finalize pushed first is next; an emptied lane is forgotten; the lease has one h
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
@@ -24,7 +24,7 @@ class Under:
     store: JobStore
     lanes: Lanes
     lease: Lease
-    queue: Any  # the broker's queue: next() is the message the next worker takes
+    next: Callable[[], str]  # the message the next worker takes from the broker's queue
 
 
 def _job(job_id: str, tenant: str, n: int = 2) -> Job:
@@ -39,19 +39,19 @@ def under(request: pytest.FixtureRequest) -> Under:
     if request.param == "memory":
         queue = MemoryQueue()
         lanes = MemoryLanes(queue)
-        nxt = lambda: json.dumps(  # noqa: E731
-            {"task": queue.pending[0][0], "args": queue.pending[0][1]}
-        )
-        return Under(MemoryJobStore(queue), lanes, MemoryLease(), type("Q", (), {"next": nxt}))
+
+        def first() -> str:
+            return json.dumps({"task": queue.pending[0][0], "args": queue.pending[0][1]})
+
+        return Under(MemoryJobStore(queue), lanes, MemoryLease(), first)
     from service.adapters.jobstore import JobStore as RedisJobStore
     from service.adapters.lanes import RedisLanes, RedisLease
 
     store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     store.r.flushdb()
-    nxt = lambda: str(store.r.lindex("narrate", -1))  # noqa: E731
-    return Under(
-        store, RedisLanes(store.r, "narrate"), RedisLease(store.r), type("Q", (), {"next": nxt})
-    )
+    redis_lanes = RedisLanes(store.r, "narrate")
+    first = lambda: str(store.r.lindex("narrate", -1))  # noqa: E731
+    return Under(store, redis_lanes, RedisLease(store.r), first)
 
 
 def msg(u: Under, job_id: str, step: int | str) -> str:
@@ -88,7 +88,7 @@ def test_a_move_takes_only_the_head_it_was_shown(under: Under) -> None:
     assert under.lanes.move("alpha", msg(under, "a1", 0), False)
     assert not under.lanes.move("alpha", msg(under, "a1", 0), False)  # moved once only
     assert under.lanes.depth() == 1 and under.lanes.depths() == {"alpha": 1}
-    assert under.queue.next() == msg(under, "a1", 0)
+    assert under.next() == msg(under, "a1", 0)
 
 
 def test_a_finalize_pushed_first_is_the_next_and_may_jump_the_queue(under: Under) -> None:
@@ -98,7 +98,7 @@ def test_a_finalize_pushed_first_is_the_next_and_may_jump_the_queue(under: Under
     under.lanes.push_first("alpha", pushed(under, fin))
     assert under.lanes.heads() == {"alpha": fin}
     assert under.lanes.move("alpha", fin, True)
-    assert under.queue.next() == fin  # ahead of a1's segment, which waited first
+    assert under.next() == fin  # ahead of a1's segment, which waited first
 
 
 def test_an_emptied_lane_is_forgotten_and_comes_back_with_new_work(under: Under) -> None:
