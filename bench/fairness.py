@@ -79,12 +79,17 @@ def late_tenant(tmp: Path, jobs: int, fair: bool) -> tuple[float, float]:
             t_submit = time.time()
             late = post(b)
             wait = first_start(r, late) - t_submit
-            tasks = [
-                s["finished"] - s["started"]
-                for j in backlog[:10]
-                for s in segments(r, j)
-                if "finished" in s
-            ]
+            deadline = time.monotonic() + 120
+            while True:  # one segment task's time: A's first jobs' segments, once some ran
+                tasks = [
+                    s["finished"] - s["started"]
+                    for j in backlog[:10]
+                    for s in segments(r, j)
+                    if "finished" in s
+                ]
+                if len(tasks) >= 6 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
             return wait, statistics.median(tasks) if tasks else float("nan")
     finally:
         stack.stop()
