@@ -1,13 +1,15 @@
 """Fair share on a real stack (redis-server on its own port, two Celery workers, the API):
 a dispatcher SIGKILLed mid-batch loses and duplicates no job (every step delivered exactly
 once, every job succeeds) and a worker's dispatcher takes the lease over; a late tenant's
-jobs are interleaved with the backlog rather than queued behind it; the dispatcher's lease
+jobs are interleaved with the backlog rather than queued behind it; a tenant at its
+max-running gets its queued jobs dispatched one at a time; the dispatcher's lease
 holder dying with its worker hands both the lease and the worker's task on. And a batch on
 the same stack: its event stream follows the items to ``completed``, and ``batch.completed``
 reaches a real receiver once."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -20,6 +22,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from devtools.receiver import Receiver
+from service.keys import KeyStore
 from tests.api.test_events import parse_sse
 from tests.helpers import eventually
 from tests.service.conftest import Stack, start_stack, wait_for
@@ -101,6 +104,27 @@ def test_a_dispatcher_killed_mid_batch_loses_and_duplicates_no_job(
         text = httpx.get(f"{s.url}/metrics").text  # on loopback: no token needed
         assert 'narrate_tenant_wait_seconds_count{tenant="alpha"} 6.0' in text
         assert 'narrate_tenant_wait_seconds_count{tenant="beta"} 2.0' in text
+
+
+def test_a_tenant_at_its_max_running_gets_its_batch_dispatched_one_job_at_a_time(
+    fair: tuple[Stack, subprocess.Popen[bytes]],
+) -> None:
+    s, _ = fair
+    r = s.redis()
+    key = KeyStore(s.data_dir / "keys.json").create("gamma", {"max_running": 1})
+    spec = {k: v for k, v in SPEC.items() if k != "options"}
+    body = {"items": [{"name": f"i{i}", "spec": spec} for i in range(3)]}
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=s.url, headers=headers, timeout=60) as g:
+        made = g.post("/v1/batches", json=body | {"options": {"engine": "espeak"}})
+        assert made.status_code == 202, made.text  # a batch: admitted at once, all queued
+        jobs = [i["job"] for i in made.json()["items"]]
+        found = [wait_for(g, j) for j in jobs]
+    assert [j["status"] for j in found] == ["succeeded"] * 3, [j["error"] for j in found]
+    # Two workers were free, yet each job started only once the one before had ended.
+    spans = sorted((first_start(r, j), float(r.hget(f"narrate:job:{j}", "updated"))) for j in jobs)
+    for (_, ended), (started, _) in itertools.pairwise(spans):
+        assert started >= ended
 
 
 def test_the_lease_holders_worker_killed_hands_on_the_lease_and_its_task(
