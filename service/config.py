@@ -159,6 +159,15 @@ class Settings(BaseSettings):
     # instead of after visibility_timeout (which stays long, for long encodes).
     worker_heartbeat: float = Field(default=2.0, gt=0)
     worker_dead_after: float = Field(default=15.0, gt=0)
+    # Fair share: a job's tasks wait in its tenant's lane, and a dispatcher (one at a time, by
+    # a lease of dispatch_lease seconds; every worker runs one, `narrate dispatch` runs one
+    # alone) keeps dispatch_window tasks waiting in the broker's queue, refilled in weighted
+    # round robin every dispatch_interval seconds. Off: first come, first served (no lanes).
+    fair_share: bool = True
+    dispatch_window: int = Field(default=1, ge=1)
+    dispatch_interval: float = Field(default=0.05, gt=0)
+    dispatch_lease: float = Field(default=3.0, gt=0)
+    dispatch_in_worker: bool = True
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
 

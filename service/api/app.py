@@ -19,6 +19,7 @@ from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import (
     artifacts,
+    batch_events,
     batches,
     events,
     health,
@@ -63,7 +64,9 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (events, jobs, batches, artifacts, voices, presets, health, studio, webhooks):
+    for module in (
+        events, jobs, batch_events, batches, artifacts, voices, presets, health, studio, webhooks,
+    ):  # fmt: skip
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

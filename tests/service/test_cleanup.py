@@ -58,7 +58,9 @@ def settled(stack: Stack, timeout: float = 30) -> None:
             text = log.read_text(errors="replace")
             received |= set(re.findall(r"Task narrate\.\w+\[([\w-]+)\] received", text))
             ended |= set(re.findall(r"Task narrate\.\w+\[([\w-]+)\] (?:succeeded|raised)", text))
-        if not stack.redis().llen("narrate") and received <= ended:
+        r = stack.redis()
+        waiting = r.llen("narrate") + sum(r.llen(k) for k in r.scan_iter("narrate:lane:*"))
+        if not waiting and received <= ended:
             return
         time.sleep(0.1)
     raise TimeoutError("workers still busy")
