@@ -1,0 +1,124 @@
+"""A recorded take in place of synthesis: the segment's text is synthesised by the offline
+engine (the reference), warped onto the take (service/audio/align.py), and the reference's
+phrase boundaries are carried into the take's time. The take is then fitted like speech
+(stretch within bounds, else the overflow policy) and its subtitles timed from those
+boundaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from service import audio as dsp
+from service.audio.align import Alignment, align
+from service.domain.notices import Notice, warning
+from service.domain.units import samples_to_ms
+from service.ports import Boundary, Speech
+
+REFERENCE_ENGINE = "espeak"  # offline, always installed: the reference every take is read against
+# The mean DTW distance (per normalised MFCC, see align.py) over which a take is said not to
+# match its text: readings of the same text by other voices measure 0.5-0.9, other texts 1.2+.
+MISMATCH_COST = 1.05
+TAKE_LEVEL_DBFS = -20.0  # the take's speech is brought to this RMS before the fit
+
+
+@dataclass
+class Aligned:
+    """A take's speech (silence trimmed) with the reference's boundaries in its time."""
+
+    speech: Speech
+    cost: float
+    alignment: Alignment | None = None
+
+
+def trimmed(take: dsp.Audio) -> dsp.Audio:
+    a, b = dsp.speech_bounds(take)
+    return take[a:b]
+
+
+def carried(reference: Speech, take: dsp.Audio, rate: int) -> Aligned:
+    """The reference's boundaries mapped into ``take`` (mono float at ``rate``; its silent
+    ends trimmed), kept in order and inside the take."""
+    take = trimmed(take)
+    found = align(reference.audio, reference.rate, take, rate)
+    length = samples_to_ms(len(take), rate) if len(take) else 0
+    out: list[Boundary] = []
+    floor = 0
+    for w in reference.boundaries:
+        start = min(max(found.to_take_ms(w.start_ms, "start"), floor), length)
+        end = min(max(found.to_take_ms(w.end_ms, "end"), start + 1), length)
+        out.append(Boundary(w.start, w.end, start, end))
+        floor = start
+    return Aligned(Speech(levelled(take), rate, out), found.cost, found)
+
+
+def levelled(x: dsp.Audio) -> dsp.Audio:
+    """The take at TAKE_LEVEL_DBFS RMS over its louder half (so pauses and breaths do not
+    count), never past full scale; the master's loudness is set later as for synthesis."""
+    if len(x) == 0:
+        return x.astype(np.float32)
+    frames = x[: len(x) // 480 * 480].reshape(-1, 480) if len(x) >= 480 else x[None, :]
+    rms = np.sqrt(np.mean(frames.astype(np.float64) ** 2, axis=1))
+    loud = rms[rms >= np.median(rms)]
+    level = float(np.sqrt(np.mean(loud**2))) if len(loud) else 0.0
+    if level <= 0:
+        return x.astype(np.float32)
+    gain = 10 ** (TAKE_LEVEL_DBFS / 20) / level
+    peak = float(np.max(np.abs(x))) * gain
+    if peak > 0.99:
+        gain *= 0.99 / peak
+    return (x * gain).astype(np.float32)
+
+
+def script_reference(parts: list[Speech], gap_ms: int = 600) -> tuple[Speech, list[int]]:
+    """The segments' references as one reading with a pause between segments, and where
+    each segment's boundaries start in its list."""
+    rate = parts[0].rate
+    gap = dsp.silence(round(gap_ms * rate / 1000))
+    audio: list[dsp.Audio] = []
+    bounds: list[Boundary] = []
+    firsts: list[int] = []
+    at = 0
+    for part in parts:
+        firsts.append(len(bounds))
+        shift = samples_to_ms(at, rate)
+        bounds += [
+            Boundary(w.start, w.end, w.start_ms + shift, w.end_ms + shift) for w in part.boundaries
+        ]
+        audio += [part.audio, gap]
+        at += len(part.audio) + len(gap)
+    return Speech(np.concatenate(audio).astype(np.float32), rate, bounds), firsts
+
+
+def split(whole: Aligned, reference: Speech, firsts: list[int]) -> list[dict[str, object]]:
+    """Each segment's share of a whole-script take: its span (ms into the trimmed take), its
+    boundaries (ms into that span) and its cost."""
+    out: list[dict[str, object]] = []
+    ends = [*firsts[1:], len(reference.boundaries)]
+    for a, b in zip(firsts, ends, strict=True):
+        mine, ref = whole.speech.boundaries[a:b], reference.boundaries[a:b]
+        if not mine:
+            out.append({"span": [0, 0], "boundaries": [], "cost": float("inf")})
+            continue
+        start, end = mine[0].start_ms, max(w.end_ms for w in mine)
+        cost = (
+            whole.alignment.cost_between(ref[0].start_ms, ref[-1].end_ms)
+            if whole.alignment is not None
+            else whole.cost
+        )
+        rows = [[w.start, w.end, w.start_ms - start, w.end_ms - start] for w in mine]
+        out.append({"span": [start, end], "boundaries": rows, "cost": cost})
+    return out
+
+
+def mismatch(number: int, cost: float) -> Notice | None:
+    """The warning for a take whose alignment cost says it does not read the segment's text."""
+    if cost <= MISMATCH_COST:
+        return None
+    shown = "no alignment" if not np.isfinite(cost) else f"alignment cost {cost:.2f}"
+    said = (
+        f"segment {number}: the take does not seem to match the text ({shown}, over "
+        f"{MISMATCH_COST:g}); its subtitles may be mistimed"
+    )
+    return warning("take.mismatch", said, number)
