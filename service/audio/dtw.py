@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 STEPS = 4  # take frames advanced per reference frame: 0, 1, 2, 3
-STAY_PENALTY = 0.25  # per reference frame held on one take frame (take faster)
-SKIP_PENALTY = 0.15  # per take frame skipped (take slower)
+STAY_PENALTY = 0.6  # per reference frame held on one take frame (take faster)
+SKIP_PENALTY = 0.4  # per take frame skipped (take slower)
 COARSE = 4  # frames pooled per coarse frame
 RADIUS = 24  # fine band half-width, in frames (240 ms) around the coarse path
 

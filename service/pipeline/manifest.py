@@ -83,7 +83,7 @@ class ManifestSegment(BaseModel):
     take: bool = Field(False, description="spoken by a recorded take, not synthesised")
     alignment_cost: float | None = Field(
         None,
-        description="the take's DTW cost against its text (over 0.6: take.mismatch); "
+        description="the take's DTW cost against its text (over the threshold: take.mismatch); "
         "null for synthesis",
     )
 
