@@ -6,6 +6,7 @@ about, and one take of the whole script is split among the segments."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -32,7 +33,7 @@ def phrases(index: int) -> list[str]:
     return [text[a:b] for a, b in split_phrases(text, spec.line_chars, None)]
 
 
-def on_phrases(starts: list[float], onsets: list[float]) -> bool:
+def on_phrases(starts: Sequence[float], onsets: Sequence[float]) -> bool:
     """Every cue starts on a phrase's onset (a cue may hold more than one phrase)."""
     return all(min(abs(s - o) for o in onsets) <= TOLERANCE_MS for s in starts)
 
