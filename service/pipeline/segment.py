@@ -125,8 +125,7 @@ class SegmentRenderer:
         Native rate first (a second synthesis at the rate that lands on the target), then a
         rubberband R3 stretch for what remains, then pad/trim to the exact slot length.
         """
-        take = plan.take(index)
-        if take is not None:
+        if (take := plan.take(index)) is not None:
             return self.render_take(plan, index, take, work)
         spec, fit = plan.spec, plan.spec.fit
         slot = slot_ms(spec, index)
