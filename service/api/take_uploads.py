@@ -24,12 +24,16 @@ class TakeReader(_Reader):
         self.settings = settings
 
     def accepts(self, name: str) -> bool:
-        return super().accepts(name) or is_take(name)
+        return super().accepts(name) or name.startswith("take")
 
     def attach(self, part: _Part) -> None:
-        if not is_take(part.name):
+        if not part.name.startswith("take"):
             super().attach(part)
             return
+        if not is_take(part.name):
+            raise TakeError(
+                f"{part.name}: not a take part (take, or take-N for segment N)", part.name
+            )
         if len(self.upload.takes) >= self.settings.max_takes:
             raise TakeError(
                 f"{part.name}: more than {self.settings.max_takes} takes in one job", part.name

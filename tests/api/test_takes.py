@@ -58,6 +58,7 @@ def finished(fleet: Fleet, job_id: str) -> tuple[dict[str, Any], dict[str, Any]]
     ("part", "data", "said"),
     [
         ("take-3", b"", "take-3: no segment 3 (the script has 2)"),
+        ("take-0", b"", "take-0: not a take part"),
         ("take-1", b"not audio at all", "take-1: not audio"),
         ("take-2", None, "take-2: too long (over 2 s)"),
     ],
