@@ -17,6 +17,7 @@ NFFT = 512
 N_MELS = 26
 N_CEPS = 12  # c1..c12 (c0, the level, is left out)
 PAUSE_DB = -35.0  # a frame this far under the utterance's loud frames is a pause
+PAUSE_MARK = 1.5  # the pause column's value (+ pause, - speech)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,12 @@ def features(x: np.ndarray) -> Features:
     pause = energy_db < max(loud + PAUSE_DB, -65.0)
     speech = ~pause if np.any(~pause) else np.ones_like(pause)
     mean, std = ceps[speech].mean(axis=0), ceps[speech].std(axis=0) + 1e-6
-    return Features(((ceps - mean) / std).astype(np.float32), pause)
+    normed = (ceps - mean) / std
+    # A pause is the same in any recording: one vector, told apart from speech by a column of
+    # its own (a synthesiser's digital silence and a room's noise floor must look alike).
+    normed[pause] = 0.0
+    marker = np.where(pause, PAUSE_MARK, -PAUSE_MARK)[:, None]
+    return Features(np.hstack([normed, marker]).astype(np.float32), pause)
 
 
 def pause_runs(pause: np.ndarray, min_frames: int) -> list[tuple[int, int]]:

@@ -25,6 +25,12 @@ SCRIPT = """\
 [Segment 2 · 6 s Result] The result is better code, and steadier training.
 """
 TOLERANCE_MS = 150
+# A take of another text for segment 2 (its alignment cost 0.73, the right text's 0.62).
+WRONG = [
+    "Tomorrow it will rain over the mountains,",
+    "and the farmers are glad of it,",
+    "and so are the birds.",
+]
 
 
 def phrases(index: int) -> list[str]:
@@ -86,7 +92,7 @@ def test_a_mixed_job_times_the_take_from_the_alignment_and_warns_of_a_wrong_take
     fleet: Fleet,
 ) -> None:
     right, onsets = take(phrases(0))
-    wrong, _ = take(["Tomorrow it will rain over the", "mountains, and the rivers will rise."])
+    wrong, _ = take(WRONG)
     r = post(fleet, {"take-1": right})
     assert r.status_code == 202, r.text
     job, manifest = finished(fleet, r.json()["id"])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from devtools.takes import take
-from tests.api.test_takes import SCRIPT, on_phrases, phrases
+from tests.api.test_takes import SCRIPT, WRONG, on_phrases, phrases
 from tests.helpers import read_manifest
 from tests.service.conftest import Stack, start_stack, wait_for
 
@@ -25,7 +25,7 @@ def rendered(
 ) -> Iterator[tuple[Stack, dict[str, Any], list[int], Path]]:
     stack = start_stack(tmp_path_factory.mktemp("stack"), workers=2)
     right, onsets = take(phrases(0), voice="en-us+f4", wpm=205, pitch=80)
-    wrong, _ = take(["Tomorrow it will rain over the", "mountains, and the rivers will rise."])
+    wrong, _ = take(WRONG)
     files = {
         "script": ("script.md", SCRIPT.encode(), "text/markdown"),
         "take-1": ("one.wav", right, "audio/wav"),
