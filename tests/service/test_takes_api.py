@@ -13,7 +13,7 @@ import pytest
 
 from devtools.takes import take
 from tests.api.test_takes import SCRIPT, WRONG, on_phrases, phrases
-from tests.helpers import read_manifest
+from tests.helpers import check_render, read_manifest
 from tests.service.conftest import Stack, start_stack, wait_for
 
 pytestmark = pytest.mark.integration
@@ -38,7 +38,7 @@ def rendered(
             assert r.status_code == 202, r.text
             job = wait_for(c, r.json()["id"], timeout=180)
             assert job["status"] == "succeeded", job["error"]
-            for name in ("manifest.json", "narration.wav"):
+            for name in ("manifest.json", "narration.wav", "subtitles.srt"):
                 (out / name).write_bytes(c.get(job["links"]["artifacts"][name]).content)
         yield stack, job, onsets, out
     finally:
@@ -67,3 +67,11 @@ def test_cues_start_on_the_take_phrases_and_a_wrong_take_is_warned(
     assert len(mine) >= 2 and on_phrases(mine, onsets), (mine, onsets)
     warned = [w for w in job["warnings"] if w["code"] == "take.mismatch"]
     assert [w["segment"] for w in warned] == [2], job["warnings"]
+
+
+def test_the_render_checker_passes_the_takes(
+    rendered: tuple[Stack, dict[str, Any], list[int], Path],
+) -> None:
+    """Slots exact, speech inside them, -16 LUFS, and every cue on its speech (within 3
+    frames after a pause), as for synthesis."""
+    check_render(rendered[3], [7.0, 6.0], None)
