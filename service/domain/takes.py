@@ -41,6 +41,19 @@ def take_segment(name: str) -> int | None:
     return int(m.group(1)) if m.group(1) else None
 
 
+def take_flags(values: list[str]) -> dict[str, str]:
+    """``--take N=FILE`` (segment N's take) or ``--take FILE`` (the whole script's) as part
+    names -> files."""
+    out: dict[str, str] = {}
+    for value in values:
+        number, sep, path = value.partition("=")
+        if sep and number.strip().isdigit():
+            out[f"take-{int(number)}"] = path
+        else:
+            out[WHOLE] = value
+    return out
+
+
 def plan_takes(segments: int, lengths: dict[str, int]) -> list[Take | None]:
     """Each segment's take (None: synthesised), from the takes' names and lengths (ms).
     A whole-script take is every segment's; it cannot come with per-segment takes."""

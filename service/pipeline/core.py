@@ -184,7 +184,8 @@ class Pipeline:
         progress: Progress = no_progress,
         parallel: int = 2,
         music: Path | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> Rendered:
         """The whole job in this process (the CLI). Artifacts appear in ``outdir`` only on
-        success."""
-        return render_locally(self, plan, outdir, video, progress, parallel, music)
+        success; ``takes`` are the plan's recorded takes (part name -> file)."""
+        return render_locally(self, plan, outdir, video, progress, parallel, music, takes)
