@@ -1,5 +1,5 @@
 """Recorded takes through the real stack (uvicorn, Redis, Celery workers, ffmpeg): one
-render of a two-segment script with a take for each segment, made by espeak-ng in another
+render (sent by `narrate submit --take`) of a two-segment script with a take for each segment, made by espeak-ng in another
 voice, rate and pitch. Segment 1's take reads its text: its subtitle cues start on its
 phrases. Segment 2's take reads another text: the job warns, naming segment 2."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from devtools.takes import take
 from tests.api.test_takes import SCRIPT, WRONG, on_phrases, phrases
-from tests.helpers import check_render, read_manifest
+from tests.helpers import check_render, narrate, read_manifest
 from tests.service.conftest import Stack, start_stack, wait_for
 
 pytestmark = pytest.mark.integration
@@ -25,21 +25,20 @@ def rendered(
 ) -> Iterator[tuple[Stack, dict[str, Any], list[int], Path]]:
     stack = start_stack(tmp_path_factory.mktemp("stack"), workers=2)
     right, onsets = take(phrases(0), voice="en-us+f4", wpm=205, pitch=80)
-    wrong, _ = take(WRONG)
-    files = {
-        "script": ("script.md", SCRIPT.encode(), "text/markdown"),
-        "take-1": ("one.wav", right, "audio/wav"),
-        "take-2": ("two.wav", wrong, "audio/wav"),
-    }
-    out = tmp_path_factory.mktemp("dl")
+    files = tmp_path_factory.mktemp("takes")
+    (files / "s.md").write_text(SCRIPT, encoding="utf-8")
+    (files / "one.wav").write_bytes(right)
+    (files / "two.wav").write_bytes(take(WRONG)[0])
+    out = tmp_path_factory.mktemp("dl") / "out"
     try:
+        # The client sends the takes as the multipart parts take-1 and take-2.
+        done = narrate("submit", files / "s.md", "--url", stack.url, "--key",
+                       stack.keys["alpha"], "--engine", "espeak", "--take",
+                       f"1={files / 'one.wav'}", "--take", f"2={files / 'two.wav'}",
+                       "--out", out)  # fmt: skip
+        assert done.returncode == 0, done.stderr
         with stack.client() as c:
-            r = c.post("/v1/jobs", files=files, data={"options": '{"engine": "espeak"}'})
-            assert r.status_code == 202, r.text
-            job = wait_for(c, r.json()["id"], timeout=180)
-            assert job["status"] == "succeeded", job["error"]
-            for name in ("manifest.json", "narration.wav", "subtitles.srt"):
-                (out / name).write_bytes(c.get(job["links"]["artifacts"][name]).content)
+            job = wait_for(c, done.stdout.splitlines()[0], timeout=60)
         yield stack, job, onsets, out
     finally:
         stack.stop()
