@@ -1,6 +1,6 @@
 """Recorded takes through the real stack (uvicorn, Redis, Celery workers, ffmpeg): one
-render (sent by `narrate submit --take`) of a two-segment script with a take for each segment, made by espeak-ng in another
-voice, rate and pitch. Segment 1's take reads its text: its subtitle cues start on its
+render, sent by `narrate submit --take`, of a two-segment script with a take for each
+segment, made by espeak-ng in another voice, rate and pitch. Segment 1's take reads its text: its subtitle cues start on its
 phrases. Segment 2's take reads another text: the job warns, naming segment 2."""
 
 from __future__ import annotations
