@@ -33,7 +33,7 @@ from service.domain.speech import Lexicon, SpokenText, Tools, front_end, parse_e
 from service.domain.subtitles import timed_phrases  # noqa: E402
 from service.domain.text import split_phrases  # noqa: E402
 from service.pipeline.segment import source_words  # noqa: E402
-from service.pipeline.takes import MISMATCH_COST, carried  # noqa: E402
+from service.pipeline.takes import MISMATCH_COST, MISMATCH_TRIP_MS, carried, mismatch  # noqa: E402
 from service.ports import Speech, TtsEngine, TtsRequest  # noqa: E402
 
 RATE = 24000
@@ -81,8 +81,8 @@ def main() -> None:
     for name, taker, take_voices, take_rate in takers:
         hits = total = 0
         errors: list[float] = []
-        costs: list[float] = []
-        wrong: list[float] = []
+        costs: list[tuple[float, float]] = []
+        wrong: list[tuple[float, float]] = []
         long_ref: dict[str, list[Speech]] = {}
         long_take: dict[str, list[np.ndarray]] = {}
         for path in sorted((ROOT / "examples").glob("*.md")):
@@ -106,7 +106,7 @@ def main() -> None:
                 long_take.setdefault(lang, []).append(take)
             for i, (text, ref, ref_sp, tk, tk_sp, take) in enumerate(segs):
                 got = carried(ref, take, RATE)
-                costs.append(got.cost)
+                costs.append((got.cost, got.round_trip_ms))
                 truth = onsets(text, chars, tk, tk_sp)
                 found = onsets(text, chars, got.speech, ref_sp)
                 for start, ms in truth.items():
@@ -117,17 +117,21 @@ def main() -> None:
                         total += 1
                 other = segs[(i + 1) % len(segs)]
                 if other[0] != text:
-                    wrong.append(carried(other[1], take, RATE).cost)
+                    bad = carried(other[1], take, RATE)
+                    wrong.append((bad.cost, bad.round_trip_ms))
         e = np.array(errors)
         print(f"take by {name}:")
         print(f"  phrase onsets within {TOLERANCE_MS} ms: {hits}/{total} = {hits / total:.1%}"
               f" (median error {np.median(e):.0f} ms, p90 {np.percentile(e, 90):.0f} ms,"
               f" max {e.max():.0f} ms)")  # fmt: skip
-        print(f"  alignment cost, right text: median {np.median(costs):.2f}, max {max(costs):.2f}")
-        print(f"  alignment cost, wrong text: min {min(wrong):.2f}, median {np.median(wrong):.2f}"
-              f" (threshold {MISMATCH_COST:g}; flagged {sum(c > MISMATCH_COST for c in wrong)}"
-              f"/{len(wrong)}, right texts flagged {sum(c > MISMATCH_COST for c in costs)}"
-              f"/{len(costs)})")  # fmt: skip
+        for label, rows in (("right text", costs), ("wrong text", wrong)):
+            c, t = np.array(rows).T
+            flagged = sum(mismatch(1, a, b) is not None for a, b in rows)
+            print(f"  {label}: cost {c.min():.2f}-{c.max():.2f} (median {np.median(c):.2f}),"
+                  f" round trip {t.min():.0f}-{t.max():.0f} ms (median {np.median(t):.0f});"
+                  f" take.mismatch for {flagged}/{len(rows)}")  # fmt: skip
+        print(f"  (take.mismatch: cost over {MISMATCH_COST:g} or round trip over"
+              f" {MISMATCH_TRIP_MS:g} ms)")  # fmt: skip
         for language in long_ref:
             timed_long(language, long_ref[language], long_take[language])
 

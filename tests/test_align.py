@@ -1,11 +1,13 @@
 """The alignment's parts on synthetic signals: MFCC frames and pauses, the DTW path (which
 must be a monotone function of reference frames that recovers a known warp), and times
-mapped through it onto a take that pauses differently."""
+mapped through it onto a take that pauses differently; and, on speech made by espeak-ng, the
+round trip that tells a reading of the text from a reading of another."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from devtools.takes import RATE, espeak_phrase
 from service.audio.align import align
 from service.audio.dtw import banded, compress_pauses, warp
 from service.audio.mfcc import FEATURE_RATE, features, pause_runs
@@ -83,3 +85,18 @@ def test_times_map_onto_a_take_that_pauses_and_speaks_at_another_pace() -> None:
     assert abs(found.to_take_ms(300, "start") - 400) <= 60  # mid-phrase, no pause to snap to
     other = chirps([(1500, 0.5), (200, 0.5), (0, 0.2), (1200, 0.5), (350, 0.6)], 2)
     assert align(ref, SR, other, SR).cost > found.cost
+
+
+def test_readings_of_one_text_agree_both_ways_and_of_another_do_not() -> None:
+    """On speech (espeak-ng): the round trip reference -> take -> reference comes home for
+    another voice reading the text, and goes astray for a reading of another text."""
+    text = "The result is better code, and steadier training for everyone."
+    ref = espeak_phrase(text, "en-us", 175, 50)
+    same = espeak_phrase(text, "en-us+f3", 220, 80)
+    other = espeak_phrase(
+        "Tomorrow it will rain over the hills and the farms.", "en-us+f3", 220, 80
+    )
+    home = align(ref, RATE, same, RATE)
+    away = align(ref, RATE, other, RATE)
+    assert home.round_trip_ms <= 60 and away.round_trip_ms >= 150, (home, away)
+    assert home.cost < away.cost

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from service.audio.arrays import resample
-from service.audio.dtw import compress_pauses, warp
+from service.audio.dtw import compress_pauses, round_trip, warp
 from service.audio.mfcc import FEATURE_RATE, HOP, Features, features, pause_runs
 
 FRAME_MS = 1000 * HOP / FEATURE_RATE  # 10 ms
@@ -35,6 +35,19 @@ class Alignment:
     distance: np.ndarray  # per compressed reference frame, on the path
     chance: float  # the mean distance of frames paired at random (the costs' unit)
     cost: float
+    trip: np.ndarray  # per compressed reference frame: frames off after a round trip (dtw.py)
+
+    @property
+    def round_trip_ms(self) -> float:
+        """The mean round-trip error over the reference's speech (ms)."""
+        return self.round_trip_between(0.0, float("inf"))
+
+    def round_trip_between(self, start_ms: float, end_ms: float) -> float:
+        frames = self.ref_kept * FRAME_MS
+        inside = (frames >= start_ms) & (frames < end_ms) & ~self.ref.pause[self.ref_kept]
+        if not np.any(inside):
+            return float("inf")
+        return float(np.mean(self.trip[inside])) * FRAME_MS
 
     def cost_between(self, start_ms: float, end_ms: float) -> float:
         """The cost of the reference's speech between two times (one segment of a whole
@@ -106,11 +119,15 @@ def align(reference: np.ndarray, ref_rate: int, take: np.ndarray, take_rate: int
     take_f = features(resample(take, take_rate, FEATURE_RATE))
     ref_kept = compress_pauses(ref_f.pause, KEEP_PAUSE)
     take_kept = compress_pauses(take_f.pause, KEEP_PAUSE)
-    found = warp(ref_f.ceps[ref_kept], take_f.ceps[take_kept])
+    ref_c, take_c = ref_f.ceps[ref_kept], take_f.ceps[take_kept]
+    found = warp(ref_c, take_c)
     speech = ~ref_f.pause[ref_kept]
     unit = chance(ref_f, take_f)
     if np.isfinite(found.total) and np.any(speech):
         cost = float(np.mean(found.distance[speech])) / unit
     else:
         cost = float("inf")
-    return Alignment(ref_f, take_f, ref_kept, take_kept, found.take, found.distance, unit, cost)
+    trip = round_trip(ref_c, take_c, found.take) if np.isfinite(found.total) else found.distance
+    return Alignment(
+        ref_f, take_f, ref_kept, take_kept, found.take, found.distance, unit, cost, trip
+    )

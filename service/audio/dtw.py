@@ -112,6 +112,19 @@ def warp(ref: np.ndarray, take: np.ndarray) -> Path:
     return banded(ref, take, lo, width)
 
 
+def round_trip(ref: np.ndarray, take: np.ndarray, there: np.ndarray) -> np.ndarray:
+    """How far (frames) each reference frame lands from itself when taken to the take by
+    ``there`` (its path) and back by the take's own coarse path onto the reference. Two
+    readings of one text agree both ways (a few frames); a take of another text gives a path
+    each way that has nothing to agree on. inf everywhere when no path back exists."""
+    rc, tc = pooled(ref, COARSE), pooled(take, COARSE)
+    back = banded(tc, rc, np.zeros(len(tc), dtype=np.int64), len(rc))
+    if not np.isfinite(back.total):
+        return np.full(len(ref), np.inf)
+    home = back.take[np.minimum(there // COARSE, len(tc) - 1)] * COARSE + COARSE / 2
+    return np.asarray(np.abs(home - np.arange(len(ref))))
+
+
 def compress_pauses(pause: np.ndarray, keep: int) -> np.ndarray:
     """Frame indices kept when every pause is cut to its first and last ``keep // 2`` frames:
     two readings of one text differ most in how long they pause, so the warp sees pauses of

@@ -199,7 +199,8 @@ class SegmentRenderer:
             aligned = carried(
                 reference, self._take_audio(work, take.input), self.settings.sample_rate
             )
-        warnings = [n for n in [mismatch(number, aligned.cost)] if n is not None]
+        warned = mismatch(number, aligned.cost, aligned.round_trip_ms)
+        warnings = [] if warned is None else [warned]
         t1 = time.perf_counter()
         fitted = self._fit(aligned.speech, index, slot, speech_target_ms(slot, fit), fit, work)
         name = segment_audio_name(index)
@@ -269,7 +270,7 @@ class SegmentRenderer:
         audio = levelled(trimmed(self._take_audio(work, take.input)))
         a, b = (ms_to_samples(t, sr) for t in share["span"])
         bounds = [Boundary(*row) for row in share["boundaries"]]
-        return Aligned(Speech(audio[a:b], sr, bounds), float(share["cost"]))
+        return Aligned(Speech(audio[a:b], sr, bounds), float(share["cost"]), float(share["trip"]))
 
     def _fit(
         self,
