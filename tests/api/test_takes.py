@@ -127,3 +127,13 @@ def test_one_take_of_the_whole_script_is_split_among_the_segments(fleet: Fleet) 
     expected = [o - onsets[0] for o in onsets[: len(first)]]
     expected += [segs[1]["start"] * 1000 + o - onsets[len(first)] for o in onsets[len(first) :]]
     assert on_phrases([c["start"] * 1000 for c in cues], expected), (cues, expected)
+
+
+def test_takes_are_held_to_their_size_and_count(tmp_path: Any) -> None:
+    wav = take(phrases(1))[0]
+    big = post(make_fleet(tmp_path / "a", max_take_bytes=len(wav) - 1), {"take-1": wav})
+    assert big.status_code == 413 and "take-1 is over the limit" in big.text
+    many = post(make_fleet(tmp_path / "b", max_takes=1), {"take-1": wav, "take-2": wav})
+    assert many.status_code == 422, many.text
+    problem = many.json()["detail"][0]
+    assert problem["loc"] == ["take-2"] and problem["msg"].startswith("take-2: more than 1 takes")
