@@ -54,6 +54,21 @@ def take_flags(values: list[str]) -> dict[str, str]:
     return out
 
 
+def kept_takes(takes: list[Take | None], old: list[str], new: list[str]) -> list[str]:
+    """The parent's takes a re-render keeps (their input names): a segment's own where the
+    segment's text is unchanged, the whole script's where no segment's text changed."""
+    if not takes:
+        return []
+    first = takes[0]
+    if first is not None and first.whole:
+        return [WHOLE] if old == new else []
+    return [
+        t.input
+        for i, t in enumerate(takes)
+        if t is not None and i < len(old) and i < len(new) and old[i] == new[i]
+    ]
+
+
 def plan_takes(segments: int, lengths: dict[str, int]) -> list[Take | None]:
     """Each segment's take (None: synthesised), from the takes' names and lengths (ms).
     A whole-script take is every segment's; it cannot come with per-segment takes."""

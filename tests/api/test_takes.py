@@ -137,3 +137,18 @@ def test_takes_are_held_to_their_size_and_count(tmp_path: Any) -> None:
     assert many.status_code == 422, many.text
     problem = many.json()["detail"][0]
     assert problem["loc"] == ["take-2"] and problem["msg"].startswith("take-2: more than 1 takes")
+
+
+def test_a_rerender_keeps_the_takes_of_segments_whose_text_is_unchanged(fleet: Fleet) -> None:
+    r = post(fleet, {"take-1": take(phrases(0))[0], "take-2": take(phrases(1))[0]})
+    parent = r.json()["id"]
+    finished(fleet, parent)
+    with fleet.client() as c:
+        spec = c.get(f"/v1/jobs/{parent}/source").json()["spec"]
+        spec["segments"][1]["text"] = "The result is better code."
+        spec["segments"][0]["seconds"] = 8.0
+        child = c.post(f"/v1/jobs/{parent}/rerender", json={"spec": spec})
+        assert child.status_code == 202, child.text
+    _, manifest = finished(fleet, child.json()["id"])
+    assert [s["voice"] for s in manifest["segments"]] == ["take-1", "en-us"]
+    assert manifest["segments"][0]["end"] == 8.0

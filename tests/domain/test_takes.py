@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.domain.errors import TakeError
-from service.domain.takes import is_take, plan_takes, take_flags, take_segment
+from service.domain.takes import is_take, kept_takes, plan_takes, take_flags, take_segment
 
 
 def test_take_names() -> None:
@@ -41,3 +41,13 @@ def test_take_flags() -> None:
     assert take_flags(["2=b.wav", "1=a.wav"]) == {"take-2": "b.wav", "take-1": "a.wav"}
     assert take_flags(["whole.wav"]) == {"take": "whole.wav"}
     assert take_flags(["x=y.wav"]) == {"take": "x=y.wav"}  # a file name with '='
+
+
+def test_a_rerender_keeps_takes_of_unchanged_text() -> None:
+    own = plan_takes(3, {"take-1": 1, "take-3": 1})
+    assert kept_takes(own, ["a", "b", "c"], ["a", "B", "c"]) == ["take-1", "take-3"]
+    assert kept_takes(own, ["a", "b", "c"], ["A", "b"]) == []
+    whole = plan_takes(2, {"take": 1})
+    assert kept_takes(whole, ["a", "b"], ["a", "b"]) == ["take"]
+    assert kept_takes(whole, ["a", "b"], ["a", "x"]) == []
+    assert kept_takes([], ["a"], ["a"]) == []
