@@ -7,6 +7,8 @@ in the cache, the neural voice zh-baker (fastspeech2). Each take gets 400 ms of 
 600 ms of tail and a -66 dBFS noise floor, as a recording would. The phrase onsets the
 alignment finds (the espeak reference's phrase times carried into the take) are compared
 with the take engine's own phrase onsets; the aim is within 150 ms for >= 90 % of phrases.
+The same for one take of each whole script (its segments' takes end to end), split among
+the segments as a ``take`` part is.
 A 90 s take (the segments of all examples of one language read in one go) is timed in CPU
 seconds (aim <= 2 s). Mismatch: each take aligned against another segment's text, for the
 cost threshold. Usage:
@@ -19,6 +21,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,13 +31,21 @@ sys.path.insert(0, str(ROOT))
 from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
 from service.adapters.segmenter import cjk_words  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
+from service.audio import SILENCE_THRESHOLD  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end, parse_entries  # noqa: E402
 from service.domain.subtitles import timed_phrases  # noqa: E402
 from service.domain.text import split_phrases  # noqa: E402
 from service.pipeline.segment import source_words  # noqa: E402
-from service.pipeline.takes import MISMATCH_COST, MISMATCH_TRIP_MS, carried, mismatch  # noqa: E402
-from service.ports import Speech, TtsEngine, TtsRequest  # noqa: E402
+from service.pipeline.takes import (  # noqa: E402
+    MISMATCH_COST,
+    MISMATCH_TRIP_MS,
+    carried,
+    mismatch,
+    script_reference,
+    split,
+)
+from service.ports import Boundary, Speech, TtsEngine, TtsRequest  # noqa: E402
 
 RATE = 24000
 TOLERANCE_MS = 150
@@ -83,6 +94,7 @@ def main() -> None:
         errors: list[float] = []
         costs: list[tuple[float, float]] = []
         wrong: list[tuple[float, float]] = []
+        whole = [0, 0]  # phrase onsets within tolerance, phrases: one take of each script
         long_ref: dict[str, list[Speech]] = {}
         long_take: dict[str, list[np.ndarray]] = {}
         for path in sorted((ROOT / "examples").glob("*.md")):
@@ -119,11 +131,16 @@ def main() -> None:
                 if other[0] != text:
                     bad = carried(other[1], take, RATE)
                     wrong.append((bad.cost, bad.round_trip_ms))
+            got_whole = whole_take(segs, chars)
+            whole[0] += got_whole[0]
+            whole[1] += got_whole[1]
         e = np.array(errors)
         print(f"take by {name}:")
         print(f"  phrase onsets within {TOLERANCE_MS} ms: {hits}/{total} = {hits / total:.1%}"
               f" (median error {np.median(e):.0f} ms, p90 {np.percentile(e, 90):.0f} ms,"
               f" max {e.max():.0f} ms)")  # fmt: skip
+        print(f"  one take of each whole script, split by alignment: phrase onsets within"
+              f" {TOLERANCE_MS} ms: {whole[0]}/{whole[1]} = {whole[0] / whole[1]:.1%}")  # fmt: skip
         for label, rows in (("right text", costs), ("wrong text", wrong)):
             c, t = np.array(rows).T
             flagged = sum(mismatch(1, a, b) is not None for a, b in rows)
@@ -134,6 +151,29 @@ def main() -> None:
               f" {MISMATCH_TRIP_MS:g} ms)")  # fmt: skip
         for language in long_ref:
             timed_long(language, long_ref[language], long_take[language])
+
+
+def whole_take(segs: list[Any], chars: int) -> tuple[int, int]:
+    """The segments' takes as one recording (each keeps its lead-in and tail), split among the
+    segments as narrate splits a ``take`` part: phrase onsets within tolerance, phrases."""
+    reference, firsts = script_reference([s[1] for s in segs])
+    take = np.concatenate([s[5] for s in segs])
+    shares = split(carried(reference, take, RATE), reference, firsts)
+    lead = int(np.argmax(np.abs(take) > SILENCE_THRESHOLD))  # what carried() trims
+    hits = total = 0
+    at = 0
+    for (text, _ref, ref_sp, tk, tk_sp, own), share in zip(segs, shares, strict=True):
+        starts_at = at + int(np.argmax(np.abs(own) > SILENCE_THRESHOLD)) - lead  # its speech
+        at += len(own)
+        span_ms = share["span"][0]
+        bounds = [Boundary(*row) for row in share["boundaries"]]
+        found = onsets(text, chars, Speech(tk.audio, tk.rate, bounds), ref_sp)
+        for start, ms in onsets(text, chars, tk, tk_sp).items():
+            if start in found:
+                true_ms = starts_at * 1000 / RATE + ms
+                hits += abs(span_ms + found[start] - true_ms) <= TOLERANCE_MS
+                total += 1
+    return hits, total
 
 
 def timed_long(lang: str, refs: list[Speech], takes: list[np.ndarray]) -> None:

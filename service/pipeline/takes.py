@@ -7,6 +7,7 @@ boundaries."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -100,10 +101,10 @@ def script_reference(parts: list[Speech], gap_ms: int = 600) -> tuple[Speech, li
     return Speech(np.concatenate(audio).astype(np.float32), rate, bounds), firsts
 
 
-def split(whole: Aligned, reference: Speech, firsts: list[int]) -> list[dict[str, object]]:
+def split(whole: Aligned, reference: Speech, firsts: list[int]) -> list[dict[str, Any]]:
     """Each segment's share of a whole-script take: its span (ms into the trimmed take), its
     boundaries (ms into that span) and its cost."""
-    out: list[dict[str, object]] = []
+    out: list[dict[str, Any]] = []
     ends = [*firsts[1:], len(reference.boundaries)]
     for a, b in zip(firsts, ends, strict=True):
         mine, ref = whole.speech.boundaries[a:b], reference.boundaries[a:b]
