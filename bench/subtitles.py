@@ -1,4 +1,6 @@
-"""Subtitle layout rule counts over the bundled examples (examples/*.md), rendered offline.
+"""Subtitle layout rule counts over the bundled examples (examples/*.md, examples/bilingual/),
+rendered offline, on every track: the Simplified one, the Traditional one (zh-Hant, OpenCC
+s2twp) for the Chinese examples, and the English lines of the bilingual ones (English rules).
 
 Each example is rendered with espeak-ng when it is installed (``--timing model`` or no
 espeak-ng: phrases timed by the syllable model at the spec's pace instead), and every
@@ -7,6 +9,9 @@ all zero is the aim. A rule about a break (number/unit, abbreviation, quotes and
 reads across cue boundaries too.
 
     .venv/bin/python bench/subtitles.py [--timing espeak|model] [--show] [SCRIPT ...]
+
+Also printed: Traditional cues whose text is not OpenCC's conversion of the Simplified cue
+(laid out again: a converted line overflowed), and cues whose times differ between tracks.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.adapters.segmenter import tagged_words  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
-from service.domain.spec import JobSpec  # noqa: E402
+from service.domain.spec import JobSpec, RenderOptions  # noqa: E402
 from service.domain.speech.en_tables import BINDING_ABBREVIATIONS as BINDING  # noqa: E402
 from service.domain.subtitles import (  # noqa: E402
     NARRATION,
@@ -87,25 +93,94 @@ def _model_cues(spec: JobSpec, layout: Layout) -> list[Cue]:
     return settle(cues, layout)
 
 
-def _espeak_cues(path: Path) -> list[Cue] | None:
-    """Render with the real pipeline and espeak-ng; None when espeak-ng is missing."""
+def model_tracks(spec: JobSpec, layout: Layout) -> dict[str, list[Cue]]:
+    """Every track of the example, narration cues only, timed by the syllable model: zh-Hans
+    (or the English script's own), zh-Hant for Chinese, en for the translated lines."""
+    from service.adapters.hant import OpenccConverter
+    from service.domain.style import DEFAULT_STYLE
+    from service.domain.subtitles import overlay_cues
+    from service.domain.timeline import Slot, place_overlays
+    from service.pipeline.results import JobPlan
+    from service.pipeline.tracks import subtitle_tracks
+
+    timed: list[list[TimedPhrase]] = []
+    slots: list[Slot] = []
+    t = 0
+    for seg in spec.segments:
+        phrases = []
+        start = t
+        for a, b in split_phrases(seg.text, layout.line_chars, tagged_words):
+            d = max(150, round(syllables(seg.text[a:b], spec.language) / 4.5 * 1000))
+            phrases.append(TimedPhrase(a, b, t, t + d))
+            t += d + 200
+        timed.append(phrases)
+        t = max(t, start + round(seg.seconds * 1000))
+        slots.append(Slot(start, t))
+    cues: list[Cue] = []
+    for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
+        following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
+        cues += narration_cues(seg.text, phrases, layout, following)
+    overlays = place_overlays(spec, slots)
+    cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in overlays], layout)
+    options = RenderOptions(traditional="tw" if spec.language == "zh" else None)
+    plan = JobPlan(spec=spec, options=options, voices=[], style=DEFAULT_STYLE)
+    got = subtitle_tracks(plan, timed, overlays, cues, layout, OpenccConverter())
+    out = {
+        spec.language: got.main,
+        **{k.removeprefix("subtitles."): v for k, v in got.others.items()},
+    }
+    return {k: [c for c in v if c.layer == NARRATION] for k, v in out.items()}
+
+
+def _srt_cues(path: Path) -> list[Cue]:
+    """A track's narration cues read back from its SRT (positioned cues are other layers);
+    in a bilingual Chinese track the lines without hanzi are the translation's."""
+    import srt
+
+    out = []
+    for c in srt.parse(path.read_text(encoding="utf-8")):
+        if c.content.startswith("{\\an"):
+            continue
+        lines = c.content.split("\n")
+        own = [ln for ln in lines if _HANZI.search(ln)] if "zh-Hant" in path.name else lines
+        theirs = [ln for ln in lines if ln not in own]
+        ms = (round(c.start.total_seconds() * 1000), round(c.end.total_seconds() * 1000))
+        out.append(Cue(*ms, tuple(own), NARRATION, tuple(theirs)))
+    return out
+
+
+def _espeak_tracks(path: Path) -> dict[str, list[Cue]] | None:
+    """Render with the real pipeline and espeak-ng (Chinese with ``traditional: tw``); None
+    when espeak-ng is missing. The Simplified cues from the manifest, the others from their
+    SRT files."""
     if shutil.which("espeak-ng") is None:
         return None
     from service import wiring
     from service.config import Settings
-    from service.domain.spec import RenderOptions
 
     spec = parse_script(path.read_text(encoding="utf-8"))
     pipeline = wiring.pipeline(Settings())
-    options = RenderOptions(engine="espeak")
+    options = RenderOptions(engine="espeak", traditional="tw" if spec.language == "zh" else None)
     plan = pipeline.plan(spec, options)
     with tempfile.TemporaryDirectory() as tmp:
         rendered = pipeline.render(plan, Path(tmp) / "out")
-    return [
-        Cue(round(c["start"] * 1000), round(c["end"] * 1000), tuple(c["text"].split("\n")), 0)
-        for c in rendered.manifest.model_dump()["cues"]
-        if c["layer"] == NARRATION
-    ]
+        tracks: dict[str, list[Cue]] = {
+            spec.language: [
+                Cue(
+                    round(c["start"] * 1000),
+                    round(c["end"] * 1000),
+                    tuple(c["text"].split("\n")),
+                    0,
+                    tuple((c.get("translation") or "").split("\n")) if c.get("translation") else (),
+                )
+                for c in rendered.manifest.model_dump()["cues"]
+                if c["layer"] == NARRATION
+            ]
+        }
+        for name in ("zh-Hant", "en"):
+            if (Path(tmp) / "out" / f"subtitles.{name}.srt").is_file():
+                tracks[name] = _srt_cues(Path(tmp) / "out" / f"subtitles.{name}.srt")
+    return tracks
 
 
 def count(cues: list[Cue], layout: Layout, show: bool = False) -> Counter[str]:
@@ -196,33 +271,64 @@ def _en_lines(line: str, prev: str, last: bool, hit: Callable[[str, str], None])
         hit("abbreviations taken for a sentence end", f"{prev} / {line}")
 
 
+def track_layout(name: str, layout: Layout) -> Layout:
+    """The rules a track is read by: a translation's by the English ones."""
+    if name == "en" and layout.language != "en":
+        return replace(layout, language="en", line_chars=42, max_lines=2)
+    return layout
+
+
+def conversion_checks(tracks: dict[str, list[Cue]]) -> tuple[int, int]:
+    """(Traditional cues whose text is not OpenCC's conversion of the Simplified cue,
+    cues whose times differ from the Simplified track's)."""
+    from service.adapters.hant import OpenccConverter
+
+    if "zh-Hant" not in tracks:
+        return 0, 0
+    convert = OpenccConverter().convert
+    simp, hant = tracks["zh"], tracks["zh-Hant"]
+    relaid = sum(1 for a, b in zip(simp, hant, strict=False) if b.text != convert(a.text, "tw"))
+    times = [(c.start_ms, c.end_ms) for c in simp] != [(c.start_ms, c.end_ms) for c in hant]
+    return relaid, int(times) + abs(len(simp) - len(hant))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", choices=["espeak", "model"], default="espeak")
     ap.add_argument("--show", action="store_true", help="print every violation")
-    ap.add_argument("scripts", nargs="*", type=Path, help="scripts (default: examples/*.md)")
+    ap.add_argument("scripts", nargs="*", type=Path, help="scripts (default: the examples)")
     args = ap.parse_args()
     total: Counter[str] = Counter()
-    names = args.scripts or sorted(ROOT.glob("examples/*.md"))
+    names = args.scripts or sorted(ROOT.glob("examples/*.md")) + sorted(
+        ROOT.glob("examples/bilingual/*.md")
+    )
     table = []
+    notes = []
     for path in names:
         spec = parse_script(path.read_text(encoding="utf-8"))
         layout = Layout.for_spec(spec, tagged_words)
-        cues = _espeak_cues(path) if args.timing == "espeak" else None
+        tracks = _espeak_tracks(path) if args.timing == "espeak" else None
         source = "espeak"
-        if cues is None:
-            cues, source = _model_cues(spec, layout), "model"
-        if args.show:
-            print(f"{path.name} ({source}, {len(cues)} cues)")
-        got = count(cues, layout, args.show)
-        total += got
-        table.append((path.name, source, len(cues), got))
-    print(f"{'rule':40s}" + "".join(f"{n[:14]:>16s}" for n, *_ in table) + f"{'total':>8s}")
+        if tracks is None:
+            tracks, source = model_tracks(spec, layout), "model"
+        for name, cues in tracks.items():
+            folder = "" if path.parent.name == "examples" else f"{path.parent.name[:2]}:"
+            label = f"{folder}{path.stem[:10]}/{name}"
+            if args.show:
+                print(f"{label} ({source}, {len(cues)} cues)")
+            got = count(cues, track_layout(name, layout), args.show)
+            total += got
+            table.append((label, source, len(cues), got))
+        relaid, mistimed = conversion_checks(tracks)
+        if "zh-Hant" in tracks:
+            notes.append(f"{path.stem}: zh-Hant cues laid out again {relaid}, mistimed {mistimed}")
+    print(f"{'rule':40s}" + "".join(f"{n[:17]:>18s}" for n, *_ in table) + f"{'total':>8s}")
     for rule in RULES:
-        row = "".join(f"{got[rule]:>16d}" for *_, got in table)
+        row = "".join(f"{got[rule]:>18d}" for *_, got in table)
         print(f"{rule:40s}{row}{total[rule]:>8d}")
-    print(f"{'cues':40s}" + "".join(f"{n:>16d}" for _, _, n, _ in table))
-    print(f"{'timing':40s}" + "".join(f"{s:>16s}" for _, s, _, _ in table))
+    print(f"{'cues':40s}" + "".join(f"{n:>18d}" for _, _, n, _ in table))
+    print(f"{'timing':40s}" + "".join(f"{s:>18s}" for _, s, _, _ in table))
+    print("\n".join(notes))
 
 
 if __name__ == "__main__":

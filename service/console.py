@@ -92,6 +92,16 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
     )
     p.add_argument(
+        "--traditional",
+        choices=["tw", "hk"],
+        help="also write subtitles.zh-Hant.* (OpenCC: tw = Taiwan phrasing, hk = Hong Kong)",
+    )
+    p.add_argument(
+        "--burn-in-script",
+        choices=["hans", "hant"],
+        help="the Chinese script the video shows: hans (Simplified) or hant (Traditional)",
+    )
+    p.add_argument(
         "--exports",
         help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
         "timeline-package.zip)",
@@ -157,6 +167,8 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
             "screen_text",
             "music_level",
             "music_duck",
+            "traditional",
+            "burn_in_script",
         )
     }
     given["style"] = style_option(getattr(args, "style", None))

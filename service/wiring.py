@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from service.adapters.catalog import load_catalog
+from service.adapters.hant import OpenccConverter
 from service.adapters.media import FfmpegMedia
 from service.adapters.pinyin import load_lexicon, speech_tools, warm
 from service.adapters.segmenter import tagged_words
@@ -113,6 +114,7 @@ def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
         tagged_words,
         speech=speech_tools,
         lexicons=lambda language: load_lexicon(lexicons / f"{language}.tsv"),
+        converter=OpenccConverter(),
     )
 
 

@@ -57,6 +57,13 @@ def clean(value: str, limit: int) -> str:
     return plain(value, limit)
 
 
+def paragraph(value: str | None, limit: int) -> str | None:
+    """An optional prose field (a translation): its whitespace folded to single spaces, as
+    the subtitle layout breaks its lines; None when empty."""
+    folded = " ".join((value or "").split())
+    return clean(folded, limit) if folded else None
+
+
 class Model(BaseModel):
     """Every spec model: unknown fields refused, values frozen."""
 

@@ -30,9 +30,12 @@ def to_markdown(spec: JobSpec) -> str:
         ):
             if getattr(seg, field):
                 label += f" · {key}: {getattr(seg, field)}"
-        out += [f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}", ""]
+        out.append(f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}")
+        out += [f"译文: {seg.translation}", ""] if seg.translation else [""]
     if spec.qualifiers:
         out += ["字幕层叠加限定语:" + "；".join(spec.qualifiers) + "。", ""]
+    if spec.qualifier_translations:
+        out += ["限定语译文: " + "; ".join(spec.qualifier_translations), ""]
     if spec.qualifier_display != "one-by-one":
         out += ["限定语显示:累积", ""]
     if spec.pronunciations:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
 Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/domain/edit.py)
+Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hong Kong)
+Script = Literal["hans", "hant"]  # Simplified or Traditional Chinese
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
 # EBU R128's -23 down to the loudest a streaming platform plays without turning it down.
@@ -97,6 +99,17 @@ class RenderOptions(_Model):
         "job.canceled), signed with the tenant's default webhook secret",
     )
 
+    traditional: Traditional | None = Field(
+        None,
+        description="also write subtitles.zh-Hant.srt/.vtt/.ass, converted from the Simplified "
+        "track by OpenCC: tw (Taiwan characters and phrasing) or hk (Hong Kong); default: by "
+        "the voice's locale for a zh job (zh-TW -> tw, zh-HK -> hk), else none",
+    )
+    burn_in_script: Script = Field(
+        "hans",
+        description="which Chinese script the video shows (burned in with burn_in, and its "
+        "embedded subtitle track): hans (Simplified) or hant (the Traditional track)",
+    )
     exports: list[Export] = Field(
         [],
         max_length=4,

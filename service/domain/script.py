@@ -40,6 +40,13 @@ _QUALIFIERS = re.compile(
     rf"\s*+{_COLON}\s*+(?P<v>.*)$",
     re.I,
 )
+# A segment's supplied translation: a line under its paragraph (and the lines after it, up
+# to the blank line); the qualifiers' translations, one per qualifier, on a line of their own.
+_TRANSLATION = re.compile(rf"^\s*+(?:[-*•]\s*+)?+(?:译文|Translation)\s*+{_COLON}\s*+", re.I)
+_QUALIFIER_TRANSLATIONS = re.compile(
+    rf"^\s*+(?:[-*•]\s*+)?+(?:限定语译文|Qualifier translations)\s*+{_COLON}\s*+(?P<v>.*)$",
+    re.I,
+)
 _PRONUNCIATIONS = re.compile(
     rf"^\s*(?:[-*•]\s*)?(?:读音|Pronunciations?)\s*{_COLON}\s*(?P<v>.*)$", re.I
 )
@@ -136,6 +143,7 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
             and not _HEADING.match(line)
             and not (
                 _QUALIFIERS.match(line)
+                or _QUALIFIER_TRANSLATIONS.match(line)
                 or _PRONUNCIATIONS.match(line)
                 or _SPEAKERS.match(line)
                 or _QUALIFIER_DISPLAY.match(line)
@@ -214,7 +222,10 @@ def _segment(
         raise ScriptError(
             f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
         ) from None
-    seg: dict[str, Any] = {"text": " ".join(x for x in body if x), "seconds": seconds}
+    said = next((k for k, x in enumerate(body) if k and _TRANSLATION.match(x)), len(body))
+    seg: dict[str, Any] = {"text": " ".join(x for x in body[:said] if x), "seconds": seconds}
+    if said < len(body):  # 译文: the rest of the paragraph
+        seg["translation"] = " ".join([_TRANSLATION.sub("", body[said]), *body[said + 1 :]])
     try:
         label, settings = _header_settings(m.group("label"))
     except ValueError as exc:
@@ -250,6 +261,11 @@ def parse_markdown(text: str) -> JobSpec:
             data["qualifiers"] += [
                 q.strip().rstrip("。.").strip() for q in items if q.strip(" 。.")
             ]
+        elif m := _QUALIFIER_TRANSLATIONS.match(line):
+            items = re.split(r"[;；]", m.group("v"))
+            data.setdefault("qualifier_translations", []).extend(
+                q.strip() for q in items if q.strip()
+            )
         elif m := _PRONUNCIATIONS.match(line):
             try:
                 entries = parse_line(m.group("v"))

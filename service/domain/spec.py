@@ -20,6 +20,7 @@ from service.domain.fields import (
     clean,
     lines_of,
     one_line,
+    paragraph,
     plain,
 )
 from service.domain.fields import Model as _Model
@@ -35,6 +36,7 @@ MAX_TEXT = 2000  # characters in one segment: ~6 minutes of speech, far beyond a
 MAX_SECONDS = 600.0
 MAX_SEGMENTS = 1000  # with a 1 h timeline: 3.6 s a segment on average
 MAX_SHORT_TEXT = 500
+MAX_TRANSLATION = 4000  # characters of a segment's translation: English runs longer than hanzi
 # Hard ceiling on any time in a spec (a day), so every time is a finite number of
 # milliseconds; the job's whole timeline is held to the lower NARRATE_MAX_TIMELINE at the door.
 MAX_TIME = 24 * 3600.0
@@ -91,6 +93,11 @@ class Segment(_Model):
     rate: str | None = Field(None, description="starting rate, e.g. '+10%' (fitting decides)")
     pitch: str | None = Field(None, description="pitch shift, e.g. '-2Hz'")
     volume: str | None = Field(None, description="volume change, e.g. '-10%'")
+    translation: str | None = Field(
+        None,
+        description="the segment's English translation, as supplied (never machine-made): "
+        "shown under its Chinese, split across the segment's cues, and in subtitles.en.*",
+    )
 
     @field_validator("speaker")
     @classmethod
@@ -136,6 +143,11 @@ class Segment(_Model):
     @classmethod
     def _text(cls, v: str) -> str:
         return clean(v, MAX_TEXT)
+
+    @field_validator("translation")
+    @classmethod
+    def _translation(cls, v: str | None) -> str | None:
+        return paragraph(v, MAX_TRANSLATION)
 
     @field_validator("label")
     @classmethod
@@ -188,6 +200,11 @@ class JobSpec(_Model):
     engine: Engine = "auto"
     segments: list[Segment] = Field(min_length=1, max_length=MAX_SEGMENTS)
     qualifiers: list[Qualifier] = Field(default_factory=list, max_length=50)
+    qualifier_translations: list[str] = Field(
+        default_factory=list,
+        max_length=50,
+        description="each qualifier's English translation, in order (as many as qualifiers)",
+    )
     overlays: list[Overlay] = Field(default_factory=list, max_length=200)
     shots: list[Shot] = Field(default_factory=list, max_length=200)
     qualifier_display: Literal["one-by-one", "accumulate"] = Field(
@@ -263,10 +280,20 @@ class JobSpec(_Model):
     def _title(cls, v: str) -> str:
         return plain(v, MAX_SHORT_TEXT)
 
-    @field_validator("qualifiers")
+    @field_validator("qualifiers", "qualifier_translations")
     @classmethod
     def _qualifiers(cls, v: list[str]) -> list[str]:
         return [clean(one_line(q), MAX_SHORT_TEXT) for q in v]  # one item of the card each
+
+    @model_validator(mode="after")
+    def _translations_match(self) -> JobSpec:
+        given, wanted = len(self.qualifier_translations), len(self.qualifiers)
+        if given and given != wanted:
+            raise ValueError(
+                f"qualifier_translations has {given} item(s) for {wanted} qualifier(s): "
+                "give one per qualifier, in order"
+            )
+        return self
 
     @property
     def max_pace(self) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -73,6 +73,14 @@ class StyleSpec(_Model):
     narration: LayerStyle = LayerStyle()
     qualifiers: LayerStyle = LayerStyle()
     screen_text: LayerStyle = LayerStyle()
+    translation: LayerStyle = Field(
+        LayerStyle(),
+        description="the supplied translation's lines in a bilingual cue (margin unused: "
+        "they sit with the narration)",
+    )
+    translation_position: Literal["below", "above"] | None = Field(
+        None, description="the translation's lines below the Chinese (default) or above it"
+    )
 
     @field_validator("preset")
     @classmethod
@@ -82,7 +90,7 @@ class StyleSpec(_Model):
         return v
 
 
-LAYERS = ("narration", "qualifiers", "screen_text")
+LAYERS = ("narration", "qualifiers", "screen_text", "translation")
 DEFAULT_PRESET = "default"
 DEFAULT_FONT = "Noto Sans CJK SC"
 # The built-in preset every other one starts from (on a 1080x1920 frame: narration 64 px
@@ -129,6 +137,21 @@ BASE: dict[str, Any] = {
         "margin_left": 0.05,
         "margin_right": 0.05,
     },
+    # A bilingual cue's English: smaller than the Chinese (46 vs 64 px), so 42 characters
+    # fit the width a 16-hanzi line takes.
+    "translation": {
+        "font": DEFAULT_FONT,
+        "size": 0.024,
+        "color": "#FFFFFF",
+        "outline_color": "#000000",
+        "outline": 0.0012,
+        "shadow_color": "#00000080",
+        "shadow": 0.0,
+        "bold": False,
+        "margin": 0.12,
+        "margin_left": 0.0093,
+        "margin_right": 0.0093,
+    },
 }
 
 
@@ -156,6 +179,12 @@ class Style:
     qualifiers: Look
     screen_text: Look
     applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
+    translation: Look | None = None  # None: the default preset's
+    translation_above: bool = False
+
+    @property
+    def translation_look(self) -> Look:
+        return self.translation or DEFAULT_TRANSLATION
 
 
 def rgba(color: str) -> tuple[int, int, int, int]:
@@ -192,7 +221,19 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         LayerStyle.model_validate(fields)  # a bad preset file fails here, not in a player
         looks[layer] = Look(**fields)
         applied[layer] = fields
-    return Style(name, looks["narration"], looks["qualifiers"], looks["screen_text"], applied)
+    above = (spec.translation_position or table[name].get("translation_position")) == "above"
+    if above:
+        applied["translation_position"] = "above"
+    return Style(
+        name,
+        looks["narration"],
+        looks["qualifiers"],
+        looks["screen_text"],
+        applied,
+        looks["translation"],
+        above,
+    )
 
 
+DEFAULT_TRANSLATION = Look(**BASE["translation"])
 DEFAULT_STYLE = resolve(None, None)

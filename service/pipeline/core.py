@@ -15,6 +15,7 @@ from service.domain.errors import InputError, MediaInputError, TakeError
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, parse_entries
+from service.domain.subtitles.hant import default_variant
 from service.domain.takes import Take, plan_takes
 from service.domain.text import Segmenter
 from service.domain.timeline import check_pace, check_timeline
@@ -26,7 +27,7 @@ from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
-from service.ports import Check, Media, TtsEngine, Workspace
+from service.ports import Check, Converter, Media, TtsEngine, Workspace
 
 
 def _no_lexicon(language: str) -> Lexicon:
@@ -47,10 +48,11 @@ class Pipeline:
         words: Segmenter | None = None,
         speech: Callable[[], Tools] | None = None,
         lexicons: Callable[[str], Lexicon] = _no_lexicon,
+        converter: Converter | None = None,
     ) -> None:
         """``words`` is the word segmenter (jieba's words and tags); ``speech`` makes the
         front-end's tools (called on first use: pypinyin loads slowly); ``lexicons`` gives
-        the shipped lexicon of a language."""
+        the shipped lexicon of a language; ``converter`` makes Traditional tracks."""
         self.settings = settings
         self.engines = engines
         self.media = media
@@ -67,7 +69,7 @@ class Pipeline:
             self.lexicon,
             lambda: self.speech,
         )
-        self.finalizer = Finalizer(settings, media, words)
+        self.finalizer = Finalizer(settings, media, words, converter)
 
     @cached_property
     def speech(self) -> Tools:
@@ -118,6 +120,8 @@ class Pipeline:
         spec = options.apply(spec)
         self.catalog.cast(spec, installed=self.engines)  # the job's own voice, even if unused
         voices = [c.chain for c in self.catalog.cast_all(spec, installed=self.engines)]
+        asked = options
+        options = self.traditional(spec, options, voices)
         style = job_style(self.settings, spec)  # an unknown style preset, at the door
         warnings = check_pace(spec)
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
@@ -138,8 +142,44 @@ class Pipeline:
             video=info,
             warnings=warnings,
             loudness=self.loudness(options),
+            traditional_by_voice=options.traditional != asked.traditional,
             takes=self.check_takes(len(spec.segments), takes or {}),
         )
+
+    def traditional(
+        self, spec: JobSpec, options: RenderOptions, voices: list[tuple[str, ...]]
+    ) -> RenderOptions:
+        """The Traditional track asked for, else the voices' (a zh job with zh-TW or zh-HK
+        voices gets one); a Traditional burn-in needs one. Translations and Traditional
+        tracks are for Chinese jobs."""
+        given = [i for i, seg in enumerate(spec.segments) if seg.translation]
+        if spec.language != "zh" and (given or spec.qualifier_translations):
+            where = ("segments", given[0], "translation") if given else ("qualifier_translations",)
+            raise InputError(
+                f"{where[0]}: a translation is shown under Chinese narration; this job is "
+                f"{spec.language!r}",
+                loc=where,
+            )
+        if spec.language != "zh" and (options.traditional or options.burn_in_script == "hant"):
+            field = "traditional" if options.traditional else "burn_in_script"
+            raise InputError(
+                f"options {field}: Traditional tracks are for zh jobs",
+                loc=("options", field),
+            )
+        if options.traditional is None and spec.language == "zh":
+            # The voices asked for (a zh-TW voice rendered offline by espeak still counts).
+            asked = [spec.voice_of(i) or spec.voice or c[0] for i, c in enumerate(voices) if c]
+            locales = [self.catalog.get(v).locale for v in asked]
+            found = default_variant(spec.language, locales)
+            if found is not None:
+                options = options.model_copy(update={"traditional": found})
+        if options.burn_in_script == "hant" and options.traditional is None:
+            raise InputError(
+                "options burn_in_script: 'hant' shows the Traditional track; ask for one with "
+                "traditional: tw or hk (or use a zh-TW/zh-HK voice)",
+                loc=("options", "burn_in_script"),
+            )
+        return options
 
     def check_takes(self, segments: int, takes: dict[str, Path]) -> list[Take | None]:
         """Each take names a segment of the script and is audio no longer than

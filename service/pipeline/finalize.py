@@ -23,7 +23,6 @@ from service.domain.subtitles import (
     narration_cues,
     overlay_cues,
     screen_cues,
-    settle,
 )
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
@@ -37,7 +36,8 @@ from service.pipeline.manifest import (
     build_manifest,
 )
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
-from service.ports import Check, Media, MuxRequest, PcmSink, Workspace
+from service.pipeline.tracks import placed_phrases, shown_track, subtitle_tracks, write_others
+from service.ports import Check, Converter, Media, MuxRequest, PcmSink, Workspace
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it
@@ -66,10 +66,17 @@ class Finalizer:
     """Finishes a job from its fitted segments: the timeline, the subtitles (line breaking
     with the word segmenter ``words``), loudness, the music and the mux through ``media``."""
 
-    def __init__(self, settings: Settings, media: Media, words: Segmenter | None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        media: Media,
+        words: Segmenter | None,
+        converter: Converter | None = None,
+    ) -> None:
         self.settings = settings
         self.media = media
         self.words = words
+        self.converter = converter  # Simplified -> Traditional, for the zh-Hant track
 
     def finalize(
         self,
@@ -137,13 +144,7 @@ class Finalizer:
         """Narration cues from each phrase's measured speech, overlays on top; SRT/VTT/ASS."""
         spec = plan.spec
         layout = Layout.for_spec(spec, self.words)
-        timed = [
-            [
-                replace(p, start_ms=slot.start_ms + p.start_ms, end_ms=slot.start_ms + p.end_ms)
-                for p in res.phrases
-            ]
-            for res, slot in zip(placed.results, placed.slots, strict=True)
-        ]
+        timed = placed_phrases(placed)
         cues: list[Cue] = []
         for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
@@ -152,7 +153,8 @@ class Finalizer:
         if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
             shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]
             cues += screen_cues(shots, layout)
-        cues = settle(cues, layout)
+        tracks = subtitle_tracks(plan, timed, placed.overlays, cues, layout, self.converter)
+        cues = tracks.main
         canvas = Canvas(
             plan.video.width if plan.video else 1080,
             plan.video.height if plan.video else 1920,
@@ -162,6 +164,7 @@ class Finalizer:
         )
         for ext, writer in WRITERS.items():
             (outdir / f"subtitles.{ext}").write_text(writer(cues, canvas), encoding="utf-8")
+        write_others(tracks, canvas, outdir)
         return cues
 
     def _sound_and_picture(
@@ -236,8 +239,8 @@ class Finalizer:
         return MuxRequest(
             video=video,
             narration=outdir / "narration.wav",
-            subtitles_srt=outdir / "subtitles.srt",
-            subtitles_ass=outdir / "subtitles.ass",
+            subtitles_srt=outdir / shown_track(plan, "srt"),
+            subtitles_ass=outdir / shown_track(plan, "ass"),
             output=outdir / "video.mp4",
             info=plan.video,
             language=plan.spec.language,

@@ -99,6 +99,35 @@ class ManifestCue(BaseModel):
     end: float
     text: str
     layer: int = Field(description="0 narration, 1 qualifiers (top), 2 screen text, 3 title cards")
+    translation: str | None = Field(
+        None, description="the supplied translation's lines this cue shows (bilingual jobs)"
+    )
+
+    @classmethod
+    def of(cls, c: Cue) -> ManifestCue:
+        return cls(
+            start=ms_to_s(c.start_ms),
+            end=ms_to_s(c.end_ms),
+            text=c.text,
+            layer=c.layer,
+            translation="\n".join(c.translation) if c.translation else None,
+        )
+
+
+class Translations(BaseModel):
+    """A bilingual job's supplied translations: which parts have none (and so show Chinese
+    only; nothing is machine-translated)."""
+
+    segments_without: list[int] = Field(description="1-based segments with no translation")
+    qualifiers_without: list[int] = Field(description="1-based qualifiers with no translation")
+
+
+class Traditional(BaseModel):
+    """The Traditional Chinese track (subtitles.zh-Hant.*)."""
+
+    variant: str = Field(description="tw (OpenCC s2twp) or hk (s2hk)")
+    chosen_by: str = Field(description="options (asked for) or voice (by a zh-TW/zh-HK voice)")
+    burned_in: bool = Field(description="the video shows it (burn_in_script: hant)")
 
 
 class MusicReport(BaseModel):
@@ -131,10 +160,20 @@ class Manifest(BaseModel):
     screen_text: bool
     qualifier_display: str
     music: MusicReport | None = None
+    subtitle_tracks: list[str] = Field(
+        ["subtitles.srt", "subtitles.vtt", "subtitles.ass"], description="the files written"
+    )
+    traditional: Traditional | None = None
+    translations: Translations | None = None
 
     def to_json(self) -> str:
-        """The file's text: keys in this order, no ``music`` without music."""
-        data = self.model_dump(mode="json", exclude={"music"} if self.music is None else None)
+        """The file's text: keys in this order, no ``music``, ``traditional`` or
+        ``translations`` without them, no cue ``translation`` without one."""
+        unset = {"music", "traditional", "translations"}
+        data = self.model_dump(mode="json", exclude={k for k in unset if getattr(self, k) is None})
+        for cue in data["cues"]:
+            if cue["translation"] is None:
+                del cue["translation"]
         return json.dumps(data, ensure_ascii=False, indent=2)
 
 
@@ -188,19 +227,40 @@ def build_manifest(
             ManifestOverlay(text=o.text, start=ms_to_s(o.start_ms), end=ms_to_s(o.end_ms))
             for o in placed.overlays
         ],
-        cues=[
-            ManifestCue(
-                start=ms_to_s(c.start_ms), end=ms_to_s(c.end_ms), text=c.text, layer=c.layer
-            )
-            for c in cues
-        ],
+        cues=[ManifestCue.of(c) for c in cues],
         loudness=Loudness.measured(loud, target),
         warnings=warnings,
         style=plan.style.applied,
         screen_text=plan.options.shows_screen_text(spec),
         qualifier_display=spec.qualifier_display,
         music=music,
+        **tracks_report(plan),
     )
+
+
+def tracks_report(plan: JobPlan) -> dict[str, Any]:
+    """What the manifest says of the subtitle tracks beside the Simplified one."""
+    spec, options = plan.spec, plan.options
+    names = ["subtitles.srt", "subtitles.vtt", "subtitles.ass"]
+    out: dict[str, Any] = {}
+    if options.traditional is not None and spec.language == "zh":
+        names += [f"subtitles.zh-Hant.{ext}" for ext in ("srt", "vtt", "ass")]
+        out["traditional"] = Traditional(
+            variant=options.traditional,
+            chosen_by="voice" if plan.traditional_by_voice else "options",
+            burned_in=options.burn_in_script == "hant",
+        )
+    if any(s.translation for s in spec.segments) or spec.qualifier_translations:
+        names += ["subtitles.en.srt", "subtitles.en.vtt"]
+        out["translations"] = Translations(
+            segments_without=[i for i, s in enumerate(spec.segments, 1) if not s.translation],
+            qualifiers_without=[
+                i
+                for i in range(1, len(spec.qualifiers) + 1)
+                if i > len(spec.qualifier_translations)
+            ],
+        )
+    return {"subtitle_tracks": names, **out}
 
 
 @dataclass

@@ -24,6 +24,11 @@ ARTIFACTS = (
     "subtitles.srt",
     "subtitles.vtt",
     "subtitles.ass",
+    "subtitles.zh-Hant.srt",
+    "subtitles.zh-Hant.vtt",
+    "subtitles.zh-Hant.ass",
+    "subtitles.en.srt",
+    "subtitles.en.vtt",
     "manifest.json",
     "video.mp4",
     "mix.wav",
@@ -73,6 +78,8 @@ class JobPlan(BaseModel):
     # The master's loudness target, resolved at the door (the options', else the settings');
     # None in a plan stored before per-job loudness: finalize uses the settings then.
     loudness: MasterLoudness | None = None
+    # options.traditional was not asked for but set by the voices' locale (zh-TW, zh-HK).
+    traditional_by_voice: bool = False
     # Per segment, the recorded take that stands for its synthesis (None: synthesised);
     # empty when the job has no takes.
     takes: list[Take | None] = []

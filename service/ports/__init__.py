@@ -1,6 +1,7 @@
 """The ports the pipeline and the jobs layer talk through; adapters implement them. One
 module per side (tts, media, storage, jobs); every name is importable from here."""
 
+from service.ports.convert import Converter
 from service.ports.jobs import (
     BUCKETS,
     FINALIZE_TASK,
@@ -32,6 +33,7 @@ __all__ = [
     "Blobs",
     "Boundary",
     "Check",
+    "Converter",
     "Delivery",
     "Encoding",
     "Endpoint",

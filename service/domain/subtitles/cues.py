@@ -35,6 +35,9 @@ class Cue:
     end_ms: int
     lines: tuple[str, ...]
     layer: int = NARRATION  # overlays on layer 1 at the top; shot text on 2 (title cards 3)
+    # The supplied translation's lines this cue shows under (or above) its own, laid out by
+    # English rules (bilingual.py); never part of ``text``, which the reading speed counts.
+    translation: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -145,7 +148,18 @@ def _ends_sentence(an: Analysis, end: int) -> bool:
 def narration_cues(
     text: str, phrases: list[TimedPhrase], layout: Layout, next_ms: int | None = None
 ) -> list[Cue]:
-    """Group consecutive phrases into cues by dynamic programming: each cue fits the lines
+    """The cues of one segment (see ``narration_groups``)."""
+    return [
+        Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines))
+        for i, j, lines in narration_groups(text, phrases, layout, next_ms)
+    ]
+
+
+def narration_groups(
+    text: str, phrases: list[TimedPhrase], layout: Layout, next_ms: int | None = None
+) -> list[tuple[int, int, list[str]]]:
+    """Each cue as the phrases it shows (``phrases[i:j]``) and its lines. Group
+    consecutive phrases into cues by dynamic programming: each cue fits the lines
     and the 7 s bound, and the grouping minimises the break costs at cue boundaries and line
     breaks, reading-speed excess and the number of cues (boundaries at pauses are cheaper).
     ``next_ms``: when the next segment's speech starts, so the last cue can chain to it."""
@@ -181,7 +195,7 @@ def narration_cues(
             if cost < best[j]:
                 best[j] = cost
                 choice[j] = (i, lines)
-    return _backtrack(phrases, choice)
+    return _backtrack(n, choice)
 
 
 def _boundary_cost(an: Analysis, last: TimedPhrase, nxt: TimedPhrase | None) -> float:
@@ -229,12 +243,12 @@ def _timing_cost(
     return cost
 
 
-def _backtrack(phrases: list[TimedPhrase], choice: list[tuple[int, list[str]]]) -> list[Cue]:
-    cues: list[Cue] = []
-    j = len(phrases)
+def _backtrack(n: int, choice: list[tuple[int, list[str]]]) -> list[tuple[int, int, list[str]]]:
+    groups: list[tuple[int, int, list[str]]] = []
+    j = n
     while j > 0:
         i, lines = choice[j]
         if any(line.strip() for line in lines):
-            cues.append(Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines)))
+            groups.append((i, j, lines))
         j = i
-    return cues[::-1]
+    return groups[::-1]

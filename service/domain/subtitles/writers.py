@@ -68,6 +68,14 @@ def _srt_body(lines: tuple[str, ...]) -> str:
     return _srt_literal("\n".join(kept))  # a tag may span a line break
 
 
+def _in_order(
+    c: Cue, canvas: Canvas, own: tuple[str, ...], translated: tuple[str, ...]
+) -> tuple[str, ...]:
+    """A bilingual cue's two line groups as the style stacks them: the translation under
+    the Chinese, or above it (``translation_position: above``)."""
+    return translated + own if canvas.style.translation_above else own + translated
+
+
 def _lines(lines: tuple[str, ...]) -> list[str]:
     """A cue's lines as every reader splits them (any line break), none blank: a blank line
     ends a cue in SRT and VTT."""
@@ -110,7 +118,7 @@ def placements(canvas: Canvas, cues: list[Cue]) -> dict[int, Place]:
 def write_srt(cues: list[Cue], canvas: Canvas) -> str:
     subs = []
     for i, c in enumerate(cues, 1):
-        body = _srt_body(c.lines)
+        body = _srt_body(_in_order(c, canvas, c.lines, c.translation))
         subs.append(
             srt.Subtitle(
                 i,
@@ -170,6 +178,17 @@ def _css(look: Look) -> str:
 
 
 VTT_CLASSES = {NARRATION: "narration", OVERLAY: "qualifiers", SCREEN: "screen", TITLE: "title"}
+TRANSLATION = "translation"  # a bilingual narration cue's English lines: class and ASS style
+
+
+def _vtt_lines(c: Cue, canvas: Canvas) -> list[str]:
+    cls = VTT_CLASSES[c.layer]
+    theirs = TRANSLATION if c.layer == NARRATION else cls
+    own = [f"<c.{cls}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.lines)]
+    translated = [
+        f"<c.{theirs}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.translation)
+    ]
+    return list(_in_order(c, canvas, tuple(own), tuple(translated)))
 
 
 def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
@@ -177,13 +196,14 @@ def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
     layers = [NARRATION, OVERLAY] + [k for k in (SCREEN, TITLE) if any(c.layer == k for c in cues)]
     out = ["WEBVTT", "", "STYLE"]
     out += [f"::cue(.{VTT_CLASSES[k]}) {{ {_css(places[k].look)} }}" for k in layers]
+    if any(c.translation and c.layer == NARRATION for c in cues):
+        out.append(f"::cue(.{TRANSLATION}) {{ {_css(canvas.style.translation_look)} }}")
     out.append("")
     for c in cues:
-        cls = VTT_CLASSES[c.layer]
         out.append(
             f"{_vtt_time(c.start_ms)} --> {_vtt_time(c.end_ms)}{_vtt_settings(places[c.layer])}"
         )
-        out += [f"<c.{cls}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.lines)]
+        out += _vtt_lines(c, canvas)
         out.append("")
     return "\n".join(out)
 
@@ -229,6 +249,23 @@ def ass_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
 ASS_STYLES = {NARRATION: "Narration", OVERLAY: "Overlay", SCREEN: "Screen", TITLE: "Title"}
 
 
+ASS_TRANSLATION = "Translation"
+
+
+def _ass_event_text(c: Cue, canvas: Canvas) -> str:
+    """The cue's lines; a bilingual narration cue's English in the Translation style
+    (``\\r`` switches style inside the event, so both groups stack as one block)."""
+    own = "\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.lines))
+    if not c.translation:
+        return own
+    english = "\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.translation))
+    if c.layer != NARRATION:
+        return "\\N".join(_in_order(c, canvas, (own,), (english,)))
+    if canvas.style.translation_above:
+        return f"{{\\r{ASS_TRANSLATION}}}{english}\\N{{\\r}}{own}"
+    return f"{own}\\N{{\\r{ASS_TRANSLATION}}}{english}"
+
+
 def write_ass(cues: list[Cue], canvas: Canvas) -> str:
     subs = pysubs2.SSAFile()
     subs.info.update({"PlayResX": str(canvas.width), "PlayResY": str(canvas.height)})
@@ -239,12 +276,15 @@ def write_ass(cues: list[Cue], canvas: Canvas) -> str:
     for layer, name in ASS_STYLES.items():
         if layer in (NARRATION, OVERLAY) or any(c.layer == layer for c in cues):
             subs.styles[name] = ass_style(canvas, places[layer])
+    if any(c.translation and c.layer == NARRATION for c in cues):
+        look = canvas.style.translation_look
+        subs.styles[ASS_TRANSLATION] = ass_style(canvas, Place(look, "bottom", look.margin))
     for c in cues:
         subs.append(
             pysubs2.SSAEvent(
                 start=c.start_ms,
                 end=c.end_ms,
-                text="\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.lines)),
+                text=_ass_event_text(c, canvas),
                 style=ASS_STYLES[c.layer],
                 layer=c.layer,
             )
