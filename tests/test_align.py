@@ -11,6 +11,7 @@ from devtools.takes import RATE, espeak_phrase
 from service.audio.align import align
 from service.audio.dtw import banded, compress_pauses, warp
 from service.audio.mfcc import FEATURE_RATE, features, pause_runs
+from service.pipeline.takes import trimmed
 
 SR = FEATURE_RATE
 
@@ -100,3 +101,12 @@ def test_readings_of_one_text_agree_both_ways_and_of_another_do_not() -> None:
     away = align(ref, RATE, other, RATE)
     assert home.round_trip_ms <= 60 and away.round_trip_ms >= 150, (home, away)
     assert home.cost < away.cost
+
+
+def test_a_take_is_trimmed_to_its_speech_above_a_room_noise_floor() -> None:
+    speech = chirps([(440, 0.5), (0, 0.2), (700, 0.5)])
+    rng = np.random.default_rng(5)
+    room = lambda s: rng.normal(0, 10 ** (-45 / 20), int(s * SR)).astype(np.float32)  # noqa: E731
+    take = np.concatenate([room(0.8), speech + room(len(speech) / SR), room(1.0)])
+    kept = trimmed(take)
+    assert abs(len(kept) - len(speech)) <= 0.05 * SR  # within 50 ms of the speech alone
