@@ -106,7 +106,10 @@ def test_readings_of_one_text_agree_both_ways_and_of_another_do_not() -> None:
 def test_a_take_is_trimmed_to_its_speech_above_a_room_noise_floor() -> None:
     speech = chirps([(440, 0.5), (0, 0.2), (700, 0.5)])
     rng = np.random.default_rng(5)
-    room = lambda s: rng.normal(0, 10 ** (-45 / 20), int(s * SR)).astype(np.float32)  # noqa: E731
+
+    def room(seconds: float) -> np.ndarray:
+        return rng.normal(0, 10 ** (-45 / 20), int(seconds * SR)).astype(np.float32)
+
     take = np.concatenate([room(0.8), speech + room(len(speech) / SR), room(1.0)])
     kept = trimmed(take)
     assert abs(len(kept) - len(speech)) <= 0.05 * SR  # within 50 ms of the speech alone
