@@ -262,8 +262,11 @@ class SegmentRenderer:
             )
             shares = split(whole, reference, firsts)
             path = work.local(name)
-            path.with_suffix(".tmp").write_text(json.dumps(shares), encoding="utf-8")
-            path.with_suffix(".tmp").replace(path)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
+            ) as tmp:  # its own name: two steps here at once each write a whole file
+                tmp.write(json.dumps(shares))
+            Path(tmp.name).replace(path)
             work.keep(name)
         share = shares[index]
         sr = self.settings.sample_rate
