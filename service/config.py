@@ -73,6 +73,11 @@ class Settings(BaseSettings):
     max_script_bytes: int = 1 << 20
     max_video_bytes: int = 2 << 30
     max_music_bytes: int = 256 << 20
+    # Recorded takes (take-N per segment, or take for the whole script): each within the
+    # size, at most this many, each at most this long (decoded at the door).
+    max_take_bytes: int = 128 << 20
+    max_takes: int = 100
+    max_take_seconds: float = 600.0
     require_keys: bool | None = None  # None: required unless listening on loopback
     # Host header values (names or IPs, any port) the API answers; others get 421, so a
     # DNS-rebinding page cannot reach it. "": localhost, 127.0.0.1, [::1] and NARRATE_HOST

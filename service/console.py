@@ -72,6 +72,14 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--true-peak", type=float, help="the master's true-peak ceiling, dBTP (-1)")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
     p.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
+    p.add_argument(
+        "--take",
+        action="append",
+        default=[],
+        metavar="[N=]FILE",
+        help="a recorded take: N=FILE for segment N (repeat per segment), FILE for the whole "
+        "script; spoken instead of synthesis, its subtitles timed by alignment",
+    )
     p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
     p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
     p.add_argument(

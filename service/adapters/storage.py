@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import BinaryIO
 
 from service.domain.errors import InputError
+from service.domain.takes import is_take
 from service.ports import Stored
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _FILE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
-INPUTS = ("video", "music")  # what a job may upload; stored as source.<kind>
+INPUTS = ("video", "music")  # what a job may upload; stored as source.<kind>; and takes
 
 
 def input_name(kind: str) -> str:
-    if kind not in INPUTS:
+    if kind not in INPUTS and not is_take(kind):
         raise InputError(f"unknown input {kind!r} (one of {', '.join(INPUTS)})")
     return f"source.{kind}"
 

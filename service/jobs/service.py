@@ -103,6 +103,7 @@ class JobService(JobParts):
         idem: tuple[str, str] | None = None,
         parent: str | None = None,
         music: Path | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
@@ -112,7 +113,7 @@ class JobService(JobParts):
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
         QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
         self.admit(tenant)
-        job = self.prepare(tenant, job_id, spec, options, video, parent, music)
+        job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
         return self.store_job(job, idem)
 
     def admit(self, tenant: str, jobs: int = 1) -> None:
@@ -130,13 +131,14 @@ class JobService(JobParts):
         parent: str | None = None,
         music: Path | None = None,
         batch: str | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> Job:
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.plan(spec, options, video)
+        plan = self.pipeline.plan(spec, options, video, takes)
         if music is not None:
             self.pipeline.check_music(music)
         now = time.time()

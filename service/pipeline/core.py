@@ -11,11 +11,12 @@ from pathlib import Path
 
 from service.adapters.styles import job_style
 from service.config import Settings
-from service.domain.errors import InputError, MediaInputError
+from service.domain.errors import InputError, MediaInputError, TakeError
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, parse_entries
 from service.domain.subtitles.hant import default_variant
+from service.domain.takes import Take, plan_takes
 from service.domain.text import Segmenter
 from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
@@ -100,8 +101,15 @@ class Pipeline:
         return self.finalizer.finalize(plan, results, work, outdir, video, progress, music, check)
 
     # -- at the door -----------------------------------------------------------------------
-    def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:
-        """Everything that can be checked before any audio is made: voices, pace, video."""
+    def plan(
+        self,
+        spec: JobSpec,
+        options: RenderOptions,
+        video: Path | None = None,
+        takes: dict[str, Path] | None = None,
+    ) -> JobPlan:
+        """Everything that can be checked before any audio is made: voices, pace, video,
+        the recorded takes."""
         if options.preset is not None and options.preset_values is None:
             raise InputError(f"options preset {options.preset!r}: not resolved (Presets.resolve)")
         if options.audio_only and video is not None:
@@ -135,6 +143,7 @@ class Pipeline:
             warnings=warnings,
             loudness=self.loudness(options),
             traditional_by_voice=options.traditional != asked.traditional,
+            takes=self.check_takes(len(spec.segments), takes or {}),
         )
 
     def traditional(
@@ -172,6 +181,25 @@ class Pipeline:
             )
         return options
 
+    def check_takes(self, segments: int, takes: dict[str, Path]) -> list[Take | None]:
+        """Each take names a segment of the script and is audio no longer than
+        max_take_seconds (decoded at the door, at a low rate, to measure it)."""
+        plan_takes(segments, dict.fromkeys(takes, 0))  # the names first: no decoding for a typo
+        limit = self.settings.max_take_seconds
+        lengths: dict[str, int] = {}
+        with tempfile.TemporaryDirectory(prefix="narrate-take-") as tmp:
+            for name, path in sorted(takes.items()):
+                raw = Path(tmp, "probe.f32")
+                try:
+                    self.media.decode_audio(path, raw, 8000, limit + 1)
+                except MediaInputError as exc:
+                    raise TakeError(f"{name}: not audio ({exc.message})", name) from None
+                seconds = raw.stat().st_size / 4 / 8000
+                if seconds > limit:
+                    raise TakeError(f"{name}: too long (over {limit:g} s)", name)
+                lengths[name] = round(seconds * 1000)
+        return plan_takes(segments, lengths)
+
     def loudness(self, options: RenderOptions) -> MasterLoudness:
         """The master's loudness target: the options' figures over the settings'."""
         return (options.loudness or LoudnessTarget()).over(
@@ -196,7 +224,8 @@ class Pipeline:
         progress: Progress = no_progress,
         parallel: int = 2,
         music: Path | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> Rendered:
         """The whole job in this process (the CLI). Artifacts appear in ``outdir`` only on
-        success."""
-        return render_locally(self, plan, outdir, video, progress, parallel, music)
+        success; ``takes`` are the plan's recorded takes (part name -> file)."""
+        return render_locally(self, plan, outdir, video, progress, parallel, music, takes)

@@ -80,6 +80,12 @@ class ManifestSegment(BaseModel):
     engine: str
     voice: str
     speaker: str | None
+    take: bool = Field(False, description="spoken by a recorded take, not synthesised")
+    alignment_cost: float | None = Field(
+        None,
+        description="the take's DTW cost against its text (over the threshold: take.mismatch); "
+        "null for synthesis",
+    )
 
 
 class ManifestOverlay(BaseModel):
@@ -212,6 +218,8 @@ def build_manifest(
                 engine=r.engine,
                 voice=r.voice,
                 speaker=seg.speaker,
+                take=r.take is not None,
+                alignment_cost=r.alignment_cost,
             )
             for seg, r, slot in segments
         ],

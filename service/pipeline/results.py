@@ -15,6 +15,7 @@ from service.domain.options import MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import Style
 from service.domain.subtitles.cues import TimedPhrase
+from service.domain.takes import Take
 from service.ports import VideoInfo
 
 Progress = Callable[[float, str], None]
@@ -79,6 +80,12 @@ class JobPlan(BaseModel):
     loudness: MasterLoudness | None = None
     # options.traditional was not asked for but set by the voices' locale (zh-TW, zh-HK).
     traditional_by_voice: bool = False
+    # Per segment, the recorded take that stands for its synthesis (None: synthesised);
+    # empty when the job has no takes.
+    takes: list[Take | None] = []
+
+    def take(self, index: int) -> Take | None:
+        return self.takes[index] if index < len(self.takes) else None
 
 
 class SegmentResult(BaseModel):
@@ -101,6 +108,8 @@ class SegmentResult(BaseModel):
     tts_calls: dict[str, int] = {}  # engine -> requests (cache misses)
     spoken_text: str = ""  # what the engine was given (the speech front-end's output)
     rewrites: int = 0  # spans of the text the front-end changed for that engine
+    take: str | None = None  # the recorded take spoken instead of a synthesis (its part)
+    alignment_cost: float | None = None  # the take's DTW cost against its text
 
     @field_validator("phrases", mode="before")
     @classmethod

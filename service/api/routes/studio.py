@@ -25,6 +25,7 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
+from service.domain.takes import Take, kept_takes
 from service.domain.timeline import pace_checks
 from service.jobs import JobService
 from service.ports import Artifact
@@ -164,8 +165,9 @@ def segment_audio(index: int, job: OwnedJob, service: Jobs) -> Response:
     tags=["studio"],
 )
 async def rerender(body: Rerender, request: Request, job: OwnedJob, service: Jobs) -> Response:
-    """A new job from an edited spec, with the parent's video, music and (by default) options.
-    Segments whose text, seconds and voice did not change hit the TTS cache."""
+    """A new job from an edited spec, with the parent's video, music and (by default) options,
+    and its recorded takes of the segments whose text did not change. Segments whose text,
+    seconds and voice did not change hit the TTS cache."""
     new_id = service.new_id()
     try:
         child = await run_in_threadpool(_accept, service, job, new_id, body)
@@ -193,6 +195,10 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
                 if not service.copy_input(parent.tenant, parent.id, new_id, kind):
                     raise InputError(f"the original {kind} is gone: submit the job again")
                 inputs[kind] = work.input(kind)
+        takes: dict[str, Path] = {}  # recorded takes of the segments whose text is unchanged
+        for kind in _kept_takes(parent, spec):
+            if service.copy_input(parent.tenant, parent.id, new_id, kind):
+                takes[kind] = work.input(kind)
         child, _ = service.submit(
             parent.tenant,
             new_id,
@@ -201,10 +207,19 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
             inputs["video"],
             parent=parent.id,
             music=inputs["music"],
+            takes=takes,
         )
     finally:
         work.close()
     return child
+
+
+def _kept_takes(parent: Job, spec: JobSpec) -> list[str]:
+    """The parent plan's takes (JobPlan.takes, as stored) the re-render keeps."""
+    stored = parent.plan.get("takes") or []
+    takes = [Take.model_validate(t) if t else None for t in stored]
+    old = [str(s.get("text", "")) for s in parent.spec.get("segments", [])]
+    return kept_takes(takes, old, [s.text for s in spec.segments])
 
 
 def _spec(data: dict[str, Any]) -> JobSpec:
