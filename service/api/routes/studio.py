@@ -25,7 +25,7 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
-from service.domain.timeline import pace_checks
+from service.domain.timeline import pace_checks, place_segments, slots_ms
 from service.jobs import JobService
 from service.ports import Artifact
 
@@ -118,7 +118,7 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
     return Parsed(
         spec=spec.model_dump(mode="json", exclude_defaults=True),
         segments=segments,
-        duration=round(sum(s.seconds for s in spec.segments), 3),
+        duration=_duration(plan.spec),
         warnings=plan.warnings,
     )
 
@@ -205,6 +205,13 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
     finally:
         work.close()
     return child
+
+
+def _duration(spec: JobSpec) -> float:
+    """The narration's length as the job will lay it out: the overflow policy applied
+    (``extend`` lengthens a segment and pushes the later ones back) and starts kept."""
+    slots = place_segments(spec, slots_ms(spec))
+    return round(slots[-1].end_ms / 1000, 3) if slots else 0.0
 
 
 def _spec(data: dict[str, Any]) -> JobSpec:

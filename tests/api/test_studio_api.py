@@ -1,0 +1,54 @@
+"""The studio's API, in-process: what the page shows is what the job will do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.api.conftest import make_fleet
+
+
+def test_a_checked_extend_script_gives_the_length_it_will_have(tmp_path: Path) -> None:
+    """``extend`` lengthens an overflowing segment and pushes the next back: the checked
+    total is the laid-out length, not the sum of the seconds asked for."""
+    fleet = make_fleet(tmp_path)
+    script = "[段 1 · 1 秒] " + "长" * 20 + "。\n\n[段 2 · 3 秒] 好。\n"
+    with fleet.client() as c:
+        r = c.post(
+            "/v1/scripts:parse", json={"script": script, "options": {"on_overflow": "extend"}}
+        )
+        assert r.status_code == 200, r.text
+        body = r.json()
+        first = body["segments"][0]
+        assert first["overflows"]
+        assert body["duration"] > 4 + 1  # 20 syllables cannot be said in 1 s
+        assert abs(body["duration"] - (first["syllables"] / first["max_pace"] + 3)) < 0.05
+
+
+def test_unchanged_segments_cost_no_call_when_edge_is_unreachable(tmp_path: Path) -> None:
+    """Edge refuses every connection: each segment falls back to espeak. Re-rendered with
+    one segment changed, the others come from the cache: their failed edge attempts are not
+    TTS calls."""
+    fleet = make_fleet(tmp_path, edge_wss_url="ws://127.0.0.1:9/", edge_attempts=1)
+    spec = {
+        "language": "zh",
+        "segments": [
+            {"text": "代码测试通过以后,再做优化。", "seconds": 3},
+            {"text": "评分员对轨迹排序。", "seconds": 3},
+        ],
+        "options": {"engine": "auto"},
+    }
+    with fleet.client() as c:
+        parent = c.post("/v1/jobs", json=spec).json()["id"]
+        fleet.work()
+        first = c.get(f"/v1/jobs/{parent}").json()
+        assert first["status"] == "succeeded", first["error"]
+        assert [s["engine"] for s in first["segments"]] == ["espeak", "espeak"]
+        assert all(s["tts_calls"] > 0 for s in first["segments"])  # espeak's passes
+        edited = c.get(f"/v1/jobs/{parent}/source").json()["spec"]
+        edited["segments"][1]["text"] = "评分员对轨迹重新排序。"
+        child_id = c.post(f"/v1/jobs/{parent}/rerender", json={"spec": edited}).json()["id"]
+        fleet.work()
+        child = c.get(f"/v1/jobs/{child_id}").json()
+        assert child["status"] == "succeeded", child["error"]
+        calls = [s["tts_calls"] for s in child["segments"]]
+        assert calls[0] == 0 and calls[1] > 0, calls
