@@ -2,7 +2,10 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const KEY = "narrate.key";
-const S = { job: null, jobId: null, timer: null, source: null, manifest: null, urls: [], voices: [], loaded: null };
+const DRAFT = "narrate.draft";
+const S = { job: null, jobId: null, timer: null, source: null, manifest: null, urls: [], voices: [], loaded: null,
+  subs: null, burned: false, listTimer: null, drawn: "" };
+const TERMINAL = ["succeeded", "failed", "canceled"];
 
 function key() { return localStorage.getItem(KEY) || ""; }
 function headers(extra) {
@@ -34,12 +37,23 @@ function detail(body, status) {
 }
 async function api(path, opts) {
   opts = opts || {};
-  const r = await fetch(path, Object.assign({}, opts, { headers: headers(opts.headers) }));
+  let r = await fetch(path, Object.assign({}, opts, { headers: headers(opts.headers) }));
+  if (r.status === 401 && key()) {
+    // A saved key this server refuses: a server that needs none (loopback) still answers
+    // without it, and the key is forgotten; otherwise the editor is asked to sign in.
+    const bare = await fetch(path, Object.assign({}, opts, { headers: Object.assign({}, opts.headers || {}) }));
+    if (bare.status !== 401) {
+      localStorage.removeItem(KEY);
+      $("who").textContent = "the saved key was refused and removed: this server needs none";
+      r = bare;
+    }
+  }
   let body = null;
   const ct = r.headers.get("content-type") || "";
   if (ct.includes("json")) body = await r.json();
+  else if (opts.text && r.ok) body = await r.text();
   if (r.status === 401) { $("who").textContent = "Sign in: " + detail(body, r.status); }
-  if (!r.ok) throw new Error(detail(body, r.status));
+  if (!r.ok) { const e = new Error(detail(body, r.status)); e.status = r.status; throw e; }
   return body;
 }
 // Artifacts need the key; a <video> cannot send it, so with a key they are fetched as blobs.
@@ -64,13 +78,15 @@ $("signin").addEventListener("submit", (e) => {
 });
 $("signout").addEventListener("click", () => {
   localStorage.removeItem(KEY);
+  localStorage.removeItem(DRAFT); draftVideo(null);
+  if (location.hash && location.hash !== "#/new") history.replaceState(null, "", "#/new");
   stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   $("job-list").replaceChildren();
   // Nothing of the last tenant's work stays on the page.
   $("job-form").reset(); $("parsed").replaceChildren(); $("form-error").textContent = "";
   $("video-name").textContent = ""; $("timeline").replaceChildren(); $("fix-list").replaceChildren();
   for (const u of S.urls) URL.revokeObjectURL(u);
-  S.urls = []; S.job = null; S.source = null; S.manifest = null;
+  S.urls = []; S.job = null; S.source = null; S.manifest = null; S.subs = null; $("cues").replaceChildren();
   signedIn();
 });
 async function signedIn() {
@@ -80,27 +96,47 @@ async function signedIn() {
 
 // --- job list --------------------------------------------------------------------------
 async function loadJobs() {
+  if (S.listTimer) clearTimeout(S.listTimer);
+  S.listTimer = null;
   try {
     const data = await api("/v1/jobs?limit=30");
     const ul = $("job-list");
     ul.replaceChildren(...data.jobs.map((j) => el("li", {},
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
-        onclick: () => openJob(j.id) },
+        onclick: () => go(j.id) },
         el("span", { class: "t", text: j.title || "(untitled)" }),
         el("span", { class: "state " + j.status, text: j.status }),
         el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? " · fix" : "") })))));
     $("jobs-msg").textContent = data.jobs.length ? "" : "No jobs yet.";
+    // Jobs still under way: the list follows them (every 3 s) until they end.
+    if (data.jobs.some((j) => !TERMINAL.includes(j.status))) S.listTimer = setTimeout(loadJobs, 3000);
   } catch (e) { $("jobs-msg").textContent = e.message; }
 }
+// The list's entry for a job the page has just read (its state changes before the list is read again).
+function listed(j) {
+  const b = document.querySelector(`#job-list button[data-id="${j.id}"] .state`);
+  if (b && b.textContent !== j.status) { b.textContent = j.status; b.className = "state " + j.status; }
+}
 $("refresh-jobs").addEventListener("click", loadJobs);
-$("new-job").addEventListener("click", () => {
-  stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false; $("script").focus(); loadJobs();
-});
+$("new-job").addEventListener("click", () => go(null));
+
+// --- routes: the URL names the view (#/jobs/<id>, #/new): reload, Back/Forward and links work
+function go(id) {
+  const h = id ? "#/jobs/" + id : "#/new";
+  if (location.hash !== h) location.hash = h; else route();
+}
+function route() {
+  const m = location.hash.match(/^#\/jobs\/([A-Za-z0-9_-]{1,64})$/);
+  if (m) { if (m[1] !== S.jobId || $("job").hidden) openJob(m[1]); return; }
+  stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
+  document.querySelectorAll("#job-list button").forEach((b) => b.setAttribute("aria-current", "false"));
+}
+window.addEventListener("hashchange", route);
 
 // --- voices ----------------------------------------------------------------------------
 async function loadVoices() {
   try { S.voices = await api("/v1/voices"); } catch (e) { S.voices = []; }
-  fillVoices($("voice"), "", null, "default");
+  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), null, "default");
 }
 function fillVoices(select, value, language, blank) {
   const vs = S.voices.filter((v) => !language || v.language === language);
@@ -120,10 +156,10 @@ function dropZone(zone, onFile) {
   });
 }
 async function takeScript(file) {
-  scriptName = file.name; $("script").value = await file.text(); checkScript();
+  scriptName = file.name; $("script").value = await file.text(); saveDraft(); checkScript();
 }
 function takeVideo(file) {
-  const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo();
+  const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo(); draftVideo(file);
 }
 function showVideo() {
   const f = $("video").files[0];
@@ -132,8 +168,47 @@ function showVideo() {
 dropZone($("script-drop"), takeScript);
 dropZone($("video-drop"), takeVideo);
 $("script-file").addEventListener("change", (e) => e.target.files[0] && takeScript(e.target.files[0]));
-$("video").addEventListener("change", showVideo);
+$("video").addEventListener("change", () => { showVideo(); draftVideo($("video").files[0] || null); });
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
+
+// --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
+const FIELDS = ["engine", "voice", "overflow", "original"], CHECKS = ["burn", "extend-video", "exports"];
+function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
+function saveDraft() {
+  const d = { script: $("script").value, name: scriptName };
+  for (const f of FIELDS) d[f] = $(f).value;
+  for (const f of CHECKS) d[f] = $(f).checked;
+  try { localStorage.setItem(DRAFT, JSON.stringify(d)); } catch (_) { /* storage full: no draft */ }
+}
+function restoreDraft() {
+  const d = readDraft();
+  if (typeof d.script === "string") $("script").value = d.script;
+  if (d.name) scriptName = d.name;
+  for (const f of FIELDS) if (typeof d[f] === "string") $(f).value = d[f];
+  for (const f of CHECKS) if (typeof d[f] === "boolean") $(f).checked = d[f];
+  idb("get", "video").then((file) => {
+    if (!file || $("video").files.length) return;
+    const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo();
+  }).catch(() => {});
+}
+function idb(op, name, value) {
+  return new Promise((ok, no) => {
+    if (!window.indexedDB) { ok(null); return; }
+    const open = indexedDB.open("narrate", 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("draft");
+    open.onerror = () => no(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction("draft", op === "get" ? "readonly" : "readwrite");
+      const store = tx.objectStore("draft");
+      const r = op === "get" ? store.get(name) : op === "put" ? store.put(value, name) : store.delete(name);
+      tx.oncomplete = () => { open.result.close(); ok(r.result === undefined ? null : r.result); };
+      tx.onerror = () => no(tx.error);
+    };
+  });
+}
+function draftVideo(file) { idb(file ? "put" : "delete", "video", file).catch(() => {}); }
+$("job-form").addEventListener("input", saveDraft);
+$("job-form").addEventListener("change", saveDraft);
 
 function options() {
   const o = { burn_in: $("burn").checked, original_audio: $("original").value, extend_video: $("extend-video").checked };
@@ -199,7 +274,7 @@ $("job-form").addEventListener("submit", async (e) => {
     $("submit").disabled = false; bar.hidden = true; msg.textContent = "";
     let body = null; try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
     if (xhr.status !== 202) { $("form-error").textContent = "Not submitted: " + detail(body, xhr.status); return; }
-    openJob(body.id); loadJobs();
+    go(body.id); loadJobs();
   };
   xhr.send(fd);
 });
@@ -213,6 +288,8 @@ async function openJob(id) {
   stopPolling();
   for (const u of S.urls) URL.revokeObjectURL(u);
   S.urls = []; S.jobId = id; S.noStream = false; S.job = null; S.source = null; S.manifest = null; S.loaded = null;
+  S.subs = null; S.burned = false; S.drawn = ""; $("cues").replaceChildren(); $("burned-note").hidden = true;
+  if (segAudio) segAudio.pause();
   $("compose").hidden = true; $("job").hidden = false; $("preview").hidden = true; $("fix").hidden = true;
   $("player").removeAttribute("src"); $("player").replaceChildren();
   $("job-error").textContent = ""; $("fix-error").textContent = ""; $("fix-msg").textContent = "";
@@ -225,11 +302,13 @@ async function poll() {
   let job;
   try { job = await api("/v1/jobs/" + id); } catch (e) {
     if (id !== S.jobId) return;
-    $("job-error").textContent = e.message; S.timer = setTimeout(poll, 2000); return;
+    $("job-error").textContent = e.status === 404 ? "No such job here (deleted, or another key's)." : e.message;
+    if (e.status !== 404 && e.status !== 401) S.timer = setTimeout(poll, 2000);
+    return;
   }
   if (id !== S.jobId) return;
-  S.job = job; showJob(job);
-  const terminal = ["succeeded", "failed", "canceled"].includes(job.status);
+  S.job = job; showJob(job); listed(job);
+  const terminal = TERMINAL.includes(job.status);
   // EventSource cannot send the Authorization header: with a key the page keeps polling.
   if (!terminal && !key() && window.EventSource && !S.noStream) follow(id);
   else if (!terminal) S.timer = setTimeout(poll, 400);
@@ -257,19 +336,32 @@ function follow(id) {
 function showJob(j) {
   $("job-h").textContent = j.title || "Job";
   $("job-meta").replaceChildren(`id ${j.id} · created ${when(j.created)}`,
-    ...(j.parent ? [" · fix of ", el("a", { href: "#", onclick: (e) => { e.preventDefault(); openJob(j.parent); }, text: j.parent.slice(0, 8) })] : []));
+    ...(j.parent ? [" · fix of ", el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
   $("job-progress").value = j.progress;
-  const stage = j.stage ? ` · stage: ${j.stage}` : "";
+  const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, text: j.status }), `${stage} · ${Math.round(j.progress * 100)}%`);
   $("cancel").hidden = ["succeeded", "failed", "canceled"].includes(j.status);
   $("job-error").textContent = j.error ? "The job " + j.status + ": " + j.error.message : "";
   $("job-error").dataset.code = j.error ? j.error.code : "";
   $("job-warnings").replaceChildren(...j.warnings.map(warningItem));
   const failedAt = j.error && j.status === "failed" ? j.error.segment : null;  // the segment the error names
-  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = s.index === failedAt ? "failed" : s.state; return el("tr", { "data-index": s.index },
-    el("td", { text: s.index }), el("td", { class: "state " + state, text: state }),
+  // An ended job runs nothing: a segment it never finished did not run (failed) or was stopped (canceled).
+  const ended = j.status === "failed" || j.status === "canceled";
+  const stateOf = (s) => s.index === failedAt ? "failed" : ended && s.state !== "done" && s.state !== "failed"
+    ? (j.status === "failed" ? "not run" : "canceled") : s.state;
+  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = stateOf(s); return el("tr", { "data-index": s.index },
+    el("td", { text: s.index }), el("td", { class: "state " + state.replace(" ", "-"), text: state }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
     el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) })); }));
+}
+// What each stage is, in the editor's words ("encode 42%": the picture, 42 % of its frames).
+function stageName(st) {
+  const enc = st.match(/^encode (\d+)%$/);
+  if (enc) return `encoding the picture ${enc[1]}%`;
+  const seg = st.match(/^segment (\d+)\/(\d+)$/);
+  if (seg) return `segment ${seg[1]} of ${seg[2]}`;
+  return { synthesize: "speaking the segments", finalize: "finishing", subtitles: "writing subtitles",
+    loudness: "mixing and loudness", mux: "writing the video", done: "done" }[st] || st;
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
@@ -290,12 +382,18 @@ async function loadResult(job) {
       } else if (job.artifacts.includes("narration.wav")) {
         v.src = await artifactURL(base + "/artifacts/narration.wav");
       }
-      if (job.artifacts.includes("subtitles.vtt")) {
-        const t = el("track", { kind: "subtitles", label: "Subtitles", srclang: S.manifest.language || "zh", default: true,
-          src: await artifactURL(base + "/artifacts/subtitles.vtt") });
+      // The subtitles are drawn over the picture where the export puts them (drawCues), once:
+      // a burned-in picture has them already.
+      S.burned = burnedIn(S.source.options) && job.artifacts.includes("video.mp4");
+      $("burned-note").hidden = !S.burned;
+      if (job.artifacts.includes("subtitles.vtt") && !S.burned) {
+        const src = await artifactURL(base + "/artifacts/subtitles.vtt");
+        S.subs = parseVTT(await (await fetch(src)).text());
+        const t = el("track", { kind: "subtitles", label: "Subtitles", srclang: S.manifest.language || "zh", default: true, src });
         v.append(t);
-        t.track.mode = "showing";
+        t.track.mode = "hidden";  // its cues stay readable; the page draws them
       }
+      drawCues();
       timeline(S.manifest);
       downloads(job);
       $("preview").hidden = false;
@@ -304,33 +402,52 @@ async function loadResult(job) {
     $("fix").hidden = false;
   } catch (e) { $("job-error").textContent = e.message; }
 }
+function burnedIn(o) { return !!(o && (o.burn_in || (o.preset_values && o.preset_values.burn_in))); }
 function timeline(m) {
-  const total = m.duration || 1;
+  const v = $("player");
+  const total = Math.max(m.duration || 0, isFinite(v.duration) ? v.duration : 0) || 1;  // the video's length, or the narration's
+  S.total = total;
   const pos = (a, b) => `left:${(100 * a / total).toFixed(3)}%;width:${(100 * (b - a) / total).toFixed(3)}%`;
   const seek = (t) => { const v = $("player"); v.currentTime = t; };
   const segLane = el("div", { class: "lane", role: "list", "aria-label": "Segments" }, el("span", { class: "name", text: "segments" }),
-    ...m.segments.map((s) => el("button", { class: "block seg", role: "listitem", style: pos(s.start, s.end), title: s.text,
+    ...m.segments.map((s) => el("button", { class: "block seg", style: pos(s.start, s.end), title: s.text,
       "aria-label": `Segment ${s.index}, ${fmt(s.start)} to ${fmt(s.end)} s: play its audio`,
       onclick: () => playSegment(s), text: `${s.index} ${s.label || ""}` })));
-  const lanes = [segLane];
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300].find((x) => total / x <= 12) || 600;
+  const ticks = [];
+  for (let x = 0; x <= total + 1e-6; x += step) ticks.push(el("span", { class: "tick", style: `left:${(100 * x / total).toFixed(3)}%`, text: clock(x) }));
+  const ruler = el("div", { class: "ruler", "aria-hidden": "true" }, ...ticks);
+  const lanes = [ruler, segLane];
   // manifest layers: 0 narration (bottom), 1 overlay (the qualifiers, at the top)
   for (const [layer, n] of [["overlay", 1], ["narration", 0]]) {
     const cues = m.cues.filter((c) => c.layer === n);
     if (!cues.length) continue;
     lanes.push(el("div", { class: "lane", role: "list", "aria-label": layer + " cues" }, el("span", { class: "name", text: layer === "overlay" ? "overlay (top)" : "subtitles" }),
-      ...cues.map((c) => el("button", { class: "block " + layer, role: "listitem", style: pos(c.start, c.end), title: c.text,
+      ...cues.map((c) => el("button", { class: "block " + layer, style: pos(c.start, c.end), title: c.text,
         "aria-label": `Cue ${fmt(c.start)} s: ${c.text}. Seek here`, onclick: () => seek(c.start), text: c.text }))));
   }
-  $("timeline").replaceChildren(...lanes);
+  $("timeline").replaceChildren(...lanes, el("span", { id: "playhead", class: "playhead", "aria-hidden": "true" }));
+  playhead();
 }
 let segAudio = null;
 async function playSegment(s) {
   try {
     if (segAudio) segAudio.pause();
+    $("player").pause();  // one thing heard at a time
     segAudio = new Audio(await artifactURL(`/v1/jobs/${S.job.id}/segments/${s.index}/audio`));
     await segAudio.play();
   } catch (e) { $("job-error").textContent = "Segment audio: " + e.message; }
 }
+function clock(x) { const m = Math.floor(x / 60), s = Math.round(x % 60); return `${m}:${String(s).padStart(2, "0")}`; }
+function playhead() {
+  const ph = $("playhead");
+  if (ph && S.total) ph.style.cssText = `left:${(100 * $("player").currentTime / S.total).toFixed(3)}%`;
+}
+$("player").addEventListener("play", () => { if (segAudio) segAudio.pause(); tick(); });
+$("player").addEventListener("seeked", () => { drawCues(); playhead(); });
+$("player").addEventListener("loadedmetadata", () => { if (S.manifest) timeline(S.manifest); drawCues(); });
+window.addEventListener("resize", () => drawCues());
+function tick() { drawCues(); playhead(); if (!$("player").paused) requestAnimationFrame(tick); }
 $("player").addEventListener("timeupdate", () => {
   const t = $("player").currentTime;
   document.querySelectorAll("#timeline .block").forEach((b, i) => b.classList.remove("now"));
@@ -339,6 +456,51 @@ $("player").addEventListener("timeupdate", () => {
   const blocks = document.querySelectorAll("#timeline .seg");
   if (k >= 0 && blocks[k]) blocks[k].classList.add("now");
 });
+// --- the subtitles over the picture, as the export lays them out -----------------------------
+// The page draws the VTT's cues itself: Chromium ignores a cue's line alignment (`line:88%,end`
+// is the bottom edge of the box), so its own rendering would hang the lines below the line.
+function parseVTT(text) {
+  const styles = {}, cues = [];
+  const plain = (l) => l.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  const secs = (x) => x.trim().split(":").reduce((a, b) => a * 60 + parseFloat(b), 0);
+  for (const block of text.replace(/\r/g, "").split(/\n\n+/)) {
+    if (block.startsWith("STYLE")) {
+      for (const m of block.matchAll(/::cue\(\.([\w-]+)\)\s*\{([^}]*)\}/g)) styles[m[1]] = m[2].trim();
+      continue;
+    }
+    const lines = block.split("\n"), at = lines.findIndex((l) => l.includes("-->"));
+    if (at < 0) continue;
+    const [from, rest] = lines[at].split("-->"), parts = rest.trim().split(/\s+/), settings = {};
+    for (const p of parts.slice(1)) { const i = p.indexOf(":"); settings[p.slice(0, i)] = p.slice(i + 1); }
+    const body = lines.slice(at + 1), cls = ((body[0] || "").match(/^<c\.([\w-]+)>/) || [])[1] || "narration";
+    cues.push({ start: secs(from), end: secs(parts[0]), settings, cls, lines: body.map(plain) });
+  }
+  return { styles, cues };
+}
+const LOOKS = { narration: "narration", qualifiers: "qualifiers", screen: "screen_text", title: "screen_text" };
+function drawCues() {
+  const box = $("cues"), v = $("player");
+  if (!S.subs || S.burned || $("preview").hidden) { if (S.drawn) { box.replaceChildren(); S.drawn = ""; } return; }
+  // The picture's box inside the element (object-fit: contain), in the element's own pixels.
+  const W = v.clientWidth, H = v.clientHeight, vw = v.videoWidth || W, vh = v.videoHeight || H;
+  const k = Math.min(W / vw, H / vh), w = vw * k, h = vh * k;
+  const t = v.currentTime, on = S.subs.cues.filter((c) => t >= c.start && t < c.end);
+  const drawn = `${on.map((c) => S.subs.cues.indexOf(c)).join(",")}@${Math.round(w)}x${Math.round(h)}`;
+  if (drawn === S.drawn) return;
+  S.drawn = drawn;
+  box.style.cssText = `left:${v.offsetLeft + (W - w) / 2}px;top:${v.offsetTop + (H - h) / 2}px;width:${w}px;height:${h}px`;
+  const lang = S.manifest && S.manifest.language === "en" ? "en" : "zh-CN";
+  box.replaceChildren(...on.map((c) => {
+    const st = c.settings, [line, anchor] = (st.line || "88%,end").split(",");
+    const size = parseFloat(st.size || "100"), at = parseFloat(st.position || "50"), y = parseFloat(line);
+    const look = ((S.manifest || {}).style || {})[LOOKS[c.cls]] || {};
+    let css = `left:${at - size / 2}%;width:${size}%;font-size:${((look.size || 0.0333) * h).toFixed(2)}px;`;
+    css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
+    return el("div", { class: "cue " + c.cls, style: css + (S.subs.styles[c.cls] || ""), lang },
+      ...c.lines.map((l) => el("span", { class: "line", text: l })));
+  }));
+}
+
 function downloads(job) {
   const base = "/v1/jobs/" + job.id + "/artifacts/";
   // Each segment's WAV is in timeline-package.zip beside the timelines that name it.
@@ -390,9 +552,10 @@ $("rerender").addEventListener("click", async () => {
   try {
     const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ spec }) });
     $("fix-msg").textContent = "";
-    await openJob(r.id); loadJobs();
+    go(r.id); loadJobs();
   } catch (e) { $("fix-error").textContent = "Not re-rendered: " + e.message; $("fix-msg").textContent = ""; }
   finally { $("rerender").disabled = false; }
 });
 
-signedIn();
+restoreDraft();
+signedIn().then(route);

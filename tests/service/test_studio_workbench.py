@@ -1,0 +1,238 @@
+"""The studio page as an editor's workbench, in a real browser against a real stack (one of
+each for the module): the preview draws the subtitles where the export puts them (once,
+never over a burned-in picture), the URL names the view (reload, Back, a shared link), the
+compose form survives a reload, the list follows running jobs, an ended job runs nothing,
+the timeline spans the video, and a key a loopback server refuses does not break the page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import make_video
+from tests.service.conftest import Stack, chromium, needs_chromium, start_stack, wait_for
+
+pytestmark = [pytest.mark.integration, needs_chromium]
+pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+TWO_LINES = "长上下文推理最贵的不是算力,而是 KV 缓存。"  # a two-line narration cue
+SPEC: dict[str, Any] = {
+    "title": "workbench",
+    "language": "zh",
+    "segments": [{"text": TWO_LINES, "seconds": 5}, {"text": "吞吐提升接近两倍。", "seconds": 2.5}],
+    "qualifiers": ["结果来自论文自报"],
+    "options": {"engine": "espeak"},
+}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Any, Path]]:
+    tmp = tmp_path_factory.mktemp("workbench")
+    s = start_stack(
+        tmp / "stack", workers=1, faults="segment_sleep=0.4,bug_on=故障", require_keys="false"
+    )
+    video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
+    flags = ("--autoplay-policy=no-user-gesture-required", "--window-size=1440,900")
+    try:
+        with chromium(tmp / "profile", *flags) as driver:
+            yield s, driver, video
+    finally:
+        s.stop()
+
+
+def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
+    return WebDriverWait(
+        driver,
+        timeout,
+        poll_frequency=0.1,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    ).until(cond, message=what)
+
+
+def job_with_video(stack: Stack, video: Path, **options: Any) -> str:
+    import json
+
+    spec = {k: v for k, v in SPEC.items() if k != "options"}
+    with httpx.Client(base_url=stack.url, timeout=60) as c:
+        r = c.post(
+            "/v1/jobs",
+            files={
+                "script": ("s.json", json.dumps(spec).encode(), "application/json"),
+                "video": ("clip.mp4", video.read_bytes(), "video/mp4"),
+            },
+            data={"options": json.dumps({**SPEC["options"], **options})},
+        )
+        assert r.status_code == 202, r.text
+        job_id: str = r.json()["id"]
+        assert wait_for(c, job_id, timeout=120)["status"] == "succeeded"
+    return job_id
+
+
+def open_preview(driver: Any, stack: Stack, job_id: str) -> None:
+    driver.get(f"{stack.url}/#/jobs/{job_id}")  # a shared link opens the job
+    until(driver, 30, lambda d: d.find_element(By.ID, "preview").is_displayed(), "preview")
+    until(
+        driver,
+        30,
+        lambda d: d.execute_script("return document.getElementById('player').readyState >= 2"),
+        "video loaded",
+    )
+
+
+def seek(driver: Any, t: float) -> None:
+    driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        const v = document.getElementById('player'); v.pause();
+        v.addEventListener('seeked', () => requestAnimationFrame(() => done()), {once: true});
+        v.currentTime = arguments[0];""",
+        t,
+    )
+
+
+BOXES = """const v = document.getElementById('player').getBoundingClientRect();
+  const vid = document.getElementById('player');
+  const k = Math.min(v.width / vid.videoWidth, v.height / vid.videoHeight);
+  const h = vid.videoHeight * k, top = v.top + (v.height - h) / 2;
+  return {top, h, track: vid.textTracks.length ? vid.textTracks[0].mode : null,
+    cues: Array.from(document.querySelectorAll('#cues .cue')).map(c => {
+      const r = c.getBoundingClientRect();
+      return {cls: c.className, top: r.top, bottom: r.bottom, lines: c.querySelectorAll('.line').length,
+              lang: c.lang, text: c.textContent};
+    })};"""
+
+
+def test_the_preview_draws_the_subtitles_where_the_export_does(bench: Any) -> None:
+    """Both lines of a narration cue end at 88 % of the picture (the style's bottom margin,
+    as libass puts them), the qualifier starts at 8 %; the browser's own cue rendering is off
+    (it hangs the box from 88 %, under the controls). The timeline spans the video's 10 s;
+    a click on a segment while the video plays pauses it."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    open_preview(driver, stack, job_id)
+    manifest = httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/manifest.json").json()
+    both = manifest["overlays"][0]["start"] + 0.3
+    seek(driver, min(both, 1.0) if both < 4.8 else 1.0)
+    shown = driver.execute_script(BOXES)
+    assert shown["track"] == "hidden", shown
+    (narration,) = [c for c in shown["cues"] if "narration" in c["cls"]]
+    assert narration["lines"] == 2 and narration["lang"] == "zh-CN", narration
+    assert abs(narration["bottom"] - (shown["top"] + 0.88 * shown["h"])) < 2, shown
+    seek(driver, both)
+    shown = driver.execute_script(BOXES)
+    (top,) = [c for c in shown["cues"] if "qualifiers" in c["cls"]]
+    assert abs(top["top"] - (shown["top"] + 0.08 * shown["h"])) < 2, shown
+    assert top["text"] == "结果来自论文自报"
+
+    # The timeline is the video's length: the narration (7.5 s) ends at 75 % of it.
+    lane, last = driver.execute_script(
+        """const l = document.querySelector('#timeline .lane').getBoundingClientRect();
+        const b = document.querySelectorAll('#timeline .block.seg');
+        return [l.width, b[b.length - 1].getBoundingClientRect().right - l.left];"""
+    )
+    assert abs(last / lane - manifest["segments"][-1]["end"] / 10) < 0.02, (last, lane)
+    assert driver.find_elements(By.CSS_SELECTOR, "#timeline .ruler .tick")
+
+    playing = driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        const v = document.getElementById('player'); v.muted = true;
+        v.play().then(() => done(!v.paused)).catch(e => done(String(e)));"""
+    )
+    assert playing is True, playing
+    driver.find_elements(By.CSS_SELECTOR, "#timeline .block.seg")[0].click()
+    until(
+        driver,
+        5,
+        lambda d: d.execute_script("return document.getElementById('player').paused"),
+        "paused",
+    )
+
+
+def test_a_burned_in_preview_shows_its_subtitles_once(bench: Any) -> None:
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video, burn_in=True)
+    open_preview(driver, stack, job_id)
+    seek(driver, 1.0)
+    shown = driver.execute_script(BOXES)
+    assert shown["cues"] == [] and shown["track"] in (None, "disabled", "hidden"), shown
+    assert driver.find_element(By.ID, "burned-note").is_displayed()
+
+
+def test_the_url_names_the_view_and_the_draft_survives_a_reload(bench: Any) -> None:
+    """Back returns to the job before, a reload keeps the job open, the form's script,
+    options and video come back after a reload; a job running in the list is followed to its
+    end, and a failed job shows no segment as running or queued."""
+    stack, driver, video = bench
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        ok = c.post("/v1/jobs", json={**SPEC, "qualifiers": []}).json()["id"]
+        assert wait_for(c, ok)["status"] == "succeeded"
+    # A job still running when the page loads is followed in the list to its end.
+    bad = {
+        **SPEC,
+        "segments": [
+            *SPEC["segments"],
+            {"text": "故障在这里。", "seconds": 2},
+            SPEC["segments"][1],
+        ],
+    }
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        failed = c.post("/v1/jobs", json=bad).json()["id"]
+    driver.get(stack.url + "/#/new")
+    state = f"#job-list [data-id='{failed}'] .state"
+    first = until(driver, 10, lambda d: d.find_element(By.CSS_SELECTOR, state).text, "listed")
+    assert first in ("queued", "running"), first
+    until(
+        driver,
+        60,
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{failed}'] .state").text
+            == "failed"
+        ),
+        "the list follows the job to its end",
+    )
+    driver.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{failed}']").click()
+    until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{failed}"), "url")
+    until(driver, 10, lambda d: "failed" in d.find_element(By.ID, "job-status").text, "failed")
+    states = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#seg-table tbody td.state")]
+    assert states[2] == "failed" and states[3] == "not run", states
+
+    driver.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{ok}']").click()
+    until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{ok}"), "second job")
+    driver.back()
+    until(driver, 10, lambda d: failed in d.find_element(By.ID, "job-meta").text, "back")
+    driver.refresh()
+    until(driver, 10, lambda d: failed in d.find_element(By.ID, "job-meta").text, "reloaded")
+    assert driver.find_element(By.ID, "job").is_displayed()
+
+    # The draft: script, an option and the video come back after a reload.
+    driver.find_element(By.ID, "new-job").click()
+    until(driver, 10, lambda d: d.current_url.endswith("#/new"), "compose")
+    driver.find_element(By.ID, "script").send_keys("[段 1 · 3 秒] 草稿。")
+    driver.find_element(By.ID, "burn").click()
+    driver.find_element(By.ID, "video").send_keys(str(video))
+    until(driver, 5, lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "video")
+    driver.refresh()
+    until(driver, 10, lambda d: d.find_element(By.ID, "compose").is_displayed(), "compose again")
+    assert driver.find_element(By.ID, "script").get_attribute("value") == "[段 1 · 3 秒] 草稿。"
+    assert driver.find_element(By.ID, "burn").is_selected()
+    until(driver, 5, lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "video back")
+
+
+def test_a_key_a_loopback_server_refuses_does_not_break_the_page(bench: Any) -> None:
+    stack, driver, _ = bench
+    driver.get(stack.url + "/#/new")
+    driver.find_element(By.ID, "key").send_keys("not-a-key")
+    driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
+    until(driver, 10, lambda d: "refused" in d.find_element(By.ID, "who").text, "key dropped")
+    assert driver.execute_script("return localStorage.getItem('narrate.key')") is None
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-list li"), "jobs listed")
+    assert driver.find_element(By.ID, "jobs-msg").text == ""
