@@ -129,7 +129,7 @@ def test_studio_end_to_end(studio_stack: Stack, browser: Any, tmp_path: Path) ->
     driver.execute_script("document.getElementById('script').value = arguments[0]", bad)
     driver.find_element(By.ID, "check").click()
     err = until(driver, 10, lambda d: d.find_element(By.ID, "form-error").text, "script error")
-    assert "segment 2" in err and "line 3" in err, err
+    assert "Segment 2" in err and "line 3" in err, err
 
     # The bundled example, checked before it is submitted.
     script = BUNDLED_EXAMPLE.read_text(encoding="utf-8")

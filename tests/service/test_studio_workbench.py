@@ -186,7 +186,7 @@ def test_the_url_names_the_view_and_the_draft_survives_a_reload(bench: Any) -> N
     }
     with httpx.Client(base_url=stack.url, timeout=30) as c:
         failed = c.post("/v1/jobs", json=bad).json()["id"]
-    driver.get(stack.url + "/#/new")
+    driver.get(stack.url + "/")  # a new page (not a hash change): it lists the job running
     state = f"#job-list [data-id='{failed}'] .state"
     first = until(driver, 10, lambda d: d.find_element(By.CSS_SELECTOR, state).text, "listed")
     assert first in ("queued", "running"), first
@@ -236,3 +236,61 @@ def test_a_key_a_loopback_server_refuses_does_not_break_the_page(bench: Any) -> 
     assert driver.execute_script("return localStorage.getItem('narrate.key')") is None
     until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-list li"), "jobs listed")
     assert driver.find_element(By.ID, "jobs-msg").text == ""
+
+
+def test_chinese_first_words_every_problem_at_once_and_the_example(bench: Any) -> None:
+    """Switched to 中文 (and remembered over a reload), the page speaks Chinese; a check
+    lists every problem at once in the form's words (no internal field names), each
+    anchored to its line; the example script is one click away and checks clean."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/")
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
+    driver.refresh()
+    until(driver, 10, lambda d: d.find_element(By.ID, "check").text == "检查脚本", "zh words")
+    assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN"
+    try:
+        two = (
+            '{"segments": [{"text": "", "seconds": 4}, {"text": "好", "seconds": 2}],'
+            ' "fit": {"on_overflow": "zz"}}'
+        )
+        driver.execute_script("document.getElementById('script').value = arguments[0]", two)
+        driver.find_element(By.ID, "check").click()
+        items = until(
+            driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#form-error li"), "problems"
+        )
+        texts = [i.text for i in items]
+        assert len(items) == 2 and texts[0].startswith("第 1 段 · 文字"), texts
+        assert "“段落超时时”" in texts[1] and not any("on_overflow" in x for x in texts), texts
+        assert {i.get_attribute("data-code") for i in items} == {"script.invalid"}
+
+        bad = "[段 1 · 4 秒] 好。\n\n[段 2 · 五 秒] 坏。\n"
+        driver.execute_script("document.getElementById('script').value = arguments[0]", bad)
+        driver.find_element(By.ID, "check").click()
+        (item,) = until(
+            driver,
+            10,
+            lambda d: [
+                i
+                for i in d.find_elements(By.CSS_SELECTOR, "#form-error li")
+                if i.get_attribute("data-line")
+            ],
+            "an anchored problem",
+        )
+        assert item.get_attribute("data-line") == "3"
+        item.find_element(By.TAG_NAME, "a").click()
+        at = driver.execute_script("return document.getElementById('script').selectionStart")
+        assert at == bad.index("[段 2")
+
+        driver.find_element(By.ID, "example").click()
+        rows = until(
+            driver,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
+            "the example checked",
+        )
+        assert len(rows) == 4 and driver.find_element(By.ID, "form-error").text == ""
+        assert rows[0].find_elements(By.TAG_NAME, "td")[4].get_attribute("lang") == "zh-CN"
+    finally:
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")

@@ -44,7 +44,7 @@ async function api(path, opts) {
     const bare = await fetch(path, Object.assign({}, opts, { headers: Object.assign({}, opts.headers || {}) }));
     if (bare.status !== 401) {
       localStorage.removeItem(KEY);
-      $("who").textContent = "the saved key was refused and removed: this server needs none";
+      $("who").textContent = t("keyRefused");
       r = bare;
     }
   }
@@ -52,8 +52,12 @@ async function api(path, opts) {
   const ct = r.headers.get("content-type") || "";
   if (ct.includes("json")) body = await r.json();
   else if (opts.text && r.ok) body = await r.text();
-  if (r.status === 401) { $("who").textContent = "Sign in: " + detail(body, r.status); }
-  if (!r.ok) { const e = new Error(detail(body, r.status)); e.status = r.status; throw e; }
+  if (r.status === 401) { $("who").textContent = t("signInPrompt", detail(body, r.status)); }
+  if (!r.ok) {
+    const e = new Error(detail(body, r.status)); e.status = r.status;
+    e.items = body && Array.isArray(body.detail) ? body.detail : null;  // 422: every problem, with its code and loc
+    throw e;
+  }
   return body;
 }
 // Artifacts need the key; a <video> cannot send it, so with a key they are fetched as blobs.
@@ -65,8 +69,10 @@ async function artifactURL(path) {
   S.urls.push(u);
   return u;
 }
-function fmt(s) { return (Math.round(s * 100) / 100).toString(); }
-function when(t) { return new Date(t * 1000).toLocaleString(); }
+function fmt(s) { return new Intl.NumberFormat(LANG, { maximumFractionDigits: 2, useGrouping: false }).format(s); }
+function when(x) { return new Date(x * 1000).toLocaleString(LANG); }
+// Text in the script's words: Chinese unless it has no Han character.
+function textLang(s) { return s && /[\u3400-\u9fff]/.test(s) ? "zh-CN" : null; }
 
 // --- sign in ---------------------------------------------------------------------------
 $("signin").addEventListener("submit", (e) => {
@@ -90,7 +96,7 @@ $("signout").addEventListener("click", () => {
   signedIn();
 });
 async function signedIn() {
-  $("who").textContent = key() ? "key saved in this browser" : "no key (works on this machine only)";
+  $("who").textContent = key() ? t("whoKey") : t("whoNone");
   await Promise.all([loadJobs(), loadVoices()]);
 }
 
@@ -104,20 +110,23 @@ async function loadJobs() {
     ul.replaceChildren(...data.jobs.map((j) => el("li", {},
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
         onclick: () => go(j.id) },
-        el("span", { class: "t", text: j.title || "(untitled)" }),
-        el("span", { class: "state " + j.status, text: j.status }),
-        el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? " · fix" : "") })))));
-    $("jobs-msg").textContent = data.jobs.length ? "" : "No jobs yet.";
-    // Jobs still under way: the list follows them (every 3 s) until they end.
-    if (data.jobs.some((j) => !TERMINAL.includes(j.status))) S.listTimer = setTimeout(loadJobs, 3000);
+        el("span", { class: "t", text: j.title || t("untitled"), lang: textLang(j.title) }),
+        el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
+        el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? t("fixTag") : "") })))));
+    $("jobs-msg").textContent = data.jobs.length ? "" : t("noJobs");
+    // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
+    // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
+    const busy = data.jobs.some((j) => !TERMINAL.includes(j.status));
+    S.listTimer = setTimeout(loadJobs, busy ? 3000 : 20000);
   } catch (e) { $("jobs-msg").textContent = e.message; }
 }
 // The list's entry for a job the page has just read (its state changes before the list is read again).
 function listed(j) {
   const b = document.querySelector(`#job-list button[data-id="${j.id}"] .state`);
-  if (b && b.textContent !== j.status) { b.textContent = j.status; b.className = "state " + j.status; }
+  if (b && b.dataset.state !== j.status) { b.dataset.state = j.status; b.textContent = t("state." + j.status); b.className = "state " + j.status; }
 }
 $("refresh-jobs").addEventListener("click", loadJobs);
+document.addEventListener("visibilitychange", () => { if (!document.hidden) loadJobs(); });
 $("new-job").addEventListener("click", () => go(null));
 
 // --- routes: the URL names the view (#/jobs/<id>, #/new): reload, Back/Forward and links work
@@ -136,7 +145,7 @@ window.addEventListener("hashchange", route);
 // --- voices ----------------------------------------------------------------------------
 async function loadVoices() {
   try { S.voices = await api("/v1/voices"); } catch (e) { S.voices = []; }
-  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), null, "default");
+  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), null, t("voiceDefault"));
 }
 function fillVoices(select, value, language, blank) {
   const vs = S.voices.filter((v) => !language || v.language === language);
@@ -230,26 +239,85 @@ async function checkScript() {
     return true;
   } catch (e) {
     out.replaceChildren();
-    $("form-error").textContent = "The script has a problem: " + e.message;
+    showProblems($("form-error"), t("scriptProblem"), e);
     return false;
   }
 }
+// --- errors in the editor's words: every problem of a check at once, each with its field's
+// label and, where it has one, a link to its line in the script.
+const FIELD = { max_pace: "field.max_pace", on_overflow: "field.on_overflow", text: "field.text", seconds: "field.seconds",
+  voice: "field.voice", speaker: "field.speaker", rate: "field.rate", pitch: "field.pitch", start: "field.start",
+  engine: "field.engine", title: "field.title", language: "field.language", video: "field.video", music: "field.music",
+  script: "field.script", qualifiers: "field.qualifiers", pronunciations: "field.pronunciations" };
+function fieldName(loc) {
+  const parts = (loc || []).filter((x) => x !== "body" && x !== "options" && x !== "fit");
+  const out = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === "segments" && typeof parts[i + 1] === "number") { out.push(t("field.segment", parts[i + 1] + 1)); i++; }
+    else if (FIELD[parts[i]]) out.push(t(FIELD[parts[i]]));
+    else if (typeof parts[i] === "string") out.push(parts[i]);
+  }
+  return out.join(" · ");
+}
+// The server's sentence, its internal names replaced by the form's labels.
+function plainWords(msg) {
+  return msg.replace(/fit\.max_pace=?/g, t("field.max_pace") + " ").replace(/\bfit max_pace\b/g, t("field.max_pace"))
+    .replace(/\bon_overflow\b/g, t("field.on_overflow")).replace(/\boptions (?=\S)/g, "")
+    .replace(/'source\.video'/g, t("field.video")).replace(/<ssl\.SSLContext[^>]*>/g, "TLS");
+}
+function problemText(item) {
+  const where = fieldName(item.loc), m = item.msg || "";
+  if (item.code === "pace.overflow") {
+    const n = m.match(/([\d.]+) syllables in ([\d.]+) s needs ([\d.]+) syllables\/s, over the limit [^=]*=?([\d.]+)/);
+    if (n) return t("code.pace.overflow", where, n[1], n[2], n[3], n[4]);
+  }
+  if (item.code === "voice.unknown") { const v = m.match(/unknown voice ('[^']*')/); if (v) return t("code.voice.unknown", where, v[1]); }
+  const reason = plainWords(m.replace(/^segment \d+( [a-z_]+)?: /, "").replace(/^[a-z_]+( [a-z_]+)?: /, "").replace(/ ?\(line \d+\)/, ""));
+  return where ? `${where}: ${reason}` : reason;
+}
+// The script line a problem is on: the one its message names, or its segment's header.
+function problemLine(item) {
+  const m = (item.msg || "").match(/\(line (\d+)\)|\bline (\d+)\b/);
+  if (m) return parseInt(m[1] || m[2], 10);
+  const loc = item.loc || [], at = loc.indexOf("segments");
+  if (at < 0 || typeof loc[at + 1] !== "number") return null;
+  const lines = $("script").value.split("\n"), want = loc[at + 1] + 1;
+  const k = lines.findIndex((l) => new RegExp(`^\\s*\\[(段|Segment)\\s*${want}\\b`).test(l));
+  return k >= 0 ? k + 1 : null;
+}
+function goToLine(n) {
+  const ta = $("script"), lines = ta.value.split("\n");
+  const start = lines.slice(0, n - 1).reduce((a, l) => a + l.length + 1, 0);
+  ta.focus(); ta.setSelectionRange(start, start + (lines[n - 1] || "").length);
+}
+function showProblems(box, head, e) {
+  const items = e.items || [{ msg: e.message }];
+  box.replaceChildren(el("p", { text: head }), el("ul", {}, ...items.map((item) => {
+    const n = problemLine(item);
+    return el("li", { "data-code": item.code || null, "data-line": n },
+      problemText(item), n ? " " : null,
+      n ? el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); goToLine(n); }, text: "(" + t("line", n) + ")" }) : null);
+  })));
+}
 function showParsed(p) {
   const spec = p.spec;
+  S.parsed = p;
+  const lang = spec.language === "en" ? "en" : "zh-CN";
   const rows = p.segments.map((s) => el("tr", {},
-    el("td", { text: s.index }), el("td", { text: s.label || "" }), el("td", { text: fmt(s.seconds) }),
-    el("td", { class: s.overflows ? "over" : null, text: `${fmt(s.pace)} / ${fmt(s.max_pace)}` + (s.overflows ? " too fast" : "") }),
-    el("td", { text: s.text })));
+    el("td", { text: s.index }), el("td", { text: s.label || "", lang: textLang(s.label) }), el("td", { text: fmt(s.seconds) }),
+    el("td", { class: s.overflows ? "over" : null, text: `${fmt(s.pace)} / ${fmt(s.max_pace)}` + (s.overflows ? t("tooFast") : "") }),
+    el("td", { text: s.text, lang })));
   const parts = [
-    el("h3", { class: "parsed-head", text: `Parsed: ${spec.title || "(untitled)"} · ${spec.language || "zh"} · ${p.segments.length} segments · ${fmt(p.duration)} s` }),
+    el("h3", { class: "parsed-head" }, ...t("parsedHead", "\u0000", spec.language || "zh", p.segments.length, fmt(p.duration))
+      .split("\u0000").flatMap((part, i) => i ? [el("span", { lang: textLang(spec.title), text: spec.title || t("untitled") }), part] : [part])),
     el("div", { class: "scroll" }, el("table", { id: "parsed-table" },
-      el("caption", { text: "Segments (pace in syllables per second / limit)" }),
-      el("thead", {}, el("tr", {}, ...["#", "Label", "Seconds", "Pace", "Text"].map((h) => el("th", { scope: "col", text: h })))),
+      el("caption", { text: t("parsedCaption") }),
+      el("thead", {}, el("tr", {}, ...["#", t("colLabel"), t("colSeconds"), t("colPace"), t("colText")].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, ...rows))),
   ];
-  if ((spec.qualifiers || []).length) parts.push(el("p", {}, el("strong", { text: "Qualifiers (top layer): " }), spec.qualifiers.join("; ")));
-  if ((spec.shots || []).length) parts.push(el("details", {}, el("summary", { text: `Shots (${spec.shots.length})` }),
-    el("ul", {}, ...spec.shots.map((s) => el("li", { text: `${s.index} · ${s.name} · ${fmt(s.start)}–${fmt(s.end)} s${s.screen_text ? " · " + s.screen_text : ""}` })))));
+  if ((spec.qualifiers || []).length) parts.push(el("p", {}, el("strong", { text: t("qualifiers") }), el("span", { lang, text: spec.qualifiers.join("; ") })));
+  if ((spec.shots || []).length) parts.push(el("details", {}, el("summary", { text: t("shots", spec.shots.length) }),
+    el("ul", { lang }, ...spec.shots.map((s) => el("li", { text: `${s.index} · ${s.name} · ${fmt(s.start)}–${fmt(s.end)} s${s.screen_text ? " · " + s.screen_text : ""}` })))));
   if (p.warnings.length) parts.push(el("ul", { class: "warnings" }, ...p.warnings.map(warningItem)));
   $("parsed").replaceChildren(...parts);
 }
@@ -267,13 +335,17 @@ $("job-form").addEventListener("submit", async (e) => {
   const xhr = new XMLHttpRequest();
   xhr.open("POST", "/v1/jobs");
   for (const [k, v] of Object.entries(headers())) xhr.setRequestHeader(k, v);
-  xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) { bar.value = ev.loaded / ev.total; msg.textContent = `uploading ${Math.round(100 * ev.loaded / ev.total)}%`; } };
-  xhr.upload.onload = () => { msg.textContent = "uploaded; checking…"; };
-  xhr.onerror = () => { $("submit").disabled = false; msg.textContent = ""; $("form-error").textContent = "The upload failed (network)."; };
+  xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) { bar.value = ev.loaded / ev.total; msg.textContent = t("uploading", Math.round(100 * ev.loaded / ev.total)); } };
+  xhr.upload.onload = () => { msg.textContent = t("uploaded"); };
+  xhr.onerror = () => { $("submit").disabled = false; msg.textContent = ""; $("form-error").textContent = t("uploadFailed"); };
   xhr.onload = () => {
     $("submit").disabled = false; bar.hidden = true; msg.textContent = "";
     let body = null; try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
-    if (xhr.status !== 202) { $("form-error").textContent = "Not submitted: " + detail(body, xhr.status); return; }
+    if (xhr.status !== 202) {
+      const e = new Error(detail(body, xhr.status));
+      e.items = body && Array.isArray(body.detail) ? body.detail : null;
+      showProblems($("form-error"), t("notSubmitted", ""), e); return;
+    }
     go(body.id); loadJobs();
   };
   xhr.send(fd);
@@ -302,7 +374,7 @@ async function poll() {
   let job;
   try { job = await api("/v1/jobs/" + id); } catch (e) {
     if (id !== S.jobId) return;
-    $("job-error").textContent = e.status === 404 ? "No such job here (deleted, or another key's)." : e.message;
+    $("job-error").textContent = e.status === 404 ? t("noSuchJob") : e.message;
     if (e.status !== 404 && e.status !== 401) S.timer = setTimeout(poll, 2000);
     return;
   }
@@ -334,14 +406,16 @@ function follow(id) {
   };
 }
 function showJob(j) {
-  $("job-h").textContent = j.title || "Job";
-  $("job-meta").replaceChildren(`id ${j.id} · created ${when(j.created)}`,
-    ...(j.parent ? [" · fix of ", el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
+  $("job-h").textContent = j.title || t("job");
+  $("job-h").lang = textLang(j.title) || "";
+  $("job-meta").replaceChildren(t("jobMeta", j.id, when(j.created)),
+    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
   $("job-progress").value = j.progress;
   const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
-  $("job-status").replaceChildren(el("span", { class: "state " + j.status, text: j.status }), `${stage} · ${Math.round(j.progress * 100)}%`);
+  $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
+    `${stage} · ${new Intl.NumberFormat(LANG, { style: "percent" }).format(j.progress)}`);
   $("cancel").hidden = ["succeeded", "failed", "canceled"].includes(j.status);
-  $("job-error").textContent = j.error ? "The job " + j.status + ": " + j.error.message : "";
+  $("job-error").textContent = j.error ? t("jobEnded", t("state." + j.status), plainWords(j.error.message)) : "";
   $("job-error").dataset.code = j.error ? j.error.code : "";
   $("job-warnings").replaceChildren(...j.warnings.map(warningItem));
   const failedAt = j.error && j.status === "failed" ? j.error.segment : null;  // the segment the error names
@@ -350,18 +424,17 @@ function showJob(j) {
   const stateOf = (s) => s.index === failedAt ? "failed" : ended && s.state !== "done" && s.state !== "failed"
     ? (j.status === "failed" ? "not run" : "canceled") : s.state;
   $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = stateOf(s); return el("tr", { "data-index": s.index },
-    el("td", { text: s.index }), el("td", { class: "state " + state.replace(" ", "-"), text: state }),
+    el("td", { text: s.index }), el("td", { class: "state " + state.replace(" ", "-"), "data-state": state, text: t("state." + state) }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
     el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) })); }));
 }
 // What each stage is, in the editor's words ("encode 42%": the picture, 42 % of its frames).
 function stageName(st) {
   const enc = st.match(/^encode (\d+)%$/);
-  if (enc) return `encoding the picture ${enc[1]}%`;
+  if (enc) return t("stage.encode", enc[1]);
   const seg = st.match(/^segment (\d+)\/(\d+)$/);
-  if (seg) return `segment ${seg[1]} of ${seg[2]}`;
-  return { synthesize: "speaking the segments", finalize: "finishing", subtitles: "writing subtitles",
-    loudness: "mixing and loudness", mux: "writing the video", done: "done" }[st] || st;
+  if (seg) return t("stage.segment", seg[1], seg[2]);
+  return WORDS.en["stage." + st] ? t("stage." + st) : st;
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
@@ -409,9 +482,9 @@ function timeline(m) {
   S.total = total;
   const pos = (a, b) => `left:${(100 * a / total).toFixed(3)}%;width:${(100 * (b - a) / total).toFixed(3)}%`;
   const seek = (t) => { const v = $("player"); v.currentTime = t; };
-  const segLane = el("div", { class: "lane", role: "list", "aria-label": "Segments" }, el("span", { class: "name", text: "segments" }),
+  const segLane = el("div", { class: "lane", role: "group", "aria-label": t("segments") }, el("span", { class: "name", text: t("laneSegments") }),
     ...m.segments.map((s) => el("button", { class: "block seg", style: pos(s.start, s.end), title: s.text,
-      "aria-label": `Segment ${s.index}, ${fmt(s.start)} to ${fmt(s.end)} s: play its audio`,
+      "aria-label": t("segAria", s.index, fmt(s.start), fmt(s.end)), lang: textLang(s.label),
       onclick: () => playSegment(s), text: `${s.index} ${s.label || ""}` })));
   const step = [1, 2, 5, 10, 15, 30, 60, 120, 300].find((x) => total / x <= 12) || 600;
   const ticks = [];
@@ -422,9 +495,10 @@ function timeline(m) {
   for (const [layer, n] of [["overlay", 1], ["narration", 0]]) {
     const cues = m.cues.filter((c) => c.layer === n);
     if (!cues.length) continue;
-    lanes.push(el("div", { class: "lane", role: "list", "aria-label": layer + " cues" }, el("span", { class: "name", text: layer === "overlay" ? "overlay (top)" : "subtitles" }),
+    const name = layer === "overlay" ? t("laneOverlay") : t("laneSubs");
+    lanes.push(el("div", { class: "lane", role: "group", "aria-label": name }, el("span", { class: "name", text: name }),
       ...cues.map((c) => el("button", { class: "block " + layer, style: pos(c.start, c.end), title: c.text,
-        "aria-label": `Cue ${fmt(c.start)} s: ${c.text}. Seek here`, onclick: () => seek(c.start), text: c.text }))));
+        "aria-label": t("cueAria", fmt(c.start), c.text), lang: textLang(c.text), onclick: () => seek(c.start), text: c.text }))));
   }
   $("timeline").replaceChildren(...lanes, el("span", { id: "playhead", class: "playhead", "aria-hidden": "true" }));
   playhead();
@@ -436,7 +510,7 @@ async function playSegment(s) {
     $("player").pause();  // one thing heard at a time
     segAudio = new Audio(await artifactURL(`/v1/jobs/${S.job.id}/segments/${s.index}/audio`));
     await segAudio.play();
-  } catch (e) { $("job-error").textContent = "Segment audio: " + e.message; }
+  } catch (e) { $("job-error").textContent = t("segmentAudio", e.message); }
 }
 function clock(x) { const m = Math.floor(x / 60), s = Math.round(x % 60); return `${m}:${String(s).padStart(2, "0")}`; }
 function playhead() {
@@ -511,20 +585,20 @@ function downloads(job) {
       try {
         const a = el("a", { href: await artifactURL(base + n), download: n }); document.body.append(a); a.click(); a.remove();
       } catch (e) { $("job-error").textContent = e.message; }
-    }, text: "Download " + n }))));
+    }, text: t("download", n) }))));
 }
 function fixForm(spec) {
   const lang = spec.language || "zh";
   $("fix-pron").value = Object.entries(spec.pronunciations || {}).map(([w, v]) => `${w} = ${v}`).join("\n");
   $("fix-list").replaceChildren(...spec.segments.map((s, i) => {
     const voice = el("select", { id: `fix-voice-${i}` });
-    fillVoices(voice, s.voice || "", lang, "job's voice");
+    fillVoices(voice, s.voice || "", lang, t("jobsVoice"));
     const box = el("div", { class: "fixseg", "data-index": i },
-      el("label", { for: `fix-text-${i}`, text: `Segment ${i + 1}${s.label ? " · " + s.label : ""} — text` }),
-      el("textarea", { id: `fix-text-${i}`, rows: 2 }),
+      el("label", { for: `fix-text-${i}`, text: t("fixText", i + 1, s.label ? " · " + s.label : "") }),
+      el("textarea", { id: `fix-text-${i}`, rows: 2, lang: lang === "en" ? "en" : "zh-CN" }),
       el("div", { class: "row" },
-        el("label", {}, "Seconds ", el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
-        el("label", {}, "Voice ", voice)));
+        el("label", {}, t("seconds"), el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
+        el("label", {}, t("voiceLabel"), voice)));
     box.querySelector("textarea").value = s.text;
     box.addEventListener("input", () => box.classList.add("changed"));
     box.addEventListener("change", () => box.classList.add("changed"));
@@ -544,18 +618,32 @@ $("rerender").addEventListener("click", async () => {
   for (const line of $("fix-pron").value.split("\n")) {
     if (!line.trim()) continue;
     const at = line.indexOf("=");
-    if (at < 1) { $("fix-error").textContent = `Pronunciation line "${line}": write word = reading`; return; }
+    if (at < 1) { $("fix-error").textContent = t("pronBad", line); return; }
     pron[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
   if (Object.keys(pron).length) spec.pronunciations = pron; else delete spec.pronunciations;
-  $("rerender").disabled = true; $("fix-msg").textContent = "submitting…";
+  $("rerender").disabled = true; $("fix-msg").textContent = t("submitting");
   try {
     const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ spec }) });
     $("fix-msg").textContent = "";
     go(r.id); loadJobs();
-  } catch (e) { $("fix-error").textContent = "Not re-rendered: " + e.message; $("fix-msg").textContent = ""; }
+  } catch (e) { showProblems($("fix-error"), t("notRerendered", ""), e); $("fix-msg").textContent = ""; }
   finally { $("rerender").disabled = false; }
 });
 
+// --- language, example, start ---------------------------------------------------------------
+$("lang").addEventListener("change", () => {
+  setLang($("lang").value);
+  signedIn();
+  if (S.job) { showJob(S.job); if (S.manifest) timeline(S.manifest); }
+  if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
+});
+$("example").addEventListener("click", () => {
+  $("script").value = EXAMPLES[LANG] || EXAMPLES["zh-CN"];
+  scriptName = $("script").value.trim().startsWith("{") ? "script.json" : "example.md";
+  saveDraft(); checkScript();
+});
+applyWords();
+$("lang").value = LANG;
 restoreDraft();
 signedIn().then(route);
