@@ -24,6 +24,7 @@ from service.api.routes import (
     health,
     jobs,
     presets,
+    samples,
     studio,
     voices,
     webhooks,
@@ -63,7 +64,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (events, jobs, batches, artifacts, voices, presets, health, studio, webhooks):
+    routers = (events, jobs, batches, artifacts, voices, samples, presets, health, studio, webhooks)
+    for module in routers:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

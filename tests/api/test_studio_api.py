@@ -52,3 +52,37 @@ def test_unchanged_segments_cost_no_call_when_edge_is_unreachable(tmp_path: Path
         assert child["status"] == "succeeded", child["error"]
         calls = [s["tts_calls"] for s in child["segments"]]
         assert calls[0] == 0 and calls[1] > 0, calls
+
+
+def test_a_voice_is_auditioned_through_the_engines_and_their_cache(tmp_path: Path) -> None:
+    """GET /v1/voices/{id}/sample: a WAV in that voice, from the TTS cache the second time;
+    an edge voice with edge unreachable falls back to the offline voice, as a job would;
+    an unknown voice is a 404, a long text or a bad rate a 422."""
+    import io
+    import wave
+
+    fleet = make_fleet(tmp_path, edge_wss_url="ws://127.0.0.1:9/", edge_attempts=1)
+    with fleet.client() as c:
+        first = c.get("/v1/voices/cmn-latn-pinyin/sample", params={"rate": "+20%"})
+        assert first.status_code == 200, first.text
+        assert first.headers["content-type"] == "audio/wav"
+        with wave.open(io.BytesIO(first.content)) as w:
+            assert w.getnframes() / w.getframerate() > 1.0  # a sentence
+        assert first.headers["x-narrate-engine"] == "espeak"
+        again = c.get("/v1/voices/cmn-latn-pinyin/sample", params={"rate": "+20%"})
+        assert again.headers["x-narrate-cached"] == "1" and again.content == first.content
+        etag = again.headers["etag"]
+        assert (
+            c.get(
+                "/v1/voices/cmn-latn-pinyin/sample",
+                params={"rate": "+20%"},
+                headers={"If-None-Match": etag},
+            ).status_code
+            == 304
+        )
+        edge = c.get("/v1/voices/zh-CN-XiaoxiaoNeural/sample", params={"text": "你好。"})
+        assert edge.status_code == 200, edge.text
+        assert edge.headers["x-narrate-engine"] == "espeak"  # fell back, as a segment would
+        assert c.get("/v1/voices/nope/sample").status_code == 404
+        assert c.get("/v1/voices/en-us/sample", params={"text": "x" * 61}).status_code == 422
+        assert c.get("/v1/voices/en-us/sample", params={"rate": "fast"}).status_code == 422

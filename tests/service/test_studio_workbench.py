@@ -294,3 +294,36 @@ def test_chinese_first_words_every_problem_at_once_and_the_example(bench: Any) -
         assert rows[0].find_elements(By.TAG_NAME, "td")[4].get_attribute("lang") == "zh-CN"
     finally:
         Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+
+
+def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) -> None:
+    """A Chinese script lists Chinese voices only, zh-CN's first, each with its gender and
+    engine; the audition button plays the chosen voice's sample before any render."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/")
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#voice optgroup"), "voices")
+    driver.find_element(By.ID, "script").send_keys("[段 1 · 3 秒] 你好。")
+    groups = until(
+        driver,
+        5,
+        lambda d: [
+            g.get_attribute("label") for g in d.find_elements(By.CSS_SELECTOR, "#voice optgroup")
+        ],
+        "groups",
+    )
+    assert groups[0] == "zh-CN" and all(g.startswith("zh") for g in groups), groups
+    languages = driver.execute_script(
+        """const ids = Array.from(document.querySelectorAll('#voice option')).map(o => o.value).filter(Boolean);
+        return ids.map(id => S.voices.find(v => v.id === id).language);"""
+    )
+    assert languages and set(languages) == {"zh"}
+    option = driver.find_element(By.CSS_SELECTOR, "#voice option[value='cmn-latn-pinyin']")
+    assert "espeak" in option.text
+    driver.execute_script("document.getElementById('voice').value = 'cmn-latn-pinyin'")
+    driver.find_element(By.ID, "audition").click()
+    until(
+        driver,
+        20,
+        lambda d: d.execute_script("return !!S.audition && S.audition.currentTime > 0"),
+        "the sample plays",
+    )

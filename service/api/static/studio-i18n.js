@@ -51,6 +51,8 @@ const WORDS = {
     "field.script": "script", "field.qualifiers": "qualifiers", "field.pronunciations": "pronunciations",
     "code.pace.overflow": "{0}: {1} syllables in {2} s is {3} a second, over the limit of {4}: shorten the text, give it more seconds, or choose “squeeze” or “extend”.",
     "code.voice.unknown": "{0}: no such voice {1}.", "code.media.invalid": "{0}: {1}",
+    "gender.female": "female", "gender.male": "male", "gender.": "", audition: "▶ Audition",
+    auditionLoading: "fetching the sample…", auditionPlaying: "playing {0}", auditionFailed: "Audition: {0}",
   },
   "zh-CN": {
     skip: "跳到正文", apiKey: "API 密钥", keyPlaceholder: "本机无需密钥", signIn: "登录", signOut: "退出",
@@ -94,6 +96,8 @@ const WORDS = {
     "field.qualifiers": "限定语", "field.pronunciations": "读音",
     "code.pace.overflow": "{0}：{1} 个音节要在 {2} 秒内读完，每秒 {3} 个，超过上限 {4}：请缩短文字、增加秒数，或选“加速”或“延长”。",
     "code.voice.unknown": "{0}：没有 {1} 这个声音。", "code.media.invalid": "{0}：{1}",
+    "gender.female": "女声", "gender.male": "男声", "gender.": "", audition: "▶ 试听",
+    auditionLoading: "正在获取试听…", auditionPlaying: "正在播放 {0}", auditionFailed: "试听：{0}",
   },
 };
 const EXAMPLES = {

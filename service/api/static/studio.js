@@ -145,14 +145,54 @@ window.addEventListener("hashchange", route);
 // --- voices ----------------------------------------------------------------------------
 async function loadVoices() {
   try { S.voices = await api("/v1/voices"); } catch (e) { S.voices = []; }
-  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), null, t("voiceDefault"));
+  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), scriptLanguage(), t("voiceDefault"));
 }
+// The script's language: the last check's, the JSON's own, or Chinese when it has a Han character.
+function scriptLanguage() {
+  const text = $("script").value;
+  const m = text.match(/"language"\s*:\s*"([a-zA-Z-]+)"/);
+  if (m) return m[1].slice(0, 2).toLowerCase();
+  if (!text.trim()) return S.parsed ? S.parsed.spec.language || "zh" : "zh";
+  return /[\u3400-\u9fff]/.test(text) ? "zh" : "en";
+}
+// The voices that speak `language`, grouped by locale (the main one first), with gender and engine.
 function fillVoices(select, value, language, blank) {
   const vs = S.voices.filter((v) => !language || v.language === language);
-  select.replaceChildren(el("option", { value: "", text: blank }),
-    ...vs.map((v) => el("option", { value: v.id, selected: v.id === value, text: `${v.id} (${v.engine}, ${v.language}, ${v.gender})` })));
-  select.value = value || "";
+  const main = language === "en" ? "en-US" : "zh-CN";
+  const groups = new Map();
+  for (const v of vs) { const loc = v.locale || v.language; if (!groups.has(loc)) groups.set(loc, []); groups.get(loc).push(v); }
+  const order = [...groups.keys()].sort((a, b) => (b === main) - (a === main) || a.localeCompare(b));
+  const gender = (g) => t("gender." + g);
+  select.replaceChildren(el("option", { value: "", text: blank }), ...order.map((loc) => el("optgroup", { label: loc },
+    ...groups.get(loc).map((v) => el("option", { value: v.id, selected: v.id === value,
+      text: `${v.name || v.id} · ${gender(v.gender)} · ${v.engine}${v.default ? " · " + t("voiceDefault") : ""}` })))));
+  select.value = vs.some((v) => v.id === value) ? value : "";
 }
+let auditioning = null;
+// Hear the chosen voice (or the language's default) say a sample line, before any render.
+async function audition(select, rate, pitch) {
+  const lang = scriptLanguage();
+  const id = select.value || ((S.voices.find((v) => v.default && v.language === lang && v.engine === "edge")
+    || S.voices.find((v) => v.default && v.language === lang) || {}).id);
+  if (!id) return;
+  const q = new URLSearchParams();
+  if (rate) q.set("rate", rate);
+  if (pitch) q.set("pitch", pitch);
+  $("audition-msg").textContent = t("auditionLoading");
+  try {
+    if (auditioning) auditioning.pause();
+    auditioning = new Audio(await artifactURL(`/v1/voices/${encodeURIComponent(id)}/sample?${q}`));
+    S.audition = auditioning;
+    await auditioning.play();
+    $("audition-msg").textContent = t("auditionPlaying", id);
+  } catch (e) { $("audition-msg").textContent = t("auditionFailed", e.message); }
+}
+$("audition").addEventListener("click", () => audition($("voice")));
+let langTimer = null;
+$("script").addEventListener("input", () => {
+  clearTimeout(langTimer);
+  langTimer = setTimeout(() => fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault")), 300);
+});
 
 // --- new job ---------------------------------------------------------------------------
 let scriptName = "script.md";
