@@ -27,6 +27,7 @@ from service.api.routes import (
     samples,
     studio,
     voices,
+    waveform,
     webhooks,
 )
 from service.config import Settings, get_settings
@@ -64,8 +65,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    routers = (events, jobs, batches, artifacts, voices, samples, presets, health, studio, webhooks)
-    for module in routers:
+    routers = [events, jobs, batches, artifacts, voices, samples, presets, health, studio]
+    for module in [*routers, waveform, webhooks]:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

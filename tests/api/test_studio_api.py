@@ -86,3 +86,36 @@ def test_a_voice_is_auditioned_through_the_engines_and_their_cache(tmp_path: Pat
         assert c.get("/v1/voices/nope/sample").status_code == 404
         assert c.get("/v1/voices/en-us/sample", params={"text": "x" * 61}).status_code == 422
         assert c.get("/v1/voices/en-us/sample", params={"rate": "fast"}).status_code == 422
+
+
+def test_the_waveform_is_the_narrations_peaks_per_10_ms_computed_once(tmp_path: Path) -> None:
+    import io
+    import wave
+
+    import numpy as np
+
+    fleet = make_fleet(tmp_path)
+    spec = {"segments": [{"text": "代码测试通过以后,再做优化。", "seconds": 3}]}
+    with fleet.client() as c:
+        job_id = c.post("/v1/jobs", json={**spec, "options": {"engine": "espeak"}}).json()["id"]
+        assert c.get(f"/v1/jobs/{job_id}/waveform").status_code == 404  # no narration yet
+        fleet.work()
+        r = c.get(f"/v1/jobs/{job_id}/waveform")
+        assert r.status_code == 200, r.text
+        body = r.json()
+        with wave.open(
+            io.BytesIO(c.get(f"/v1/jobs/{job_id}/artifacts/narration.wav").content)
+        ) as w:
+            rate = w.getframerate()
+            x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.int64)
+        step = round(rate * 0.01)
+        assert body["bin_seconds"] == 0.01 and len(body["max"]) == -(-len(x) // step)
+        k = int(np.argmax(np.abs(x))) // step  # the loudest bin, checked against the samples
+        assert body["max"][k] == round(x[k * step : (k + 1) * step].max() * 1000 / 32768)
+        assert body["min"][k] == round(x[k * step : (k + 1) * step].min() * 1000 / 32768)
+        assert all(lo <= hi for lo, hi in zip(body["min"], body["max"], strict=True))
+        assert max(body["max"]) > 100  # speech, not silence
+        cached = list((fleet.settings.data_dir).rglob("waveform-*"))
+        assert len(cached) == 1  # computed once, kept in the shared cache
+        assert c.get(f"/v1/jobs/{job_id}/waveform").content == r.content
+        assert fleet.client("nobody").get(f"/v1/jobs/{job_id}/waveform").status_code in (401, 404)

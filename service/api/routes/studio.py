@@ -233,7 +233,7 @@ def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
     with wave.open(io.BytesIO(head), "rb") as src:
         rate, width = src.getframerate(), src.getsampwidth() * src.getnchannels()
         channels, total = src.getnchannels(), src.getnframes()
-    data = _data_offset(head)
+    data = data_offset(head)
     first = min(round(start * rate), total)
     last = max(first, min(round(end * rate), total))
     frames = wav.read(data + first * width, data + last * width)
@@ -246,7 +246,7 @@ def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
     return out.getvalue()
 
 
-def _data_offset(head: bytes) -> int:
+def data_offset(head: bytes) -> int:
     """Where a WAV file's frames start: after the RIFF header, past each chunk to ``data``."""
     pos = 12
     while pos + 8 <= len(head):
