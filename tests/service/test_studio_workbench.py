@@ -327,3 +327,97 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
         lambda d: d.execute_script("return !!S.audition && S.audition.currentTime > 0"),
         "the sample plays",
     )
+
+
+SIZES = {"desktop": (1440, 900, False), "phone": (390, 844, True)}
+
+
+def _at_size(driver: Any, size: str) -> None:
+    width, height, mobile = SIZES[size]
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+    )
+    WebDriverWait(driver, 10).until(
+        lambda d: (
+            d.execute_async_script(
+                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
+                "() => done(window.innerWidth)));"
+            )
+            == width
+        )
+    )
+
+
+def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> None:
+    """axe-core finds nothing on the compose view (with a checked script and with its
+    errors), the job view (watch, preview, fix) at 1440x900 and 390x844, in both languages;
+    the skip link is the first stop of the keyboard and lands in the content. With
+    STUDIO_SCREENSHOTS set, each view is saved there at each size."""
+    from tests.service.axe import axe_source, violations
+    from tests.service.test_studio import SHOTS, screenshot
+
+    source = axe_source()
+    if source is None:
+        pytest.skip("axe-core could not be packed (no npm registry)")
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    driver.get(stack.url + "/")
+    from selenium.webdriver.common.keys import Keys
+
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    first = driver.switch_to.active_element
+    assert first.get_attribute("class") == "skip"
+    first.send_keys(Keys.ENTER)
+    assert driver.switch_to.active_element.get_attribute("id") == "main"
+
+    found: dict[str, list[str]] = {}
+    shots = SHOTS
+
+    def look(view: str) -> None:
+        for size in SIZES:
+            _at_size(driver, size)
+            found[f"{view} {size}"] = violations(driver, source)
+            if shots is not None:
+                screenshot(
+                    driver, shots / f"studio-{view}-{size}.png", SIZES[size][0], SIZES[size][2]
+                )
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    driver.execute_script(
+        "document.getElementById('script').value = '[段 1 · 4 秒] 好。\\n\\n[段 2 · 五 秒] 坏。'"
+    )
+    driver.find_element(By.ID, "check").click()
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#form-error li"), "errors")
+    look("compose-errors")
+    driver.find_element(By.ID, "example").click()
+    until(
+        driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"), "parsed"
+    )
+    look("compose")
+    open_preview(driver, stack, job_id)
+    seek(driver, 1.0)
+    look("job")
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
+    try:
+        until(
+            driver,
+            10,
+            lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN",
+            "zh",
+        )
+        look("job-zh")
+        driver.get(stack.url + "/#/new")
+        driver.find_element(By.ID, "example").click()
+        until(
+            driver,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
+            "parsed",
+        )
+        look("compose-zh")
+    finally:
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+    assert {k: v for k, v in found.items() if v} == {}

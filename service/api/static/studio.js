@@ -205,7 +205,9 @@ function dropZone(zone, onFile) {
   });
 }
 async function takeScript(file) {
-  scriptName = file.name; $("script").value = await file.text(); saveDraft(); checkScript();
+  scriptName = file.name; $("script").value = await file.text();
+  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));
+  saveDraft(); checkScript();
 }
 function takeVideo(file) {
   const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo(); draftVideo(file);
@@ -500,8 +502,9 @@ async function loadResult(job) {
       S.burned = burnedIn(S.source.options) && job.artifacts.includes("video.mp4");
       $("burned-note").hidden = !S.burned;
       if (job.artifacts.includes("subtitles.vtt") && !S.burned) {
+        // Read as text with the key (the CSP refuses fetching a blob: URL); the track loads its own copy.
+        S.subs = parseVTT(await api(base + "/artifacts/subtitles.vtt", { text: true }));
         const src = await artifactURL(base + "/artifacts/subtitles.vtt");
-        S.subs = parseVTT(await (await fetch(src)).text());
         const t = el("track", { kind: "subtitles", label: "Subtitles", srclang: S.manifest.language || "zh", default: true, src });
         v.append(t);
         t.track.mode = "hidden";  // its cues stay readable; the page draws them
@@ -530,7 +533,9 @@ function timeline(m) {
   const ticks = [];
   for (let x = 0; x <= total + 1e-6; x += step) ticks.push(el("span", { class: "tick", style: `left:${(100 * x / total).toFixed(3)}%`, text: clock(x) }));
   const ruler = el("div", { class: "ruler", "aria-hidden": "true" }, ...ticks);
-  const lanes = [ruler, segLane];
+  const wave = el("div", { class: "lane wave", "aria-hidden": "true" }, el("span", { class: "name", text: t("laneWave") }),
+    el("canvas", { id: "wave" }));
+  const lanes = [ruler, wave, segLane];
   // manifest layers: 0 narration (bottom), 1 overlay (the qualifiers, at the top)
   for (const [layer, n] of [["overlay", 1], ["narration", 0]]) {
     const cues = m.cues.filter((c) => c.layer === n);
@@ -542,6 +547,7 @@ function timeline(m) {
   }
   $("timeline").replaceChildren(...lanes, el("span", { id: "playhead", class: "playhead", "aria-hidden": "true" }));
   playhead();
+  drawWave();
 }
 let segAudio = null;
 async function playSegment(s) {
@@ -551,6 +557,29 @@ async function playSegment(s) {
     segAudio = new Audio(await artifactURL(`/v1/jobs/${S.job.id}/segments/${s.index}/audio`));
     await segAudio.play();
   } catch (e) { $("job-error").textContent = t("segmentAudio", e.message); }
+}
+// The narration's peaks (GET /v1/jobs/{id}/waveform, read once per job) over the timeline's length.
+async function drawWave() {
+  const id = S.job && S.job.id;
+  if (!id) return;
+  if (!S.wave || S.wave.id !== id) {
+    try { S.wave = Object.assign(await api(`/v1/jobs/${id}/waveform`), { id }); } catch (_) { return; }
+  }
+  const c = $("wave");
+  if (!c || !S.total || S.wave.id !== (S.job && S.job.id)) return;
+  const w = Math.max(1, c.clientWidth), h = Math.max(1, c.clientHeight), r = window.devicePixelRatio || 1;
+  c.width = Math.round(w * r); c.height = Math.round(h * r);
+  const g = c.getContext("2d");
+  g.scale(r, r); g.fillStyle = "#2d6a4f";
+  const { min, max, bin_seconds: bin, scale } = S.wave, per = S.total / w / bin;
+  for (let x = 0; x < w; x++) {
+    const a = Math.floor(x * per), b = Math.min(max.length, Math.max(a + 1, Math.floor((x + 1) * per)));
+    if (a >= max.length) break;
+    let lo = 0, hi = 0;
+    for (let i = a; i < b; i++) { if (min[i] < lo) lo = min[i]; if (max[i] > hi) hi = max[i]; }
+    const y0 = h / 2 - (hi / scale) * h / 2, y1 = h / 2 - (lo / scale) * h / 2;
+    g.fillRect(x, y0, 1, Math.max(1, y1 - y0));
+  }
 }
 function clock(x) { const m = Math.floor(x / 60), s = Math.round(x % 60); return `${m}:${String(s).padStart(2, "0")}`; }
 function playhead() {
@@ -681,6 +710,7 @@ $("lang").addEventListener("change", () => {
 $("example").addEventListener("click", () => {
   $("script").value = EXAMPLES[LANG] || EXAMPLES["zh-CN"];
   scriptName = $("script").value.trim().startsWith("{") ? "script.json" : "example.md";
+  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));  // a voice of its language
   saveDraft(); checkScript();
 });
 applyWords();
