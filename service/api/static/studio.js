@@ -516,6 +516,11 @@ async function loadResult(job) {
     }
     fixForm(S.source.spec);
     $("fix").hidden = false;
+    // Each segment's syllables (the pace a drag shows), as a check of the job's own spec counts them.
+    S.syllables = null;
+    api("/v1/scripts:parse", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ script: JSON.stringify(S.source.spec), name: "job.json" }) })
+      .then((p) => { S.syllables = p.segments.map((x) => x.syllables); }).catch(() => {});
   } catch (e) { $("job-error").textContent = e.message; }
 }
 function burnedIn(o) { return !!(o && (o.burn_in || (o.preset_values && o.preset_values.burn_in))); }
@@ -528,7 +533,7 @@ function timeline(m) {
   const segLane = el("div", { class: "lane", role: "group", "aria-label": t("segments") }, el("span", { class: "name", text: t("laneSegments") }),
     ...m.segments.map((s) => el("button", { class: "block seg", style: pos(s.start, s.end), title: s.text,
       "aria-label": t("segAria", s.index, fmt(s.start), fmt(s.end)), lang: textLang(s.label),
-      onclick: () => playSegment(s), text: `${s.index} ${s.label || ""}` })));
+      onclick: () => playSegment(s) }, `${s.index} ${s.label || ""}`, grip(s, s.index - 1))));
   const step = [1, 2, 5, 10, 15, 30, 60, 120, 300].find((x) => total / x <= 12) || 600;
   const ticks = [];
   for (let x = 0; x <= total + 1e-6; x += step) ticks.push(el("span", { class: "tick", style: `left:${(100 * x / total).toFixed(3)}%`, text: clock(x) }));
@@ -548,6 +553,38 @@ function timeline(m) {
   $("timeline").replaceChildren(...lanes, el("span", { id: "playhead", class: "playhead", "aria-hidden": "true" }));
   playhead();
   drawWave();
+}
+// Drag a segment's end to change its seconds: the pace is shown as it moves; released, the job
+// is re-rendered with the new seconds (the other segments come from the cache).
+function grip(s, i) {
+  const g = el("span", { class: "grip", "data-index": i, "aria-hidden": "true" });
+  g.addEventListener("pointerdown", (e) => startDrag(e, s, i, g));
+  g.addEventListener("click", (e) => { e.stopPropagation(); e.preventDefault(); });
+  return g;
+}
+function startDrag(e, s, i, g) {
+  e.preventDefault(); e.stopPropagation();
+  const block = g.parentElement, lane = block.parentElement.getBoundingClientRect();
+  const syllables = S.syllables ? S.syllables[i] : null;
+  let secs = Math.round((s.end - s.start) * 10) / 10;
+  const tip = el("span", { class: "drag-tip", role: "status" });
+  block.parentElement.append(tip);  // in the lane: the block clips what overflows it
+  g.setPointerCapture(e.pointerId);
+  const move = (ev) => {
+    const end = Math.max(s.start + 0.5, (ev.clientX - lane.left) / lane.width * S.total);
+    secs = Math.round((end - s.start) * 10) / 10;
+    block.style.width = `${(100 * secs / S.total).toFixed(3)}%`;
+    tip.textContent = t("dragPace", fmt(secs), syllables ? fmt(syllables / secs) : "–");
+    tip.style.left = `${(100 * (s.start + secs) / S.total).toFixed(3)}%`;
+  };
+  g.addEventListener("pointermove", move);
+  g.addEventListener("pointerup", () => {
+    g.removeEventListener("pointermove", move); tip.remove();
+    const input = $(`fix-secs-${i}`);
+    if (!input || parseFloat(input.value) === secs) return;
+    input.value = secs; input.closest(".fixseg").classList.add("changed");
+    $("rerender").click();
+  }, { once: true });
 }
 let segAudio = null;
 async function playSegment(s) {
@@ -656,6 +693,22 @@ function downloads(job) {
       } catch (e) { $("job-error").textContent = e.message; }
     }, text: t("download", n) }))));
 }
+// What the engine was told to say (the manifest's spoken_text: pinyin, or the English reading),
+// and a correction: the words selected in the segment's text become a pronunciation line.
+function reading(i, lang) {
+  const seg = S.manifest && S.manifest.segments[i];
+  if (!seg || !seg.spoken_text) return null;
+  return el("div", { class: "reading" },
+    el("span", { class: "muted", text: t("engineRead") }), el("code", { id: `fix-read-${i}`, lang: lang === "en" ? "en" : "zh-Latn-pinyin", text: seg.spoken_text.trim() }),
+    el("button", { type: "button", "data-index": i, onclick: () => correct(i), text: t("correct") }));
+}
+function correct(i) {
+  const ta = $(`fix-text-${i}`), word = ta.value.slice(ta.selectionStart, ta.selectionEnd).trim();
+  if (!word) { $("fix-msg").textContent = t("selectWord"); ta.focus(); return; }
+  const pron = $("fix-pron");
+  pron.value = (pron.value.trim() ? pron.value.trim() + "\n" : "") + `${word} = `;
+  pron.focus(); pron.setSelectionRange(pron.value.length, pron.value.length);
+}
 function fixForm(spec) {
   const lang = spec.language || "zh";
   $("fix-pron").value = Object.entries(spec.pronunciations || {}).map(([w, v]) => `${w} = ${v}`).join("\n");
@@ -667,7 +720,8 @@ function fixForm(spec) {
       el("textarea", { id: `fix-text-${i}`, rows: 2, lang: lang === "en" ? "en" : "zh-CN" }),
       el("div", { class: "row" },
         el("label", {}, t("seconds"), el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
-        el("label", {}, t("voiceLabel"), voice)));
+        el("label", {}, t("voiceLabel"), voice)),
+      reading(i, lang));
     box.querySelector("textarea").value = s.text;
     box.addEventListener("input", () => box.classList.add("changed"));
     box.addEventListener("change", () => box.classList.add("changed"));
