@@ -260,6 +260,16 @@ def test_the_url_names_the_view_and_the_draft_survives_a_reload(bench: Any) -> N
     assert driver.find_element(By.ID, "burn").is_selected()
     until(driver, 5, lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "video back")
 
+    # A video shorter than the narration is refused before the upload, in the form's words.
+    listed = len(driver.find_elements(By.CSS_SELECTOR, "#job-list li"))
+    long = "[段 1 · 8 秒] 第一段。\n\n[段 2 · 4 秒] 第二段。\n"
+    driver.execute_script("document.getElementById('script').value = arguments[0]", long)
+    driver.find_element(By.ID, "submit").click()
+    said = until(driver, 10, lambda d: d.find_element(By.ID, "form-error").text, "too short")
+    assert "runs 12 s but the video lasts 10 s" in said, said
+    assert driver.find_element(By.ID, "upload").get_attribute("hidden") is not None  # no upload
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#job-list li")) == listed
+
 
 def test_a_key_a_loopback_server_refuses_does_not_break_the_page(bench: Any) -> None:
     stack, driver, _ = bench

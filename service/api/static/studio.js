@@ -214,7 +214,24 @@ function takeVideo(file) {
 }
 function showVideo() {
   const f = $("video").files[0];
-  $("video-name").textContent = f ? `${f.name} · ${(f.size / 1e6).toFixed(1)} MB` : "";
+  S.videoSeconds = null;
+  $("video-name").textContent = f ? `${f.name} · ${fmt(f.size / 1e6)} MB` : "";
+  if (f) videoSeconds(f).then((d) => {
+    if ($("video").files[0] !== f || d === null) return;
+    S.videoSeconds = d;
+    $("video-name").textContent = `${f.name} · ${fmt(f.size / 1e6)} MB · ${clock(d)}`;
+  });
+}
+// The chosen video's length, read by the browser from the file (null: it cannot say).
+function videoSeconds(file) {
+  return new Promise((ok) => {
+    const v = document.createElement("video"), url = URL.createObjectURL(file);
+    const done = (d) => { URL.revokeObjectURL(url); ok(d); };
+    v.preload = "metadata";
+    v.onloadedmetadata = () => done(isFinite(v.duration) ? v.duration : null);
+    v.onerror = () => done(null);
+    v.src = url;
+  });
 }
 dropZone($("script-drop"), takeScript);
 dropZone($("video-drop"), takeVideo);
@@ -368,6 +385,13 @@ $("check").addEventListener("click", checkScript);
 $("job-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   if (!(await checkScript())) return;
+  // A video shorter than the narration is refused by the server: say so before the upload.
+  if ($("video").files[0] && S.videoSeconds === undefined) S.videoSeconds = await videoSeconds($("video").files[0]);
+  if ($("video").files[0] && S.videoSeconds && S.parsed && !$("extend-video").checked
+      && S.parsed.duration > S.videoSeconds + 0.05) {
+    $("form-error").textContent = t("videoShort", fmt(S.parsed.duration), fmt(Math.round(S.videoSeconds * 100) / 100));
+    return;
+  }
   const fd = new FormData();
   fd.append("script", new Blob([$("script").value], { type: "text/plain" }), nameFor());
   if ($("video").files[0]) fd.append("video", $("video").files[0]);
