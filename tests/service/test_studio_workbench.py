@@ -22,8 +22,10 @@ from selenium.common.exceptions import (  # noqa: E402
     NoSuchElementException,
     StaleElementReferenceException,
 )
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 TWO_LINES = "长上下文推理最贵的不是算力,而是 KV 缓存。"  # a two-line narration cue
 SPEC: dict[str, Any] = {
@@ -176,8 +178,7 @@ def test_the_preview_draws_the_subtitles_where_the_export_does(bench: Any) -> No
         "return document.querySelector('#timeline .lane .block.seg').parentElement"
         ".getBoundingClientRect().width"
     )
-    from selenium.webdriver.common.action_chains import ActionChains
-
+    Select(driver.find_element(By.ID, "fix-overflow")).select_by_value("squeeze")  # and a policy
     drag = ActionChains(driver).click_and_hold(grip).move_by_offset(round(px * 0.15), 0)
     drag.perform()
     tip = driver.find_element(By.CSS_SELECTOR, "#timeline .drag-tip").text
@@ -189,6 +190,7 @@ def test_the_preview_draws_the_subtitles_where_the_export_does(bench: Any) -> No
     assert src["parent"] == job_id
     assert abs(src["spec"]["segments"][0]["seconds"] - 6.5) <= 0.2, src["spec"]["segments"]
     assert src["spec"]["segments"][1]["seconds"] == 2.5
+    assert src["spec"]["fit"]["on_overflow"] == "squeeze"
 
 
 def _frame(stack: Stack, job_id: str, tmp: Path, at: float) -> Any:
@@ -318,8 +320,6 @@ def test_chinese_first_words_every_problem_at_once_and_the_example(bench: Any) -
     anchored to its line; the example script is one click away and checks clean."""
     stack, driver, _ = bench
     driver.get(stack.url + "/")
-    from selenium.webdriver.support.ui import Select
-
     Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
     driver.refresh()
     until(driver, 10, lambda d: d.find_element(By.ID, "check").text == "检查脚本", "zh words")
@@ -437,8 +437,6 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
     stack, driver, video = bench
     job_id = job_with_video(stack, video)
     driver.get(stack.url + "/")
-    from selenium.webdriver.common.keys import Keys
-
     driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
     first = driver.switch_to.active_element
     assert first.get_attribute("class") == "skip"
@@ -472,8 +470,6 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
     open_preview(driver, stack, job_id)
     seek(driver, 1.0)
     look("job")
-    from selenium.webdriver.support.ui import Select
-
     Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
     try:
         until(

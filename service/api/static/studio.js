@@ -736,6 +736,9 @@ function correct(i) {
 function fixForm(spec) {
   const lang = spec.language || "zh";
   $("fix-pron").value = Object.entries(spec.pronunciations || {}).map(([w, v]) => `${w} = ${v}`).join("\n");
+  const opts = S.source.options || {};
+  $("fix-overflow").value = opts.on_overflow || (spec.fit && spec.fit.on_overflow) || "fail";
+  $("fix-engine").value = (S.source.options && S.source.options.engine) || "";
   $("fix-list").replaceChildren(...spec.segments.map((s, i) => {
     const voice = el("select", { id: `fix-voice-${i}` });
     fillVoices(voice, s.voice || "", lang, t("jobsVoice"));
@@ -771,7 +774,17 @@ $("rerender").addEventListener("click", async () => {
   if (Object.keys(pron).length) spec.pronunciations = pron; else delete spec.pronunciations;
   $("rerender").disabled = true; $("fix-msg").textContent = t("submitting");
   try {
-    const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ spec }) });
+    spec.fit = Object.assign({}, spec.fit || {}, { on_overflow: $("fix-overflow").value });
+    const body = { spec };
+    const opts = S.source.options || {}, engine = $("fix-engine").value;
+    if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow)) {
+      const o = Object.assign({}, opts);  // the parent's options, but for these two
+      delete o.preset_values;
+      if (engine) o.engine = engine; else delete o.engine;
+      if (o.on_overflow) o.on_overflow = spec.fit.on_overflow;
+      body.options = o;
+    }
+    const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     $("fix-msg").textContent = "";
     go(r.id); loadJobs();
   } catch (e) { showProblems($("fix-error"), t("notRerendered", ""), e); $("fix-msg").textContent = ""; }
