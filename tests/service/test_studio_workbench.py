@@ -403,6 +403,41 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
     )
 
 
+def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) -> None:
+    """The compose form's music file, its level and the preset reach the job: the job has
+    its music mix, and the preset's options are applied."""
+    import subprocess
+
+    stack, driver, _ = bench
+    music = tmp_path / "bed.wav"
+    argv = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=220:d=6:sample_rate=48000",
+            str(music)]  # fmt: skip
+    subprocess.run(argv, check=True)
+    driver.get(stack.url + "/#/new")
+    until(
+        driver,
+        10,
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#preset option[value=youtube]"),
+        "presets",
+    )
+    driver.execute_script("document.getElementById('script').value = '[段 1 · 3 秒] 音乐测试。'")
+    Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+    Select(driver.find_element(By.ID, "preset")).select_by_value("youtube")
+    driver.find_element(By.ID, "music").send_keys(str(music))
+    level = driver.find_element(By.ID, "music-level")
+    level.clear()
+    level.send_keys("-12")
+    driver.find_element(By.ID, "submit").click()
+    until(driver, 20, lambda d: "#/jobs/" in d.current_url, "submitted")
+    job_id = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job = wait_for(c, job_id, timeout=120)
+        assert job["status"] == "succeeded", job["error"]
+        assert "mix.wav" in job["artifacts"]
+        options = c.get(f"/v1/jobs/{job_id}/source").json()["options"]
+    assert options["preset"] == "youtube" and options["music_level"] == -12, options
+
+
 SIZES = {"desktop": (1440, 900, False), "phone": (390, 844, True)}
 
 

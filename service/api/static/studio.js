@@ -97,7 +97,16 @@ $("signout").addEventListener("click", () => {
 });
 async function signedIn() {
   $("who").textContent = key() ? t("whoKey") : t("whoNone");
-  await Promise.all([loadJobs(), loadVoices()]);
+  await Promise.all([loadJobs(), loadVoices(), loadPresets()]);
+}
+// The presets this key sees (shipped and its own), each with its description as a tooltip.
+async function loadPresets() {
+  let ps = [];
+  try { ps = await api("/v1/presets"); } catch (_) { /* none */ }
+  const keep = $("preset").value || readDraft().preset || "";
+  $("preset").replaceChildren(el("option", { value: "", text: t("presetNone") }),
+    ...ps.map((p) => el("option", { value: p.name, title: p.description || null, text: p.name + (p.kind === "saved" ? " ★" : "") })));
+  $("preset").value = ps.some((p) => p.name === keep) ? keep : "";
 }
 
 // --- job list --------------------------------------------------------------------------
@@ -240,7 +249,7 @@ $("video").addEventListener("change", () => { showVideo(); draftVideo($("video")
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
 
 // --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
-const FIELDS = ["engine", "voice", "overflow", "original"], CHECKS = ["burn", "extend-video", "exports"];
+const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck"], CHECKS = ["burn", "extend-video", "exports"];
 function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
 function saveDraft() {
   const d = { script: $("script").value, name: scriptName };
@@ -284,6 +293,11 @@ function options() {
   if ($("voice").value) o.voice = $("voice").value;
   if ($("overflow").value) o.on_overflow = $("overflow").value;
   if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
+  if ($("preset").value) o.preset = $("preset").value;
+  if ($("music").files[0]) {
+    o.music_level = parseFloat($("music-level").value || "-8");
+    o.music_duck = parseFloat($("music-duck").value || "12");
+  }
   return o;
 }
 function nameFor() { return $("script").value.trim().startsWith("{") ? "script.json" : scriptName; }
@@ -395,6 +409,7 @@ $("job-form").addEventListener("submit", async (e) => {
   const fd = new FormData();
   fd.append("script", new Blob([$("script").value], { type: "text/plain" }), nameFor());
   if ($("video").files[0]) fd.append("video", $("video").files[0]);
+  if ($("music").files[0]) fd.append("music", $("music").files[0]);
   fd.append("options", JSON.stringify(options()));
   const bar = $("upload"), msg = $("upload-msg");
   bar.hidden = false; bar.value = 0; $("submit").disabled = true;
