@@ -207,6 +207,7 @@ class Finalizer:
                 if encoding is not None:
                     watch = encode_watch(encoding, progress, check)
                     encoding.wait(self.settings.ffmpeg_timeout, watch)
+                    watch()  # its end (100 %), which the last quarter-second poll may miss
                     mux = replace(mux, encoded_video=picture)
                 progress(ENCODE_END, "mux")
                 if copy_sound:
