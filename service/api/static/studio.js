@@ -810,7 +810,8 @@ $("rerender").addEventListener("click", async () => {
 $("lang").addEventListener("change", () => {
   setLang($("lang").value);
   signedIn();
-  if (S.job) { showJob(S.job); if (S.manifest) timeline(S.manifest); }
+  if (S.job) { showJob(S.job); if (S.manifest) { timeline(S.manifest); downloads(S.job); } }
+  if (S.source && !document.querySelector(".fixseg.changed")) fixForm(S.source.spec);  // edits kept otherwise
   if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
 });
 $("example").addEventListener("click", () => {
