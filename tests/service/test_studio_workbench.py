@@ -271,6 +271,22 @@ def test_the_url_names_the_view_and_the_draft_survives_a_reload(bench: Any) -> N
     states = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#seg-table tbody td.state")]
     assert states[2] == "failed" and states[3] == "not run", states
 
+    # The list's search (a title or an id) and state filter.
+    def visible() -> list[str]:
+        return [
+            b.get_attribute("data-id")
+            for b in driver.find_elements(By.CSS_SELECTOR, "#job-list li:not([hidden]) button")
+        ]
+
+    driver.find_element(By.ID, "job-search").send_keys(failed[:8])
+    assert visible() == [failed]
+    driver.find_element(By.ID, "job-search").clear()
+    driver.find_element(By.ID, "job-search").send_keys(" ")  # an input event: all again
+    assert ok in visible() and failed in visible()
+    Select(driver.find_element(By.ID, "job-filter")).select_by_value("failed")
+    assert visible() == [failed]
+    Select(driver.find_element(By.ID, "job-filter")).select_by_value("")
+
     driver.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{ok}']").click()
     until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{ok}"), "second job")
     driver.back()

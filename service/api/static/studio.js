@@ -123,6 +123,7 @@ async function loadJobs() {
         el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
         el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? t("fixTag") : "") })))));
     $("jobs-msg").textContent = data.jobs.length ? "" : t("noJobs");
+    filterJobs();
     // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
     // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
     const busy = data.jobs.some((j) => !TERMINAL.includes(j.status));
@@ -135,6 +136,20 @@ function listed(j) {
   if (b && b.dataset.state !== j.status) { b.dataset.state = j.status; b.textContent = t("state." + j.status); b.className = "state " + j.status; }
 }
 $("refresh-jobs").addEventListener("click", loadJobs);
+// Search (title or id) and the state filter: the listed jobs that match stay shown.
+function filterJobs() {
+  const q = $("job-search").value.trim().toLowerCase(), f = $("job-filter").value;
+  let shown = 0;
+  for (const li of $("job-list").children) {
+    const b = li.querySelector("button"), st = b.querySelector(".state").dataset.state;
+    const hit = (!q || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
+      && (!f || (f === "active" ? !TERMINAL.includes(st) : st === f));
+    li.hidden = !hit; shown += hit;
+  }
+  if ($("job-list").children.length) $("jobs-msg").textContent = shown ? "" : t("noMatch");
+}
+$("job-search").addEventListener("input", filterJobs);
+$("job-filter").addEventListener("change", filterJobs);
 document.addEventListener("visibilitychange", () => { if (!document.hidden) loadJobs(); });
 $("new-job").addEventListener("click", () => go(null));
 
