@@ -521,6 +521,23 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
     open_preview(driver, stack, job_id)
     seek(driver, 1.0)
     look("job")
+    # By keyboard alone: Tab reaches the timeline's first segment, Enter plays it.
+    for _ in range(120):
+        driver.switch_to.active_element.send_keys(Keys.TAB)
+        if "seg" in (driver.switch_to.active_element.get_attribute("class") or ""):
+            break
+    else:
+        raise AssertionError("Tab never reaches the timeline's segments")
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    until(
+        driver,
+        10,
+        lambda d: d.execute_script(
+            "return performance.getEntriesByType('resource')"
+            ".some(e => e.name.includes('/segments/1/audio'))"
+        ),
+        "the segment's audio, by keyboard",
+    )
     Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
     try:
         until(
