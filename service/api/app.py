@@ -25,8 +25,10 @@ from service.api.routes import (
     health,
     jobs,
     presets,
+    samples,
     studio,
     voices,
+    waveform,
     webhooks,
 )
 from service.config import Settings, get_settings
@@ -64,9 +66,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (
-        events, jobs, batch_events, batches, artifacts, voices, presets, health, studio, webhooks,
-    ):  # fmt: skip
+    routers = [events, jobs, batch_events, batches, artifacts, voices, samples, presets, health]
+    for module in [*routers, studio, waveform, webhooks]:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

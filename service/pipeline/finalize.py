@@ -27,6 +27,7 @@ from service.domain.subtitles import (
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
+from service.pipeline.encode_watch import ENCODE_END, encode_watch
 from service.pipeline.exports import write_timeline
 from service.pipeline.manifest import (
     Loudness,
@@ -194,6 +195,7 @@ class Finalizer:
 
         try:
             t = time.perf_counter()
+            progress(SYNTH_SHARE + 0.05, "loudness")
             loud = self._mix_narration(
                 plan, placed, work, outdir / "narration.wav", sink if copy_sound else None, check
             )
@@ -203,12 +205,14 @@ class Finalizer:
                 if mux is not None:
                     mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
-            progress(SYNTH_SHARE + 0.1, "loudness")
             if mux is not None:
                 t = time.perf_counter()
                 if encoding is not None:
-                    encoding.wait(self.settings.ffmpeg_timeout, check)
+                    watch = encode_watch(encoding, progress, check)
+                    encoding.wait(self.settings.ffmpeg_timeout, watch)
+                    watch()  # its end (100 %), which the last quarter-second poll may miss
                     mux = replace(mux, encoded_video=picture)
+                progress(ENCODE_END, "mux")
                 if copy_sound:
                     mux = replace(mux, encoded_audio=sound)
                 self.media.mux(mux, check)

@@ -26,13 +26,14 @@ from service.domain.notices import Notice
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.takes import Take, kept_takes
-from service.domain.timeline import pace_checks
+from service.domain.timeline import pace_checks, place_segments, slots_ms
 from service.jobs import JobService
 from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
 FILES = {
     "studio.js": "text/javascript; charset=utf-8",
+    "studio-i18n.js": "text/javascript; charset=utf-8",
     "studio.css": "text/css; charset=utf-8",
 }
 MAX_FIELD = 1 << 20  # a script field, in characters (the script body limit is 1 MiB too)
@@ -119,7 +120,7 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
     return Parsed(
         spec=spec.model_dump(mode="json", exclude_defaults=True),
         segments=segments,
-        duration=round(sum(s.seconds for s in spec.segments), 3),
+        duration=_duration(plan.spec),
         warnings=plan.warnings,
     )
 
@@ -222,6 +223,13 @@ def _kept_takes(parent: Job, spec: JobSpec) -> list[str]:
     return kept_takes(takes, old, [s.text for s in spec.segments])
 
 
+def _duration(spec: JobSpec) -> float:
+    """The narration's length as the job will lay it out: the overflow policy applied
+    (``extend`` lengthens a segment and pushes the later ones back) and starts kept."""
+    slots = place_segments(spec, slots_ms(spec))
+    return round(slots[-1].end_ms / 1000, 3) if slots else 0.0
+
+
 def _spec(data: dict[str, Any]) -> JobSpec:
     try:
         spec = spec_from_data(data)
@@ -240,7 +248,7 @@ def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
     with wave.open(io.BytesIO(head), "rb") as src:
         rate, width = src.getframerate(), src.getsampwidth() * src.getnchannels()
         channels, total = src.getnchannels(), src.getnframes()
-    data = _data_offset(head)
+    data = data_offset(head)
     first = min(round(start * rate), total)
     last = max(first, min(round(end * rate), total))
     frames = wav.read(data + first * width, data + last * width)
@@ -253,7 +261,7 @@ def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
     return out.getvalue()
 
 
-def _data_offset(head: bytes) -> int:
+def data_offset(head: bytes) -> int:
     """Where a WAV file's frames start: after the RIFF header, past each chunk to ``data``."""
     pos = 12
     while pos + 8 <= len(head):
