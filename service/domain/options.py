@@ -3,9 +3,11 @@ API's ``options``), including the loudness target and the job preset they may st
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers
@@ -57,6 +59,92 @@ class MasterLoudness(_Model):
     lra_max: float | None = None
 
 
+MAX_MASTERS = 4  # masters one job may make
+MASTER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")  # also a folder: masters/<name>/
+# What a master may set: the finishing side (its mix, its subtitles, its picture). The rest of
+# the options change what is synthesized and fitted, or the job as a whole: one for all masters.
+MASTER_FIELDS = (
+    "loudness",
+    "style",
+    "burn_in",
+    "screen_text",
+    "music_level",
+    "music_duck",
+    "original_audio",
+    "audio_only",
+)
+_JOB_ONLY = {
+    "engine": "changes the voice, and synthesis runs once for every master",
+    "voice": "changes the voice, and synthesis runs once for every master",
+    "speakers": "changes the voices, and synthesis runs once for every master",
+    "on_overflow": "changes the fit, which runs once for every master",
+    "extend_video": "changes the timeline, which is one for every master",
+    "exports": "belongs to the job as a whole (the timelines are made once)",
+    "webhook_url": "belongs to the job as a whole",
+    "masters": "belongs to the job (a master holds no masters)",
+}
+
+
+class MasterOptions(_Model):
+    """One master of a job (``masters``): its name (its files are masters/<name>/...), a
+    preset and/or its own finishing fields, over the job's options. Synthesis, fit and cue
+    timing are the job's, once for all its masters: a master may not set what changes them."""
+
+    name: str = Field(
+        description="1-32 lowercase letters, digits, '-' or '_': its files are masters/<name>/...",
+    )
+    preset: str | None = Field(
+        None, description="a job preset whose finishing fields this master takes"
+    )
+    preset_values: dict[str, Any] | None = Field(
+        None, description="the preset's values as applied, recorded at submission"
+    )
+    loudness: LoudnessTarget | None = None
+    style: StyleSpec | None = None
+    burn_in: bool | None = None
+    screen_text: bool | None = None
+    music_level: float | None = Field(None, ge=-40, le=0)
+    music_duck: float | None = Field(None, ge=10, le=40)
+    original_audio: Literal["drop", "mix"] | None = None
+    audio_only: bool | None = Field(None, description="this master has no video.mp4")
+    # Refused with a reason (so the 422 names masters[i].<field>), never in the schema.
+    engine: SkipJsonSchema[Any] = None
+    voice: SkipJsonSchema[Any] = None
+    speakers: SkipJsonSchema[Any] = None
+    on_overflow: SkipJsonSchema[Any] = None
+    extend_video: SkipJsonSchema[Any] = None
+    exports: SkipJsonSchema[Any] = None
+    webhook_url: SkipJsonSchema[Any] = None
+    masters: SkipJsonSchema[Any] = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not MASTER_NAME.match(v):
+            raise ValueError(
+                f"{v!r:.40} is not a master name: 1-32 lowercase letters, digits, '-' or '_', "
+                "starting with a letter or digit"
+            )
+        return v
+
+    @field_validator(*_JOB_ONLY, mode="before")
+    @classmethod
+    def _job_only(cls, v: Any, info: ValidationInfo) -> Any:
+        field = info.field_name or ""
+        raise ValueError(
+            f"{field} {_JOB_ONLY[field]}: set it in the job's options, not in a master"
+        )
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
+
+    def own(self) -> dict[str, Any]:
+        """The finishing fields it sets itself, as JSON."""
+        return self.model_dump(mode="json", exclude_unset=True, include=set(MASTER_FIELDS))
+
+
 class RenderOptions(_Model):
     """Per-render choices that are not part of the script itself (CLI flags / API options).
     ``preset`` names a job preset whose values apply under the ones given here."""
@@ -97,6 +185,12 @@ class RenderOptions(_Model):
         "job.canceled), signed with the tenant's default webhook secret",
     )
 
+    masters: list[MasterOptions] = Field(
+        [],
+        description=f"several masters from one render (at most {MAX_MASTERS}): each its own "
+        "mix, subtitles and video under masters/<name>/; synthesis and fit run once",
+    )
+
     exports: list[Export] = Field(
         [],
         max_length=4,
@@ -128,6 +222,13 @@ class RenderOptions(_Model):
     @classmethod
     def _style_name(cls, v: Any) -> Any:
         return {"preset": v} if isinstance(v, str) else v
+
+    @field_validator("masters")
+    @classmethod
+    def _masters(cls, v: list[MasterOptions]) -> list[MasterOptions]:
+        if len(v) > MAX_MASTERS:
+            raise ValueError(f"{len(v)} masters, over the limit of {MAX_MASTERS} a job")
+        return v
 
     @field_validator("exports")
     @classmethod

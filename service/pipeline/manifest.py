@@ -106,6 +106,24 @@ class MusicReport(BaseModel):
     loudness: Loudness
 
 
+class ManifestMaster(BaseModel):
+    """One master of a job with ``masters``: its files are masters/<name>/..."""
+
+    name: str
+    preset: str | None
+    burn_in: bool
+    screen_text: bool
+    style: dict[str, Any] = Field(description="its subtitle style as applied")
+    loudness: Loudness = Field(description="its narration.wav, measured against its target")
+    music: Loudness | None = Field(None, description="its mix.wav (with music), measured")
+    picture: str | None = Field(
+        description="its video's picture: 'source' (the upload's, stream-copied), 'encoded' "
+        "(re-encoded for it: burn-in, frozen end) or the name of the master whose encode it "
+        "stream-copies; none without a video"
+    )
+    artifacts: list[str]
+
+
 class Manifest(BaseModel):
     """manifest.json, a public artifact: what a finished job is made of (its JSON Schema is
     docs/manifest.schema.json). Times in seconds."""
@@ -125,10 +143,15 @@ class Manifest(BaseModel):
     screen_text: bool
     qualifier_display: str
     music: MusicReport | None = None
+    masters: list[ManifestMaster] | None = Field(
+        None, description="each master (options masters), when the job asked for several"
+    )
 
     def to_json(self) -> str:
-        """The file's text: keys in this order, no ``music`` without music."""
-        data = self.model_dump(mode="json", exclude={"music"} if self.music is None else None)
+        """The file's text: keys in this order, no ``music`` without music, no ``masters``
+        without masters."""
+        none = {k for k in ("music", "masters") if getattr(self, k) is None}
+        data = self.model_dump(mode="json", exclude=none or None)
         return json.dumps(data, ensure_ascii=False, indent=2)
 
 
@@ -146,6 +169,7 @@ def build_manifest(
     sample_rate: int,
     warnings: list[Notice],
     music: MusicReport | None = None,
+    masters: list[ManifestMaster] | None = None,
 ) -> Manifest:
     spec = plan.spec
     segments = zip(spec.segments, placed.results, placed.slots, strict=True)
@@ -192,6 +216,7 @@ def build_manifest(
         screen_text=plan.options.shows_screen_text(spec),
         qualifier_display=spec.qualifier_display,
         music=music,
+        masters=masters,
     )
 
 
