@@ -107,15 +107,16 @@ class MasterOptions(_Model):
     music_duck: float | None = Field(None, ge=10, le=40)
     original_audio: Literal["drop", "mix"] | None = None
     audio_only: bool | None = Field(None, description="this master has no video.mp4")
-    # Refused with a reason (so the 422 names masters[i].<field>), never in the schema.
-    engine: SkipJsonSchema[Any] = None
-    voice: SkipJsonSchema[Any] = None
-    speakers: SkipJsonSchema[Any] = None
-    on_overflow: SkipJsonSchema[Any] = None
-    extend_video: SkipJsonSchema[Any] = None
-    exports: SkipJsonSchema[Any] = None
-    webhook_url: SkipJsonSchema[Any] = None
-    masters: SkipJsonSchema[Any] = None
+    # Refused with a reason (so the 422 names masters[i].<field>), never in the schema nor in
+    # a dump (a stored job's options validate again).
+    engine: SkipJsonSchema[Any] = Field(None, exclude=True)
+    voice: SkipJsonSchema[Any] = Field(None, exclude=True)
+    speakers: SkipJsonSchema[Any] = Field(None, exclude=True)
+    on_overflow: SkipJsonSchema[Any] = Field(None, exclude=True)
+    extend_video: SkipJsonSchema[Any] = Field(None, exclude=True)
+    exports: SkipJsonSchema[Any] = Field(None, exclude=True)
+    webhook_url: SkipJsonSchema[Any] = Field(None, exclude=True)
+    masters: SkipJsonSchema[Any] = Field(None, exclude=True)
 
     @field_validator("name")
     @classmethod
@@ -130,6 +131,8 @@ class MasterOptions(_Model):
     @field_validator(*_JOB_ONLY, mode="before")
     @classmethod
     def _job_only(cls, v: Any, info: ValidationInfo) -> Any:
+        if v is None:
+            return v
         field = info.field_name or ""
         raise ValueError(
             f"{field} {_JOB_ONLY[field]}: set it in the job's options, not in a master"
