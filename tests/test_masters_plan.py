@@ -6,6 +6,7 @@ whole and read back gives the same masters, so finalize never looks a preset up.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Pipeline]:
     return settings, wiring.pipeline(settings)
 
 
-def _plan(door: tuple[Settings, Pipeline], options: dict[str, object]) -> JobPlan:
+def _plan(door: tuple[Settings, Pipeline], options: dict[str, Any]) -> JobPlan:
     settings, pipeline = door
     resolved = wiring.presets(settings).resolve("local", RenderOptions.model_validate(options))
     return pipeline.plan(SPEC, resolved)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ SPEC: dict[str, Any] = {
     "language": "zh",
     "segments": [{"text": "代码测试通过以后,再做优化。", "seconds": 2.5}],
 }
-MASTERS = [
+MASTERS: list[dict[str, Any]] = [
     {"name": "douyin", "preset": "douyin"},
     {"name": "youtube", "preset": "youtube", "burn_in": False},
 ]
