@@ -1,0 +1,112 @@
+"""Two masters from one render against one and two separate renders, side by side in one run.
+
+The bundled example (examples/kv-cache-quantization.md, espeak-ng) on a generated 90 s
+1080x1920 video, each render from the command line in a new Python process:
+  masters  one job, `--master douyin --master youtube` (douyin burned in, youtube soft)
+  one      one burn-in job, `--preset douyin`
+  two      two separate jobs, `--preset douyin` then `--preset youtube`, each cold
+  two-warm the same two jobs sharing a data dir (the second's speech from the TTS cache)
+Every job is cold (a fresh data dir: no TTS cache) unless said. The runs are interleaved,
+ROUNDS times, so machine load hits them alike; the ratios use each run's best time. Aims:
+masters <= 1.3x one, and <= 0.6x two. Each master's loudness as its manifest reports it.
+Usage:
+    .venv/bin/python bench/masters.py [--rounds N] [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devtools.media import make_video  # noqa: E402
+
+EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
+
+
+def render(video: Path, out: Path, data: Path, *flags: str) -> float:
+    """One `narrate render`, its wall time."""
+    argv = [sys.executable, "-m", "service.cli", "render", str(EXAMPLE), "--out", str(out)]
+    argv += ["--video", str(video), "--engine", "espeak", *flags]
+    env = {**os.environ, "NARRATE_DATA_DIR": str(data)}
+    t = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True, env=env, cwd=ROOT)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--seconds", type=float, default=90)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-masters-") as tmp:
+        work = Path(tmp)
+        video = make_video(work / "video.mp4", args.seconds)
+        counter = iter(range(10**6))
+
+        def fresh() -> tuple[Path, Path]:
+            n = next(counter)
+            return work / f"out-{n}", work / f"data-{n}"
+
+        def masters() -> float:
+            out, data = fresh()
+            took = render(video, out, data, "--master", "douyin", "--master", "youtube")
+            manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+            for m in manifest["masters"]:
+                loud = m["loudness"]
+                print(
+                    f"  master {m['name']:<8} picture {m['picture']:<8} "
+                    f"{loud['integrated_lufs']:.2f} LUFS (target {loud['target_lufs']:g}) "
+                    f"{loud['true_peak_dbtp']:.2f} dBTP (ceiling "
+                    f"{loud['true_peak_ceiling_dbtp']:g}) passed {loud['passed']}"
+                )
+            return took
+
+        def one() -> float:
+            return render(video, *fresh(), "--preset", "douyin")
+
+        def two() -> float:
+            return render(video, *fresh(), "--preset", "douyin") + render(
+                video, *fresh(), "--preset", "youtube"
+            )
+
+        def two_warm() -> float:
+            out, data = fresh()
+            return render(video, out, data, "--preset", "douyin") + render(
+                video, out.with_name(out.name + "-b"), data, "--preset", "youtube"
+            )
+
+        runs: dict[str, Callable[[], float]] = {
+            "masters": masters,
+            "one": one,
+            "two": two,
+            "two-warm": two_warm,
+        }
+        times: dict[str, list[float]] = {k: [] for k in runs}
+        for r in range(args.rounds):
+            for name, run in runs.items():
+                times[name].append(run())
+                print(f"round {r + 1} {name:<9} {times[name][-1]:6.2f} s", flush=True)
+        best = {k: min(v) for k, v in times.items()}
+        print(f"best: {json.dumps({k: round(v, 2) for k, v in best.items()})}")
+        print(
+            f"masters / one burn-in job:        {best['masters'] / best['one']:.2f}x (aim <= 1.3)"
+        )
+        print(
+            f"masters / two separate jobs:      {best['masters'] / best['two']:.2f}x (aim <= 0.6)"
+        )
+        print(f"masters / two jobs, shared cache: {best['masters'] / best['two-warm']:.2f}x")
+        print(f"load average: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
