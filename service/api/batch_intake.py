@@ -16,7 +16,8 @@ from pydantic import ValidationError
 
 from service.api.intake import check_unicode, json_object
 from service.domain.batch import ItemsInvalid, check_item_name, item_name, item_problems, merged
-from service.domain.errors import InputError, Problem, options_error
+from service.domain.errors import InputError, Problem
+from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.jobs.batches import ItemRequest

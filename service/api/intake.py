@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from service.api.uploads import Upload, read_multipart
 from service.config import Settings
-from service.domain.errors import InputError, options_error
+from service.domain.errors import InputError
+from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.ports import Incoming

@@ -54,25 +54,6 @@ def loc_words(loc: Loc) -> str:
     return " ".join(parts) or "spec"
 
 
-def loc_path(loc: Loc) -> str:
-    """A path as a field reference: ('masters', 0, 'engine') -> 'masters[0].engine'."""
-    out = ""
-    for key in loc:
-        out += f"[{key}]" if isinstance(key, int) else f"{'.' if out else ''}{key}"
-    return out
-
-
-def options_error(errors: list[Any], what: str = "options") -> InputError:
-    """The first of pydantic's errors on job options, naming the field as a path
-    (``options masters[0].engine: ...``), with ``loc`` under ``options``."""
-    first = errors[0]
-    where = loc_path(tuple(first["loc"]))
-    msg = str(first["msg"]).removeprefix("Value error, ")
-    return InputError(
-        f"{what}{' ' + where if where else ''}: {msg}", loc=("options", *first["loc"])
-    )
-
-
 def loc_segment(loc: Loc) -> int | None:
     """The 1-based segment a path is inside, if any."""
     if len(loc) >= 2 and loc[0] == "segments" and isinstance(loc[1], int):

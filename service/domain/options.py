@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
-from service.domain.fields import check_speakers
+from service.domain.fields import check_speakers, loc_path
 from service.domain.style import StyleSpec
 
 if TYPE_CHECKING:
@@ -205,7 +206,6 @@ class RenderOptions(_Model):
     @field_validator("webhook_url")
     @classmethod
     def _webhook_url(cls, v: str | None) -> str | None:
-        from service.domain.errors import InputError
         from service.domain.webhooks import check_url
 
         try:
@@ -257,3 +257,14 @@ class RenderOptions(_Model):
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec
+
+
+def options_error(errors: list[Any], what: str = "options") -> InputError:
+    """The first of pydantic's errors on job options, naming the field as a path
+    (``options masters[0].engine: ...``), with ``loc`` under ``options``."""
+    first = errors[0]
+    where = loc_path(tuple(first["loc"]))
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    return InputError(
+        f"{what}{' ' + where if where else ''}: {msg}", loc=("options", *first["loc"])
+    )

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
-from service.domain.errors import InputError, loc_path
-from service.domain.fields import one_line, plain
+from service.domain.errors import InputError
+from service.domain.fields import loc_path, one_line, plain
 from service.domain.options import RenderOptions
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,39}$")

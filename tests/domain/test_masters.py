@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from service.domain.errors import InputError, options_error
-from service.domain.options import MASTER_FIELDS, MasterOptions
+from service.domain.errors import InputError
+from service.domain.options import MASTER_FIELDS, MasterOptions, options_error
 from service.domain.presets import Preset, preset_from_data, resolve
 from service.domain.spec import RenderOptions
 
