@@ -15,10 +15,17 @@ from typing import Any
 import pytest
 
 from service import audio as dsp
+from service import wiring
+from service.adapters.storage import LocalWorkspace
+from service.config import Settings
+from service.console import read_script
+from service.domain.options import MAX_MASTERS
+from service.domain.spec import RenderOptions
 from tests.conftest import make_video
 from tests.helpers import narrate, read_manifest
 
 pytestmark = pytest.mark.integration
+
 
 SCRIPT = """标题:双版本
 
@@ -33,6 +40,13 @@ QUIET = {
 }
 MASTERS = ["douyin", json.dumps(QUIET), "youtube", "broadcast=broadcast-r128"]
 TARGETS = {"douyin": (-14, -1), "quiet": (-18, -2), "youtube": (-14, -1), "broadcast": (-23, -1)}
+
+
+def _chord(path: Path) -> Path:
+    """4 s of a two-note chord, looped under the narration as its music bed."""
+    lavfi = "sine=f=440:d=4[a];sine=f=554:d=4[b];[a][b]amix=inputs=2"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex", lavfi, str(path)], check=True)
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +142,41 @@ def test_a_master_differing_only_in_loudness_copies_the_encoded_picture(
     assert (
         hashlib.sha256(douyin.read_bytes()).digest() != hashlib.sha256(quiet.read_bytes()).digest()
     )
+
+
+def test_every_shipped_preset_as_a_master_is_within_half_a_lu_under_its_ceiling(
+    tmp_path: Path,
+) -> None:
+    """The script's segments rendered once, then finished with every shipped preset as a
+    master (four, then the rest), a music bed under each: each master's narration.wav and
+    mix.wav read by the BS.1770 meter (every bundled example at every preset, as the job's
+    own master: tests/test_presets_loudness.py)."""
+    settings = Settings(data_dir=tmp_path / "data", default_engine="espeak", tts_cache=False)
+    pipeline = wiring.pipeline(settings)
+    presets = wiring.presets(settings)
+    shipped = [f.name for f in presets.all("local") if f.kind == "shipped"]
+    assert len(shipped) >= 6
+    (tmp_path / "job.md").write_text(SCRIPT, encoding="utf-8")
+    spec = read_script(tmp_path / "job.md")
+    base = pipeline.plan(spec, RenderOptions(engine="espeak"))
+    work = LocalWorkspace(tmp_path / "work")
+    results = [pipeline.render_segment(base, i, work) for i in range(len(spec.segments))]
+    music = _chord(tmp_path / "chord.wav")
+    seen: dict[str, float] = {}
+    for k, group in enumerate((shipped[:MAX_MASTERS], shipped[MAX_MASTERS:])):
+        masters = [{"name": name, "preset": name} for name in group]
+        options = RenderOptions.model_validate({"engine": "espeak", "masters": masters})
+        plan = pipeline.plan(spec, presets.resolve("local", options))
+        out = tmp_path / f"out{k}"
+        out.mkdir()
+        pipeline.finalize(plan, results, work, out, music=music)
+        for m in read_manifest(out)["masters"]:
+            target = next(p.loudness for p in plan.masters if p.name == m["name"])
+            for wav, reported in (("narration.wav", m["loudness"]), ("mix.wav", m["music"])):
+                measured, tp = _measured(out / "masters" / m["name"] / wav)
+                where = f"{m['name']} {wav}: {measured:.2f} LUFS {tp:.2f} dBTP"
+                assert abs(measured - target.target_lufs) <= 0.5, where
+                assert tp <= target.true_peak_dbtp and reported["passed"] is True, where
+                seen[f"{m['name']} {wav}"] = round(measured - target.target_lufs, 2)
+    assert {name.split()[0] for name in seen} == set(shipped)
+    print(json.dumps(seen))  # each master's distance from its target, LU

@@ -34,8 +34,6 @@ from service.ports import Check, Encoding, MuxRequest, Workspace
 if TYPE_CHECKING:
     from service.pipeline.finalize import Finalizer
 
-SOUNDS = ("narration.wav", "mix.wav")
-
 
 def plan_masters(
     settings: Settings,
@@ -95,7 +93,7 @@ def _same_file(src: Path, dest: Path) -> None:
 
 @dataclass
 class _Sound:
-    """A normalised narration (and mix) made for one set of loudness and music choices."""
+    """A normalised narration (or mix) made at one target (and music levels): its folder."""
 
     folder: Path
     loud: dsp.Loudness
@@ -121,12 +119,6 @@ class _Master:
     picture: _Picture | None = None
     sound: _Sound | None = None
     warnings: list[Notice] = field(default_factory=list)
-
-
-def _sound_key(plan: JobPlan, music: Path | None) -> tuple[Any, ...]:
-    target = plan.loudness
-    levels = (plan.options.music_level, plan.options.music_duck) if music is not None else ()
-    return (target, *levels)
 
 
 def _picture_key(mux: MuxRequest) -> tuple[Any, ...]:
@@ -211,21 +203,26 @@ class Masters:
         master: _Master | None = None,
     ) -> tuple[dsp.Loudness, MusicReport | None]:
         """narration.wav (and mix.wav) in ``folder`` at the plan's loudness: a second name of
-        one already made for the same choices, else normalised now."""
-        key = _sound_key(plan, music)
-        made = sounds.get(key)
-        if made is not None:
-            for name in SOUNDS:
-                if (made.folder / name).is_file():
-                    _same_file(made.folder / name, folder / name)
+        one already made at the same target (and music levels), else normalised now."""
+        target = plan.loudness
+        voice = sounds.get(("narration", target))
+        if voice is not None:
+            _same_file(voice.folder / "narration.wav", folder / "narration.wav")
         else:
             loud = self.fin._mix_narration(
                 plan, placed, work, folder / "narration.wav", None, check
             )
-            report = None
-            if music is not None:
+            voice = sounds[("narration", target)] = _Sound(folder, loud, None)
+        made = voice
+        if music is not None:
+            key = ("mix", target, plan.options.music_level, plan.options.music_duck)
+            mixed = sounds.get(key)
+            if mixed is not None:
+                _same_file(mixed.folder / "mix.wav", folder / "mix.wav")
+            else:
                 report = self.fin._mix_music(plan, music, placed, work, folder, check)
-            made = sounds[key] = _Sound(folder, loud, report)
+                mixed = sounds[key] = _Sound(folder, voice.loud, report)
+            made = _Sound(folder, voice.loud, mixed.music)
         if master is not None:
             master.sound = made
         return made.loud, made.music
