@@ -66,6 +66,8 @@ def render(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         "--engine", "espeak", *flags,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert "masters/quiet: -18" in done.stdout and "picture douyin" in done.stdout, done.stdout
+    assert "preset douyin's on_overflow 'squeeze' is not applied" in done.stderr, done.stderr
     return out, video
 
 
