@@ -5,6 +5,7 @@ whole and read back gives the same masters, so finalize never looks a preset up.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 from service import wiring
 from service.adapters.storage import artifact_file
 from service.config import Settings
-from service.domain.errors import InputError
+from service.console import add_render_flags, render_options
+from service.domain.errors import InputError, ScriptError
 from service.domain.spec import JobSpec, RenderOptions
 from service.pipeline import JobPlan, Pipeline, is_artifact
 from service.pipeline.results import staged_artifacts
@@ -117,3 +119,24 @@ def test_a_masters_files_are_artifacts_and_nothing_else_under_masters(tmp_path: 
     for name in ("masters/../video.mp4", "masters/a/b/video.mp4", "other/a/video.mp4"):
         with pytest.raises(InputError):
             artifact_file(name)
+
+
+def test_the_command_lines_master_flag_names_a_preset_or_gives_its_fields() -> None:
+    parser = argparse.ArgumentParser()
+    add_render_flags(parser)
+
+    def options(*argv: str) -> RenderOptions:
+        return render_options(parser.parse_args(list(argv)))
+
+    given = options("--master", "douyin", "--master", "yt=youtube", "--master", '{"name": "q"}')
+    assert [(m.name, m.preset) for m in given.masters] == [
+        ("douyin", "douyin"),
+        ("yt", "youtube"),
+        ("q", None),
+    ]
+    with pytest.raises(ScriptError, match=r"^--master 2: engine changes the voice"):
+        options("--master", "a", "--master", '{"name": "b", "engine": "edge"}')
+    with pytest.raises(ScriptError, match=r"^--master 1: not a JSON object"):
+        options("--master", "{name")
+    with pytest.raises(ScriptError, match=r"^--master: 5 masters, over the limit of 4"):
+        options(*[x for n in "abcde" for x in ("--master", n)])
