@@ -145,8 +145,10 @@ class MasterOptions(_Model):
         return {"preset": v} if isinstance(v, str) else v
 
     def own(self) -> dict[str, Any]:
-        """The finishing fields it sets itself, as JSON."""
-        return self.model_dump(mode="json", exclude_unset=True, include=set(MASTER_FIELDS))
+        """The finishing fields it sets itself, as JSON (a None is not set: a stored job's
+        options hold every field)."""
+        fields = set(MASTER_FIELDS)
+        return self.model_dump(mode="json", exclude_unset=True, exclude_none=True, include=fields)
 
 
 class RenderOptions(_Model):

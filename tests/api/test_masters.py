@@ -123,3 +123,24 @@ def test_a_batchs_zip_carries_every_masters_files(fleet: Fleet) -> None:
         bad = {"items": [{"name": "x", "spec": SPEC, "options": {"masters": [{"name": "a", "voice": "v"}]}}]}  # fmt: skip
         refused = c.post("/v1/batches", json=bad)
         assert refused.status_code == 422 and "masters[0].voice" in refused.text
+
+
+def test_a_rerender_keeps_each_masters_preset_as_applied_after_the_preset_changes(
+    fleet: Fleet,
+) -> None:
+    with fleet.client() as c:
+        assert c.put("/v1/presets/ours", json={"loudness": {"target_lufs": -20}}).status_code == 200
+        options = {"engine": "espeak", "masters": [{"name": "ours", "preset": "ours"}]}
+        parent = c.post("/v1/jobs", json=SPEC | {"options": options}).json()["id"]
+        fleet.work()
+        # The preset changes after the job: neither the job nor its re-render follows it.
+        assert c.put("/v1/presets/ours", json={"loudness": {"target_lufs": -12}}).status_code == 200
+        r = c.post(f"/v1/jobs/{parent}/rerender", json={"spec": SPEC})
+        assert r.status_code == 202, r.text
+        fleet.work()
+        for job_id in (parent, r.json()["id"]):
+            job = c.get(f"/v1/jobs/{job_id}").json()
+            assert job["status"] == "succeeded", job["error"]
+            manifest = c.get(job["links"]["artifacts"]["manifest.json"]).json()
+            (ours,) = manifest["masters"]
+            assert ours["loudness"]["target_lufs"] == -20 and ours["loudness"]["passed"] is True
