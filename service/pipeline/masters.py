@@ -4,8 +4,9 @@ In finalize, once the segments are placed and the job's own narration and subtit
 each master gets its subtitles, its mix at its loudness and its video under masters/<name>/.
 
 What is the same is made once: masters whose picture is the same (the same burned-in subtitles,
-or none) share one encode, each mux stream-copying it (or the source's picture); masters whose
-sound is the same (loudness target, music levels) share one normalised mix."""
+or none) share one encode, each mux stream-copying it (or the source's picture); masters at the
+same loudness target share one normalised narration.wav (a second name of it), and with the same
+music levels too, one mix.wav."""
 
 from __future__ import annotations
 
@@ -177,7 +178,7 @@ class Masters:
             for p in pictures.values():
                 if p.encoding is not None:
                     p.encoding.cancel()  # on failure: no encoder left running
-        return loud, report, [self._report(m, outdir) for m in masters]
+        return loud, report, [self._report(m) for m in masters]
 
     def _picture(
         self, m: _Master, pictures: dict[tuple[Any, ...], _Picture], work: Workspace
@@ -240,7 +241,7 @@ class Masters:
             mux = replace(mux, encoded_video=m.picture.path)
         self.media.mux(mux, check)
 
-    def _report(self, m: _Master, outdir: Path) -> ManifestMaster:
+    def _report(self, m: _Master) -> ManifestMaster:
         assert m.sound is not None and m.plan.loudness is not None
         picture = None
         if m.picture is not None:
