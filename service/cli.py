@@ -80,6 +80,8 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
         f"wrote {args.out}: {manifest.duration:g} s, {len(manifest.cues)} cues, "
         f"{manifest.loudness.integrated_lufs} LUFS"
     )
+    for m in manifest.masters or []:
+        print(f"  masters/{m.name}: {m.loudness.integrated_lufs} LUFS, picture {m.picture}")
     return 0
 
 

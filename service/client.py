@@ -64,9 +64,9 @@ def submit(args: argparse.Namespace) -> int:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
             for name in state["artifacts"]:
-                if ".." in name.split("/"):  # only segments/NN.wav has a folder
+                if ".." in name.split("/"):  # only segments/, masters/<name>/ have folders
                     continue
-                (out / name).parent.mkdir(exist_ok=True)
+                (out / name).parent.mkdir(parents=True, exist_ok=True)
                 with (
                     client.stream("GET", f"/v1/jobs/{job['id']}/artifacts/{name}") as r,
                     (out / name).open("wb") as f,

@@ -102,6 +102,14 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         help="the Chinese script the video shows: hans (Simplified) or hant (Traditional)",
     )
     p.add_argument(
+        "--master",
+        action="append",
+        metavar="NAME[=PRESET]|JSON",
+        help="one more master under masters/NAME/ (repeat: several from one render), finished "
+        "as preset PRESET (default: NAME) says: loudness, style, burn-in; or a JSON object "
+        "of its fields, as the API's options masters take",
+    )
+    p.add_argument(
         "--exports",
         help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
         "timeline-package.zip)",
@@ -136,6 +144,20 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
+def master_option(value: str, n: int) -> dict[str, Any]:
+    """``--master NAME[=PRESET]`` (preset NAME by default) or a JSON object of its fields."""
+    if not value.lstrip().startswith("{"):
+        name, _, preset = value.partition("=")
+        return {"name": name, "preset": preset or name}
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"not a JSON object: {exc}", f"--master {n}") from None
+    if not isinstance(data, dict):
+        raise ScriptError("not a JSON object", f"--master {n}")
+    return data
+
+
 LOUDNESS_FLAGS: dict[tuple[str, ...], str] = {
     ("loudness", "target_lufs"): "--target-lufs",
     ("loudness", "true_peak_dbtp"): "--true-peak",
@@ -149,7 +171,9 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         first = exc.errors()[0]
         loc = tuple(str(x) for x in first["loc"])
         flag = LOUDNESS_FLAGS.get(loc[:2], "--" + loc[0].replace("_", "-"))
-        raise ScriptError(str(first["msg"]), flag) from None
+        if loc[0] == "masters":  # the n-th --master given
+            flag = "--master" + (f" {int(loc[1]) + 1}" if len(loc) > 1 else "")
+        raise ScriptError(str(first["msg"]).removeprefix("Value error, "), flag) from None
 
 
 def _render_options(args: argparse.Namespace) -> RenderOptions:
@@ -185,4 +209,6 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
     }
     if loudness:
         given["loudness"] = loudness
+    if getattr(args, "master", None):
+        given["masters"] = [master_option(m, n) for n, m in enumerate(args.master, 1)]
     return RenderOptions.model_validate({k: v for k, v in given.items() if v is not None})

@@ -16,6 +16,7 @@ from service.api.take_uploads import Receive, TakeReader
 from service.api.uploads import Upload, read_multipart
 from service.config import Settings
 from service.domain.errors import InputError
+from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.ports import Incoming
@@ -108,9 +109,4 @@ def options(raw: str) -> RenderOptions:
     try:
         return RenderOptions.model_validate_json(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ("options", *first["loc"])
-        where = ".".join(str(x) for x in first["loc"])
-        raise InputError(
-            f"options{' ' + where if where else ''}: {first['msg']}", loc=loc
-        ) from None
+        raise options_error(exc.errors()) from None

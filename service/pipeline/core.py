@@ -24,6 +24,7 @@ from service.domain.voices import Catalog
 from service.pipeline.finalize import Finalizer
 from service.pipeline.local import render_locally
 from service.pipeline.manifest import Rendered
+from service.pipeline.masters import plan_masters
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
@@ -134,16 +135,18 @@ class Pipeline:
                     "(use --extend-video to freeze the last frame)",
                     video.name,
                 )
+        masters, notes = plan_masters(self.settings, spec, options, self.loudness)
         return JobPlan(
             spec=spec,
             options=options,
             voices=voices,
             style=style,
             video=info,
-            warnings=warnings,
+            warnings=warnings + notes,
             loudness=self.loudness(options),
             traditional_by_voice=options.traditional != asked.traditional,
             takes=self.check_takes(len(spec.segments), takes or {}),
+            masters=masters,
         )
 
     def traditional(

@@ -74,7 +74,7 @@ def render_locally(
         )
         outdir.mkdir(parents=True, exist_ok=True)
         for name in staged_artifacts(staged):
-            (outdir / name).parent.mkdir(exist_ok=True)
+            (outdir / name).parent.mkdir(parents=True, exist_ok=True)
             (staged / name).replace(outdir / name)
     return rendered
 

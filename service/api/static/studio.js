@@ -545,8 +545,11 @@ async function loadResult(job) {
     if (job.status === "succeeded") {
       S.manifest = await api(base + "/artifacts/manifest.json");
       const v = $("player");
-      if (job.artifacts.includes("video.mp4")) {
-        v.src = await artifactURL(base + "/artifacts/video.mp4");
+      // A job with masters has no video.mp4 of its own: its first master's is shown.
+      const video = job.artifacts.includes("video.mp4") ? "video.mp4"
+        : job.artifacts.find((n) => /^masters\/[^/]+\/video\.mp4$/.test(n));
+      if (video) {
+        v.src = await artifactURL(base + "/artifacts/" + video);
         v.hidden = false;
       } else if (job.artifacts.includes("narration.wav")) {
         v.src = await artifactURL(base + "/artifacts/narration.wav");
