@@ -18,6 +18,7 @@ from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
 from service.domain.spec import JobSpec, json_schema
+from service.domain.takes import take_flags
 
 
 def _warm_up() -> None:
@@ -61,20 +62,26 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
 
     pipeline = wiring.pipeline(settings, media)
     options = wiring.presets(settings).resolve("local", render_options(args))  # shipped ones
-    plan = pipeline.plan(spec, options, video)
+    takes = {part: Path(file).absolute() for part, file in take_flags(args.take).items()}
+    for part, path in takes.items():
+        if not path.is_file():
+            raise InputError(f"--take: {part}: no such file {path}")
+    plan = pipeline.plan(spec, options, video, takes)
     for w in plan.warnings:
         print(f"warning: {w.message}", file=sys.stderr)
     music = Path(args.music).absolute() if getattr(args, "music", None) else None
     if music is not None and not music.is_file():
         raise InputError(f"--music: no such file {args.music}")
     out = Path(args.out).absolute()
-    manifest = pipeline.render(plan, out, video, ProgressBar(), music=music).manifest
+    manifest = pipeline.render(plan, out, video, ProgressBar(), music=music, takes=takes).manifest
     for w in manifest.warnings[len(plan.warnings) :]:
         print(f"warning: {w.message}", file=sys.stderr)
     print(
         f"wrote {args.out}: {manifest.duration:g} s, {len(manifest.cues)} cues, "
         f"{manifest.loudness.integrated_lufs} LUFS"
     )
+    for m in manifest.masters or []:
+        print(f"  masters/{m.name}: {m.loudness.integrated_lufs} LUFS, picture {m.picture}")
     return 0
 
 

@@ -143,6 +143,9 @@ def _download(client: httpx.Client, state: dict[str, Any], out: Path) -> None:
         folder = out / item["name"]
         folder.mkdir(parents=True, exist_ok=True)
         for name in item["artifacts"]:
+            if ".." in name.split("/"):  # only segments/, masters/<name>/ have folders
+                continue
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
             url = f"/v1/jobs/{item['job']}/artifacts/{name}"
             with client.stream("GET", url) as r, (folder / name).open("wb") as f:
                 for chunk in r.iter_bytes():

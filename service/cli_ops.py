@@ -1,5 +1,5 @@
-"""`narrate api` (the API alone), `narrate keys create|list|revoke`, `narrate gc`,
-`narrate presets` and `narrate webhooks verify`: the operator's commands beside
+"""`narrate api` (the API alone), `narrate dispatch`, `narrate keys create|list|revoke`,
+`narrate gc`, `narrate presets` and `narrate webhooks verify`: the operator's commands beside
 serve/worker/reconcile (service/cli.py)."""
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
     keys = wiring.keys(get_settings())
     if args.keys_command == "create":
         flags = {"max_queued": args.max_queued, "max_running": args.max_running}
-        limits = {k: v for k, v in {**flags, "per_minute": args.per_minute}.items() if v}
+        flags |= {"per_minute": args.per_minute, "weight": args.weight}
+        limits = {k: v for k, v in flags.items() if v}
         print(keys.create(args.name, limits))
     elif args.keys_command == "list":
         for k in keys.entries():
@@ -51,6 +52,23 @@ def cmd_keys(args: argparse.Namespace) -> int:
     else:
         for k in keys.revoke(args.which):
             print(f"revoked {k.id} ({k.tenant})")
+    return 0
+
+
+def cmd_dispatch(args: argparse.Namespace) -> int:
+    """The fair-share dispatcher alone (each worker runs one too, unless
+    NARRATE_DISPATCH_IN_WORKER=0): it works while it holds the lease, else waits for it."""
+    import socket
+    import threading
+
+    from service import logs, wiring
+
+    settings = get_settings()
+    logs.configure(settings.log_format, prefix="dispatch ")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    wiring.dispatch_loop(settings, f"dispatch@{socket.gethostname()} {os.getpid()}").run(stop)
     return 0
 
 
@@ -102,6 +120,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     ap.add_argument("--port", type=int, default=8000)
     ap.set_defaults(func=cmd_api)
 
+    dp = sub.add_parser("dispatch", help="run the fair-share dispatcher alone")
+    dp.set_defaults(func=cmd_dispatch)
+
     ks = sub.add_parser("keys", help="manage API keys")
     ks_sub = ks.add_subparsers(dest="keys_command", required=True)
     kc = ks_sub.add_parser("create", help="create a key for tenant NAME and print it")
@@ -110,6 +131,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         ("--max-queued", "queued jobs (default NARRATE_MAX_QUEUED_JOBS)"),
         ("--max-running", "running jobs (default NARRATE_MAX_RUNNING_JOBS)"),
         ("--per-minute", "submissions a minute (default NARRATE_SUBMISSIONS_PER_MINUTE)"),
+        ("--weight", "share of the fleet when tenants wait at once (default 1)"),
     ):
         kc.add_argument(flag, type=_at_least_one, metavar="N", help=f"the tenant's {what}")
     kl = ks_sub.add_parser("list", help="list the keys: id, tenant, created (never the key)")

@@ -15,6 +15,7 @@ import httpx
 
 from service.console import ProgressBar, render_options
 from service.domain.errors import InputError
+from service.domain.takes import take_flags
 
 
 def submit(args: argparse.Namespace) -> int:
@@ -28,7 +29,8 @@ def submit(args: argparse.Namespace) -> int:
     script = Path(args.script)
     if not script.is_file():
         raise InputError(f"no such script file: {args.script!r}")
-    for flag, value in (("--video", args.video), ("--music", args.music)):
+    takes = take_flags(getattr(args, "take", []))
+    for flag, value in (("--video", args.video), ("--music", args.music), *takes.items()):
         if value and not Path(value).is_file():  # before anything is sent
             raise InputError(f"{flag}: no such file {value}")
     with httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(30, read=600)) as client:
@@ -42,6 +44,8 @@ def submit(args: argparse.Namespace) -> int:
             if args.music:
                 music = Path(args.music)
                 files["music"] = (music.name, stack.enter_context(music.open("rb")), "audio/*")
+            for part, path in takes.items():
+                files[part] = (Path(path).name, stack.enter_context(open(path, "rb")), "audio/*")
             resp = client.post("/v1/jobs", files=files, data={"options": json.dumps(options)})
         if resp.status_code != 202:
             said = problem_text(resp.json().get("detail"))
@@ -60,9 +64,9 @@ def submit(args: argparse.Namespace) -> int:
             out = Path(args.out)
             out.mkdir(parents=True, exist_ok=True)
             for name in state["artifacts"]:
-                if ".." in name.split("/"):  # only segments/NN.wav has a folder
+                if ".." in name.split("/"):  # only segments/, masters/<name>/ have folders
                     continue
-                (out / name).parent.mkdir(exist_ok=True)
+                (out / name).parent.mkdir(parents=True, exist_ok=True)
                 with (
                     client.stream("GET", f"/v1/jobs/{job['id']}/artifacts/{name}") as r,
                     (out / name).open("wb") as f,

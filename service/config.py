@@ -73,6 +73,11 @@ class Settings(BaseSettings):
     max_script_bytes: int = 1 << 20
     max_video_bytes: int = 2 << 30
     max_music_bytes: int = 256 << 20
+    # Recorded takes (take-N per segment, or take for the whole script): each within the
+    # size, at most this many, each at most this long (decoded at the door).
+    max_take_bytes: int = 128 << 20
+    max_takes: int = 100
+    max_take_seconds: float = 600.0
     require_keys: bool | None = None  # None: required unless listening on loopback
     # Host header values (names or IPs, any port) the API answers; others get 421, so a
     # DNS-rebinding page cannot reach it. "": localhost, 127.0.0.1, [::1] and NARRATE_HOST
@@ -159,6 +164,15 @@ class Settings(BaseSettings):
     # instead of after visibility_timeout (which stays long, for long encodes).
     worker_heartbeat: float = Field(default=2.0, gt=0)
     worker_dead_after: float = Field(default=15.0, gt=0)
+    # Fair share: a job's tasks wait in its tenant's lane, and a dispatcher (one at a time, by
+    # a lease of dispatch_lease seconds; every worker runs one, `narrate dispatch` runs one
+    # alone) keeps dispatch_window tasks waiting in the broker's queue, refilled in weighted
+    # round robin every dispatch_interval seconds. Off: first come, first served (no lanes).
+    fair_share: bool = True
+    dispatch_window: int = Field(default=1, ge=1)
+    dispatch_interval: float = Field(default=0.05, gt=0)
+    dispatch_lease: float = Field(default=3.0, gt=0)
+    dispatch_in_worker: bool = True
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
 

@@ -72,6 +72,14 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--true-peak", type=float, help="the master's true-peak ceiling, dBTP (-1)")
     p.add_argument("--on-overflow", choices=["fail", "squeeze", "extend"])
     p.add_argument("--music", help="music to lay under the voice (looped/trimmed, ducked)")
+    p.add_argument(
+        "--take",
+        action="append",
+        default=[],
+        metavar="[N=]FILE",
+        help="a recorded take: N=FILE for segment N (repeat per segment), FILE for the whole "
+        "script; spoken instead of synthesis, its subtitles timed by alignment",
+    )
     p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
     p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
     p.add_argument(
@@ -98,6 +106,14 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         "--burn-in-script",
         choices=["hans", "hant"],
         help="the Chinese script the video shows: hans (Simplified) or hant (Traditional)",
+    )
+    p.add_argument(
+        "--master",
+        action="append",
+        metavar="NAME[=PRESET]|JSON",
+        help="one more master under masters/NAME/ (repeat: several from one render), finished "
+        "as preset PRESET (default: NAME) says: loudness, style, burn-in; or a JSON object "
+        "of its fields, as the API's options masters take",
     )
     p.add_argument(
         "--exports",
@@ -134,6 +150,20 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
+def master_option(value: str, n: int) -> dict[str, Any]:
+    """``--master NAME[=PRESET]`` (preset NAME by default) or a JSON object of its fields."""
+    if not value.lstrip().startswith("{"):
+        name, _, preset = value.partition("=")
+        return {"name": name, "preset": preset or name}
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"not a JSON object: {exc}", f"--master {n}") from None
+    if not isinstance(data, dict):
+        raise ScriptError("not a JSON object", f"--master {n}")
+    return data
+
+
 LOUDNESS_FLAGS: dict[tuple[str, ...], str] = {
     ("loudness", "target_lufs"): "--target-lufs",
     ("loudness", "true_peak_dbtp"): "--true-peak",
@@ -147,7 +177,9 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
         first = exc.errors()[0]
         loc = tuple(str(x) for x in first["loc"])
         flag = LOUDNESS_FLAGS.get(loc[:2], "--" + loc[0].replace("_", "-"))
-        raise ScriptError(str(first["msg"]), flag) from None
+        if loc[0] == "masters":  # the n-th --master given
+            flag = "--master" + (f" {int(loc[1]) + 1}" if len(loc) > 1 else "")
+        raise ScriptError(str(first["msg"]).removeprefix("Value error, "), flag) from None
 
 
 def _render_options(args: argparse.Namespace) -> RenderOptions:
@@ -184,4 +216,6 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
     }
     if loudness:
         given["loudness"] = loudness
+    if getattr(args, "master", None):
+        given["masters"] = [master_option(m, n) for n, m in enumerate(args.master, 1)]
     return RenderOptions.model_validate({k: v for k, v in given.items() if v is not None})

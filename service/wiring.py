@@ -19,7 +19,7 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import PresetStore, Quotas, Storage, TtsEngine
+from service.ports import QUEUE, PresetStore, Quotas, Storage, TtsEngine
 from service.voicepacks import zh_baker
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from service.adapters.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
+    from service.jobs.dispatch import DispatchLoop
     from service.jobs.presets import Presets
     from service.jobs.quotas import QuotaGate
     from service.jobs.retention import Sweeper
@@ -180,6 +181,36 @@ def quota_gate(settings: Settings, port: Quotas) -> QuotaGate:
     return QuotaGate(settings, port, keys(settings).limits)
 
 
+def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any]:
+    """What the API, the workers and the reconciler share on the job store's Redis: the
+    webhooks, the tenants' lanes (None without fair share) and the batches' progress."""
+    from service.adapters.batchevents import RedisBatchEvents
+    from service.adapters.batchstore import RedisBatches
+    from service.adapters.lanes import RedisLanes
+    from service.jobs.batch_progress import BatchProgress
+
+    hooks = webhooks(settings, store.r, files)
+    keep = (settings.keep_jobs_days + 1) * 86400  # a batch outlives its jobs by a day
+    found = BatchProgress(store, RedisBatches(store.r, keep), RedisBatchEvents(store.r), hooks)
+    fair = RedisLanes(store.r, QUEUE) if settings.fair_share else None
+    return {"webhooks": hooks, "lanes": fair, "progress": found}
+
+
+def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) -> DispatchLoop:
+    """The fair-share dispatcher under its Redis lease (a worker's thread, on the worker's
+    own Celery ``app``; `narrate dispatch`)."""
+    from service.adapters.lanes import RedisLanes, RedisLease
+    from service.adapters.quotas import RedisQuotas
+    from service.jobs.dispatch import Dispatcher, DispatchLoop
+
+    store = job_store(settings)
+    gate = quota_gate(settings, RedisQuotas(store.r))
+    found = RedisLanes(store.r, QUEUE)
+    tasks = queue(settings, app)
+    dispatcher = Dispatcher(settings, found, tasks, store, gate.limits, gate.running)
+    return DispatchLoop(dispatcher, RedisLease(store.r), holder)
+
+
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
     from service.adapters.metrics import Metrics
@@ -187,8 +218,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
     from service.adapters.quotas import RedisQuotas
     from service.jobs import JobService
 
-    store = job_store(settings)
-    files = storage(settings)
+    store, files = job_store(settings), storage(settings)
     return JobService(
         settings,
         store,
@@ -197,8 +227,8 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         jobs_queue or queue(settings),
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
-        webhooks(settings, store.r, files),
-        quota_gate(settings, RedisQuotas(store.r)),
+        quotas=quota_gate(settings, RedisQuotas(store.r)),
+        **shared(settings, store, files),
     )
 
 
@@ -207,30 +237,18 @@ def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
     from service.adapters.metrics import Metrics
     from service.jobs import WorkerSteps
 
-    store = job_store(settings)
-    files = storage(settings)
-    return WorkerSteps(
-        settings,
-        store,
-        files,
-        pipeline(settings),
-        queue(settings, app),
-        Metrics(store.r),
-        webhooks(settings, store.r, files),
-    )
+    store, files = job_store(settings), storage(settings)
+    parts = (settings, store, files, pipeline(settings), queue(settings, app), Metrics(store.r))
+    return WorkerSteps(*parts, **shared(settings, store, files))
 
 
 def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Reconciler:
     from service.jobs import Lifecycle, Reconciler
 
-    store = job_store(settings)
-    files = storage(settings)
-    return Reconciler(
-        settings,
-        store,
-        jobs_queue or queue(settings),
-        Lifecycle(settings, store, files, webhooks(settings, store.r, files)),
-    )
+    store, files = job_store(settings), storage(settings)
+    found = shared(settings, store, files)
+    life = Lifecycle(settings, store, files, found["webhooks"], found["progress"])
+    return Reconciler(settings, store, jobs_queue or queue(settings), life, found["lanes"])
 
 
 def sweeper(settings: Settings) -> Sweeper:
@@ -245,6 +263,8 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
     from service.adapters.memory import MemoryJobStore
+    from service.adapters.memory_batches import MemoryBatches, MemoryBatchEvents
+    from service.adapters.memory_lanes import MemoryLanes
     from service.adapters.memory_metrics import MemoryMetrics
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue
@@ -252,10 +272,13 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
+    from service.jobs.batch_progress import BatchProgress
+    from service.jobs.dispatch import Dispatcher
     from service.jobs.webhooks import Webhooks
 
     jobs_queue = MemoryQueue()
     store = MemoryJobStore(jobs_queue)
+    fair = MemoryLanes(jobs_queue) if settings.fair_share else None
     files = storage(settings)
     sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
     hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
@@ -265,9 +288,14 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
         presets(settings, MemoryPresets()),
         quota_gate(settings, MemoryQuotas(store)),
     )
+    if fair is not None:  # the fleet's drain dispatches from the lanes when the queue is empty
+        jobs_queue.refill = Dispatcher(
+            settings, fair, jobs_queue, store, gate.limits, gate.running
+        ).tick
+    found = BatchProgress(store, MemoryBatches(), MemoryBatchEvents(), hooks)
     return (
-        JobService(*parts, metrics, service_presets, hooks, gate),
-        WorkerSteps(*parts, metrics, hooks),
+        JobService(*parts, metrics, service_presets, hooks, gate, fair, found),
+        WorkerSteps(*parts, metrics, hooks, fair, found),
         jobs_queue,
     )
 
@@ -288,13 +316,10 @@ def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[
 
 
 def batch_service(settings: Settings, jobs: JobService) -> BatchService:
-    """Batches on the job service's own store: Redis beside a Redis job store, else memory."""
-    from service.adapters.batchstore import RedisBatches
-    from service.adapters.jobstore import JobStore as RedisJobStore
+    """Batches on the store the job service's batch progress reads (Redis beside a Redis job
+    store, else memory), else a store of their own in memory."""
     from service.adapters.memory_batches import MemoryBatches
     from service.jobs.batches import BatchService
 
-    if isinstance(jobs.store, RedisJobStore):  # a day past its jobs' retention: it names them
-        keep = (settings.keep_jobs_days + 1) * 86400
-        return BatchService(jobs, RedisBatches(jobs.store.r, keep))
-    return BatchService(jobs, MemoryBatches())
+    progress = jobs.lifecycle.batches
+    return BatchService(jobs, progress.batches if progress is not None else MemoryBatches())

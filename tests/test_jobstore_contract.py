@@ -31,7 +31,7 @@ class Under:
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.integration)])
 def under(request: pytest.FixtureRequest) -> Under:
     if request.param == "memory":
-        queue = MemoryQueue()
+        queue = MemoryQueue("q")
         return Under(
             MemoryJobStore(queue), lambda: len(queue.pending), lambda: json.dumps(queue.pending[0])
         )

@@ -9,5 +9,5 @@ logs.configure(get_settings().log_format)
 app = wiring.celery(get_settings())
 app.conf.include = ["workers.tasks"]
 
-# Their signal handlers: the worker's heartbeat and its webhook sender.
-from workers import heartbeat, webhooks  # noqa: E402, F401
+# Their signal handlers: the worker's heartbeat, its dispatcher and its webhook sender.
+from workers import dispatcher, heartbeat, webhooks  # noqa: E402, F401

@@ -14,6 +14,7 @@ Keys (prefix ``narrate:``):
   metrics:jobs          hash: state -> jobs in it, moved by the same scripts as the jobs
   metrics:tenants       hash: "<tenant> queued|running" -> jobs, for the quotas (same scripts)
   quota:<t>:bucket      hash: the tenant's submissions token bucket (expires in a minute)
+  lanes, lane:<t>       the tenants with work, and each one's waiting tasks (lanes.py)
 
 A job is created in one Lua script: the idempotency key, the record and the job's first queue
 messages together, so no other process sees a key without its job, and the broker never holds
@@ -34,6 +35,7 @@ from pydantic_core import to_jsonable_python
 from service.adapters.fleet import FleetStore
 from service.adapters.jobevents import JobEventLog
 from service.adapters.jobsweep import JobSweep
+from service.adapters.lanes import LANES
 from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import (
     ADVANCE,
@@ -166,6 +168,7 @@ class JobStore(FleetStore, JobEventLog):
             key("idem", job.tenant, idem[0]) if idem else "",
             JOB_COUNTS,
             TENANT_COUNTS,
+            LANES,
         ]
         outcome = self._create(keys=keys, args=args)
         if outcome[0] == "late":

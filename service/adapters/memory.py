@@ -78,7 +78,7 @@ class MemoryJobStore(MemoryEventLog):
             self._remaining[job.id] = job.segments_total
             self._active.add(job.id)
             if messages and self.queue is not None:
-                self.queue.push_encoded(messages)
+                self.queue.push_encoded(messages, queue or None)
         return job, True
 
     def discard(self, job: Job) -> None:
@@ -222,8 +222,9 @@ class MemoryJobStore(MemoryEventLog):
         return 0
 
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
-        pending = list(self.queue.pending) if self.queue is not None else []
-        return [{"task": name, "args": args} for name, args in pending]
+        if self.queue is None or queue != self.queue.name:
+            return []
+        return [{"task": name, "args": args} for name, args in list(self.queue.pending)]
 
 
 class MemorySweep:

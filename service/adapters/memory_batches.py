@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import copy
 import threading
+from typing import Any
 
+from service.adapters.memory_events import MemoryEventLog
 from service.domain.batch import Batch
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import page_cursor, parse_cursor
@@ -56,3 +58,19 @@ class MemoryBatches:
         page = [copy.deepcopy(b) for b in order[:limit]]
         more = len(order) > limit
         return page, page_cursor(int(page[-1].created * 1000), page[-1].id) if more else None
+
+
+class MemoryBatchEvents(MemoryEventLog):
+    """The BatchEvents port in memory (the twin of batchevents.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._completed: set[str] = set()
+
+    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+        with self._events_lock:
+            if batch_id in self._completed:
+                return False
+            self._completed.add(batch_id)
+        self.publish(batch_id, "completed", data)
+        return True

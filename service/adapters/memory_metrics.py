@@ -5,7 +5,17 @@ from __future__ import annotations
 from service.adapters.memory import MemoryJobStore
 from service.adapters.memory_queue import MemoryQueue
 from service.domain.job import STATES
-from service.ports import BUCKETS
+from service.ports import BUCKETS, WAIT_BUCKETS
+
+
+def _histograms(
+    observed: dict[str, list[float]], bounds: tuple[float, ...]
+) -> dict[str, dict[str, float]]:
+    out = {}
+    for name, values in observed.items():
+        counts = {str(b): float(sum(v <= b for v in values)) for b in bounds}
+        out[name] = {**counts, "count": float(len(values)), "sum": sum(values)}
+    return out
 
 
 class MemoryMetrics:
@@ -16,16 +26,19 @@ class MemoryMetrics:
         self.queue = queue
         self.stages: dict[str, list[float]] = {}
         self.tts: dict[str, int] = {}
+        self.waits: dict[str, list[float]] = {}
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         self.stages.setdefault(stage, []).append(seconds)
 
     def stage_histograms(self) -> dict[str, dict[str, float]]:
-        out = {}
-        for stage, values in self.stages.items():
-            counts = {str(b): float(sum(v <= b for v in values)) for b in BUCKETS}
-            out[stage] = {**counts, "count": float(len(values)), "sum": sum(values)}
-        return out
+        return _histograms(self.stages, BUCKETS)
+
+    def observe_wait(self, tenant: str, seconds: float) -> None:
+        self.waits.setdefault(tenant, []).append(seconds)
+
+    def tenant_waits(self) -> dict[str, dict[str, float]]:
+        return _histograms(self.waits, WAIT_BUCKETS)
 
     def count_tts(self, engine: str, n: int = 1) -> None:
         self.tts[engine] = self.tts.get(engine, 0) + n

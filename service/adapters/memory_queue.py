@@ -14,12 +14,15 @@ Task = tuple[str, list[Any]]
 
 
 class MemoryQueue:
-    """Tasks wait in a list until ``drain`` hands each to ``run(name, args)``."""
+    """Tasks wait in a list until ``drain`` hands each to ``run(name, args)``; with fair share,
+    they wait in the tenants' lanes first and ``refill`` (the dispatcher) moves them here."""
 
     def __init__(self, name: str = "narrate") -> None:
         self.name = name
         self.pending: list[Task] = []
-        self._lock = threading.Lock()
+        self.lanes: dict[str, list[Task]] = {}  # lane name -> its tasks, the next one first
+        self.refill: Callable[[], object] | None = None  # the dispatcher's tick, if any
+        self._lock = threading.RLock()
 
     def send(self, name: str, args: list[Any]) -> None:
         with self._lock:
@@ -33,10 +36,20 @@ class MemoryQueue:
             name, args = json.loads(message)
             self.pending.insert(0, (name, args))
 
-    def push_encoded(self, messages: list[str]) -> None:
-        """The messages a store's atomic create hands over (``encode``'s output)."""
+    def push_encoded(self, messages: list[str], to: str | None = None) -> None:
+        """The messages a store's atomic create hands over (``encode``'s output), for this
+        queue or for the lane named ``to`` (adapters/memory_lanes.py)."""
         with self._lock:
-            self.pending.extend((m[0], m[1]) for m in map(json.loads, messages))
+            tasks = [(m[0], m[1]) for m in map(json.loads, messages)]
+            if to is None or to == self.name:
+                self.pending.extend(tasks)
+            else:
+                self.lanes.setdefault(to, []).extend(tasks)
+
+    def waiting(self) -> int:
+        """Tasks waiting anywhere: in this queue or in a lane."""
+        with self._lock:
+            return len(self.pending) + sum(map(len, self.lanes.values()))
 
     def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
         """(job id, step) of a message ``broker_messages`` gave (as CeleryQueue.step)."""
@@ -49,6 +62,8 @@ class MemoryQueue:
         """Run waiting tasks (and those they send) in order until none is left; how many ran."""
         ran = 0
         while ran < limit:
+            if self.refill is not None and not self.pending:
+                self.refill()  # the dispatcher moves the next fair pick (not under our lock)
             with self._lock:
                 if not self.pending:
                     return ran

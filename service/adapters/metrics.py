@@ -14,9 +14,9 @@ from service.adapters.jobstore import JOB_COUNTS, PREFIX, TENANT_COUNTS, key
 from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import COUNT
 from service.domain.job import STATES
-from service.ports import BUCKETS
+from service.ports import BUCKETS, WAIT_BUCKETS
 
-STAGES = key("metrics", "stages")  # set: the stages that have a histogram
+STAGES = key("metrics", "stages")  # set: the stages that have a histogram (and "waits": tenants)
 COUNTED = key("metrics", "jobs", "backfilled")  # set once every stored job is counted
 
 
@@ -28,27 +28,41 @@ class Metrics:
         self.r = client  # decode_responses=True
         self._count = client.register_script(COUNT)
 
-    def observe_stage(self, stage: str, seconds: float) -> None:
-        name = key("metrics", "stage", stage)
+    def _observe(self, kind: str, member: str, seconds: float, bounds: tuple[float, ...]) -> None:
+        """One observation in the histogram ``metrics:<kind>:<member>`` (cumulative bucket
+        counts, count and sum), its member listed in ``metrics:<kind>s``."""
+        name = key("metrics", kind, member)
         pipe = self.r.pipeline(transaction=False)
-        for b in BUCKETS:
+        for b in bounds:
             if seconds <= b:
                 pipe.hincrby(name, str(b), 1)
         pipe.hincrby(name, "count", 1)
         pipe.hincrbyfloat(name, "sum", seconds)
-        pipe.sadd(STAGES, stage)
+        pipe.sadd(key("metrics", kind + "s"), member)
         pipe.execute()
 
-    def stage_histograms(self) -> dict[str, dict[str, float]]:
-        stages = sorted(self.r.smembers(STAGES))
+    def _histograms(self, kind: str) -> dict[str, dict[str, float]]:
+        members = sorted(self.r.smembers(key("metrics", kind + "s")))
         pipe = self.r.pipeline(transaction=False)
-        for stage in stages:
-            pipe.hgetall(key("metrics", "stage", stage))
+        for member in members:
+            pipe.hgetall(key("metrics", kind, member))
         return {
-            stage: {k: float(v) for k, v in data.items()}
-            for stage, data in zip(stages, pipe.execute(), strict=True)
+            member: {k: float(v) for k, v in data.items()}
+            for member, data in zip(members, pipe.execute(), strict=True)
             if data
         }
+
+    def observe_stage(self, stage: str, seconds: float) -> None:
+        self._observe("stage", stage, seconds, BUCKETS)
+
+    def stage_histograms(self) -> dict[str, dict[str, float]]:
+        return self._histograms("stage")
+
+    def observe_wait(self, tenant: str, seconds: float) -> None:
+        self._observe("wait", tenant, seconds, WAIT_BUCKETS)
+
+    def tenant_waits(self) -> dict[str, dict[str, float]]:
+        return self._histograms("wait")
 
     def count_tts(self, engine: str, n: int = 1) -> None:
         self.r.hincrby(key("metrics", "tts"), engine, n)

@@ -180,6 +180,11 @@ class PartsEncoding:
         finally:
             self.cancel()
 
+    def fraction(self) -> float:
+        """The frames encoded so far (the parts done and those running), of the picture's."""
+        done = sum(n for _, _, n in self.done) + sum(r.frames() for r in self.active)
+        return min(1.0, done / max(1, self.frames.total))
+
     def cancel(self) -> None:
         for r in self.active:
             r.running.cancel()

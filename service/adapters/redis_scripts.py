@@ -80,8 +80,9 @@ if KEYS[7] ~= '' then
 end
 """
 
-# KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list, idem key or "",
-#       jobs-per-state hash, tenant counts.
+# KEYS: job hash, remaining, seg hash, tenant zset, active set, queue list (the tenant's
+#       lane, adapters/lanes.py), idem key or "", jobs-per-state hash, tenant counts, the
+#       set of tenants with a lane (so the dispatcher finds the new work).
 # ARGV: deadline (ms, Redis clock), idem value "<body hash> <id>", job key prefix, ttl,
 #       n record fields, fields..., n segments, n messages, messages...
 CREATE = (
@@ -112,6 +113,7 @@ redis.call('HSET', KEYS[1], 'tcounted', 1)
 redis.call('HINCRBY', KEYS[9], redis.call('HGET', KEYS[1], 'tenant') .. ' queued', 1)
 local m = tonumber(ARGV[i])
 for j = 1, m do redis.call('LPUSH', KEYS[6], ARGV[i + j]) end
+if m > 0 then redis.call('SADD', KEYS[10], redis.call('HGET', KEYS[1], 'tenant')) end
 return {'created'}
 """
 )

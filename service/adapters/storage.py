@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from service.domain.errors import InputError
+from service.domain.options import MASTER_NAME
+from service.domain.takes import is_take
 from service.ports import Stored
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _FILE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
-INPUTS = ("video", "music")  # what a job may upload; stored as source.<kind>
+INPUTS = ("video", "music")  # what a job may upload; stored as source.<kind>; and takes
 
 
 def input_name(kind: str) -> str:
-    if kind not in INPUTS:
+    if kind not in INPUTS and not is_take(kind):
         raise InputError(f"unknown input {kind!r} (one of {', '.join(INPUTS)})")
     return f"source.{kind}"
 
@@ -192,7 +194,7 @@ class LocalStorage:
         published = []
         for name in names:
             if (staged / artifact_file(name)).exists():
-                (dest / name).parent.mkdir(exist_ok=True)  # segments/
+                (dest / name).parent.mkdir(parents=True, exist_ok=True)  # segments/, masters/
                 os.replace(staged / name, dest / name)
                 published.append(name)
         return published
@@ -255,10 +257,12 @@ def work_file(name: str) -> str:
 
 
 def artifact_file(name: str) -> str:
-    """An artifact's name: a file name, or one under segments/ (nothing else leaves the
-    job's artifacts directory or key prefix)."""
+    """An artifact's name: a file name, or one under segments/ or masters/<name>/ (nothing
+    else leaves the job's artifacts directory or key prefix)."""
     head, _, tail = name.rpartition("/")
-    if head not in ("", "segments") or not _FILE.match(tail):
+    top, _, master = head.partition("/")
+    folder = head in ("", "segments") or (top == "masters" and MASTER_NAME.fullmatch(master))
+    if not folder or not _FILE.match(tail):
         raise InputError(f"invalid artifact name: {name!r}")
     return name
 

@@ -19,13 +19,16 @@ from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import (
     artifacts,
+    batch_events,
     batches,
     events,
     health,
     jobs,
     presets,
+    samples,
     studio,
     voices,
+    waveform,
     webhooks,
 )
 from service.config import Settings, get_settings
@@ -63,7 +66,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    for module in (events, jobs, batches, artifacts, voices, presets, health, studio, webhooks):
+    routers = [events, jobs, batch_events, batches, artifacts, voices, samples, presets, health]
+    for module in [*routers, studio, waveform, webhooks]:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from service.api.intake import check_unicode, json_object
 from service.domain.batch import ItemsInvalid, check_item_name, item_name, item_problems, merged
 from service.domain.errors import InputError, Problem
+from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.jobs.batches import ItemRequest
@@ -76,10 +77,7 @@ def _options(shared: dict[str, Any], entry: dict[str, Any], preset: Any) -> Rend
     try:
         return RenderOptions.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        loc = ("options", *first["loc"])
-        raise InputError(f"options {where}: {first['msg']}", loc=loc) from None
+        raise options_error(exc.errors()) from None
 
 
 def _pair(entry: dict[str, Any], groups: Groups, kind: str) -> tuple[str | None, Path | None]:

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fastapi import HTTPException, Request
 from pydantic import ValidationError
 
+from service.api.take_uploads import Receive, TakeReader
 from service.api.uploads import Upload, read_multipart
 from service.config import Settings
 from service.domain.errors import InputError
+from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.ports import Incoming
@@ -29,19 +31,26 @@ class JobRequest:
     video: Path | None
     music: Path | None
     digest: str  # of the whole body, for Idempotency-Key
+    takes: dict[str, Path] = field(default_factory=dict)  # take-N / take -> local copy
 
 
 async def read_body(
-    request: Request, settings: Settings, video: Incoming, music: Incoming
+    request: Request,
+    settings: Settings,
+    video: Incoming,
+    music: Incoming,
+    takes: Receive | None = None,
 ) -> bytes | Upload:
     """The raw body, never more than the limits: multipart parts stream to their place in
-    storage (``video``, ``music``), a JSON spec is read up to max_script_bytes."""
+    storage (``video``, ``music``, and each take where ``takes`` puts it), a JSON spec is
+    read up to max_script_bytes."""
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         files = {
             "video": (video, settings.max_video_bytes),
             "music": (music, settings.max_music_bytes),
         }
-        return await read_multipart(request, files, settings.max_script_bytes)
+        reader = TakeReader(files, settings, takes) if takes is not None else None
+        return await read_multipart(request, files, settings.max_script_bytes, reader)
     raw = bytearray()
     async for chunk in request.stream():  # never buffer more than the limit
         raw += chunk
@@ -62,7 +71,9 @@ def parse_body(body: bytes | Upload) -> JobRequest:
                 raise InputError("the script is not UTF-8 text") from None
             spec = parse_script(text, body.script_name)
             opts = options(body.options)
-            parsed = JobRequest(spec, opts, body.video, body.music, body.digest.hexdigest())
+            parsed = JobRequest(
+                spec, opts, body.video, body.music, body.digest.hexdigest(), dict(body.takes)
+            )
         else:
             data = json_object(body)
             opts = options(json.dumps(data.pop("options", {})))
@@ -98,9 +109,4 @@ def options(raw: str) -> RenderOptions:
     try:
         return RenderOptions.model_validate_json(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ("options", *first["loc"])
-        where = ".".join(str(x) for x in first["loc"])
-        raise InputError(
-            f"options{' ' + where if where else ''}: {first['msg']}", loc=loc
-        ) from None
+        raise options_error(exc.errors()) from None

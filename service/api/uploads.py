@@ -30,6 +30,7 @@ class Upload:
     options: str = "{}"
     video: Path | None = None  # a local copy to check (ffprobe) at the door
     music: Path | None = None
+    takes: dict[str, Path] = field(default_factory=dict)  # take-N / take -> local copy
     digest: Any = field(default_factory=hashlib.sha256)  # of everything, for Idempotency-Key
     received: list[Incoming] = field(default_factory=list)  # the file parts that came
 
@@ -80,12 +81,15 @@ class _Reader:
         part.name = disp.get(b"name", b"").decode(errors="replace")
         part.filename = disp.get(b"filename", b"").decode(errors="replace")
         repeated = part.name in self.seen and part.name not in self.repeatable
-        if part.name not in self.fields or repeated:
+        if not self.accepts(part.name) or repeated:
             raise HTTPException(
                 413, f"multipart form refused: unexpected or repeated field {part.name!r}"
             )
         self.seen.add(part.name)
         self.attach(part)
+
+    def accepts(self, name: str) -> bool:
+        return name in self.fields
 
     def attach(self, part: _Part) -> None:
         """Give a file part its place to stream to."""
@@ -128,12 +132,16 @@ class _Reader:
 
 
 async def read_multipart(
-    request: Request, files: dict[str, tuple[Incoming, int]], script_limit: int
+    request: Request,
+    files: dict[str, tuple[Incoming, int]],
+    script_limit: int,
+    reader: _Reader | None = None,
 ) -> Upload:
     """Parse ``script``, ``options`` and the file parts (``video``, ``music``: each streamed
     to its place in ``files`` within its limit, and committed there once the body is whole);
-    413 past a limit or for extra fields. The caller aborts and closes ``files``."""
-    reader = _Reader(files, script_limit)
+    413 past a limit or for extra fields. The caller aborts and closes ``files``. ``reader``
+    (made on ``files``) takes more kinds of part (takes.py)."""
+    reader = reader or _Reader(files, script_limit)
     await read_multipart_with(request, reader)
     return reader.upload
 

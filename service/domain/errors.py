@@ -185,6 +185,19 @@ class MediaInputError(InputError):
         self.path = path
 
 
+class TakeError(InputError):
+    """A recorded take that cannot be used (no such segment, not audio, too long); the
+    message starts with the part's name (``take-3: no segment 3``)."""
+
+    code = "take.invalid"
+
+    def __init__(self, message: str, part: str = "take") -> None:
+        super().__init__(message, part, loc=(part,))
+
+
+TAKE_MISMATCH = "take.mismatch"  # the warning: a take's alignment cost says another text
+
+
 class MediaError(NarrateError):
     """An external program (ffmpeg, ffprobe, rubberband, espeak-ng) failed, timed out
     (``returncode`` None) or could not be started (127); carries argv and stderr's tail.

@@ -103,3 +103,11 @@ def check_rate(v: str | None, what: str) -> str | None:
     if not low <= value <= MAX_RATE_PERCENT:
         raise ValueError(f"must be between {low:+d}% and +{MAX_RATE_PERCENT}% ({what})")
     return f"{value:+d}%"
+
+
+def loc_path(loc: tuple[str | int, ...]) -> str:
+    """A path as a field reference: ('masters', 0, 'engine') -> 'masters[0].engine'."""
+    out = ""
+    for key in loc:
+        out += f"[{key}]" if isinstance(key, int) else f"{'.' if out else ''}{key}"
+    return out

@@ -3,12 +3,15 @@ API's ``options``), including the loudness target and the job preset they may st
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
+from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
-from service.domain.fields import check_speakers
+from service.domain.fields import check_speakers, loc_path
 from service.domain.style import StyleSpec
 
 if TYPE_CHECKING:
@@ -57,6 +60,97 @@ class MasterLoudness(_Model):
     target_lufs: float
     true_peak_dbtp: float
     lra_max: float | None = None
+
+
+MAX_MASTERS = 4  # masters one job may make
+MASTER_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")  # also a folder: masters/<name>/
+# What a master may set: the finishing side (its mix, its subtitles, its picture). The rest of
+# the options change what is synthesized and fitted, or the job as a whole: one for all masters.
+MASTER_FIELDS = (
+    "loudness",
+    "style",
+    "burn_in",
+    "screen_text",
+    "music_level",
+    "music_duck",
+    "original_audio",
+    "audio_only",
+)
+_JOB_ONLY = {
+    "engine": "changes the voice, and synthesis runs once for every master",
+    "voice": "changes the voice, and synthesis runs once for every master",
+    "speakers": "changes the voices, and synthesis runs once for every master",
+    "on_overflow": "changes the fit, which runs once for every master",
+    "extend_video": "changes the timeline, which is one for every master",
+    "exports": "belongs to the job as a whole (the timelines are made once)",
+    "webhook_url": "belongs to the job as a whole",
+    "masters": "belongs to the job (a master holds no masters)",
+}
+
+
+class MasterOptions(_Model):
+    """One master of a job (``masters``): its name (its files are masters/<name>/...), a
+    preset and/or its own finishing fields, over the job's options. Synthesis, fit and cue
+    timing are the job's, once for all its masters: a master may not set what changes them."""
+
+    name: str = Field(
+        description="1-32 lowercase letters, digits, '-' or '_': its files are masters/<name>/...",
+    )
+    preset: str | None = Field(
+        None, description="a job preset whose finishing fields this master takes"
+    )
+    preset_values: dict[str, Any] | None = Field(
+        None, description="the preset's values as applied, recorded at submission"
+    )
+    loudness: LoudnessTarget | None = None
+    style: StyleSpec | None = None
+    burn_in: bool | None = None
+    screen_text: bool | None = None
+    music_level: float | None = Field(None, ge=-40, le=0)
+    music_duck: float | None = Field(None, ge=10, le=40)
+    original_audio: Literal["drop", "mix"] | None = None
+    audio_only: bool | None = Field(None, description="this master has no video.mp4")
+    # Refused with a reason (so the 422 names masters[i].<field>), never in the schema nor in
+    # a dump (a stored job's options validate again).
+    engine: SkipJsonSchema[Any] = Field(None, exclude=True)
+    voice: SkipJsonSchema[Any] = Field(None, exclude=True)
+    speakers: SkipJsonSchema[Any] = Field(None, exclude=True)
+    on_overflow: SkipJsonSchema[Any] = Field(None, exclude=True)
+    extend_video: SkipJsonSchema[Any] = Field(None, exclude=True)
+    exports: SkipJsonSchema[Any] = Field(None, exclude=True)
+    webhook_url: SkipJsonSchema[Any] = Field(None, exclude=True)
+    masters: SkipJsonSchema[Any] = Field(None, exclude=True)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not MASTER_NAME.match(v):
+            raise ValueError(
+                f"{v!r:.40} is not a master name: 1-32 lowercase letters, digits, '-' or '_', "
+                "starting with a letter or digit"
+            )
+        return v
+
+    @field_validator(*_JOB_ONLY, mode="before")
+    @classmethod
+    def _job_only(cls, v: Any, info: ValidationInfo) -> Any:
+        if v is None:
+            return v
+        field = info.field_name or ""
+        raise ValueError(
+            f"{field} {_JOB_ONLY[field]}: set it in the job's options, not in a master"
+        )
+
+    @field_validator("style", mode="before")
+    @classmethod
+    def _style_name(cls, v: Any) -> Any:
+        return {"preset": v} if isinstance(v, str) else v
+
+    def own(self) -> dict[str, Any]:
+        """The finishing fields it sets itself, as JSON (a None is not set: a stored job's
+        options hold every field)."""
+        fields = set(MASTER_FIELDS)
+        return self.model_dump(mode="json", exclude_unset=True, exclude_none=True, include=fields)
 
 
 class RenderOptions(_Model):
@@ -115,6 +209,12 @@ class RenderOptions(_Model):
         description="which Chinese script the video shows (burned in with burn_in, and its "
         "embedded subtitle track): hans (Simplified) or hant (the Traditional track)",
     )
+    masters: list[MasterOptions] = Field(
+        [],
+        description=f"several masters from one render (at most {MAX_MASTERS}): each its own "
+        "mix, subtitles and video under masters/<name>/; synthesis and fit run once",
+    )
+
     exports: list[Export] = Field(
         [],
         max_length=4,
@@ -126,7 +226,6 @@ class RenderOptions(_Model):
     @field_validator("webhook_url")
     @classmethod
     def _webhook_url(cls, v: str | None) -> str | None:
-        from service.domain.errors import InputError
         from service.domain.webhooks import check_url
 
         try:
@@ -146,6 +245,13 @@ class RenderOptions(_Model):
     @classmethod
     def _style_name(cls, v: Any) -> Any:
         return {"preset": v} if isinstance(v, str) else v
+
+    @field_validator("masters")
+    @classmethod
+    def _masters(cls, v: list[MasterOptions]) -> list[MasterOptions]:
+        if len(v) > MAX_MASTERS:
+            raise ValueError(f"{len(v)} masters, over the limit of {MAX_MASTERS} a job")
+        return v
 
     @field_validator("exports")
     @classmethod
@@ -174,3 +280,14 @@ class RenderOptions(_Model):
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec
+
+
+def options_error(errors: list[Any], what: str = "options") -> InputError:
+    """The first of pydantic's errors on job options, naming the field as a path
+    (``options masters[0].engine: ...``), with ``loc`` under ``options``."""
+    first = errors[0]
+    where = loc_path(tuple(first["loc"]))
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    return InputError(
+        f"{what}{' ' + where if where else ''}: {msg}", loc=("options", *first["loc"])
+    )

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 
 from service.domain.errors import InputError
-from service.domain.fields import one_line, plain
+from service.domain.fields import loc_path, one_line, plain
 from service.domain.options import RenderOptions
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,39}$")
@@ -43,6 +43,13 @@ class Preset(RenderOptions):
             raise ValueError("a preset cannot name another preset")
         return v
 
+    @field_validator("masters")
+    @classmethod
+    def _no_masters(cls, v: list[Any]) -> list[Any]:
+        if v:
+            raise ValueError("a preset holds no masters: a job's masters each name a preset")
+        return v
+
     def values(self) -> dict[str, Any]:
         """The option values it sets, as JSON (what a job records as applied)."""
         skip = set(ABOUT | NOT_IN_A_PRESET)
@@ -65,19 +72,19 @@ def preset_from_data(data: Any, what: str = "preset") -> Preset:
         return Preset.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
+        where = loc_path(tuple(first["loc"]))
         msg = str(first["msg"]).removeprefix("Value error, ")
         raise InputError(f"{what}{' ' + where if where else ''}: {msg}") from None
 
 
-def _merge(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def merged_values(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     """``over`` on ``under``, objects merged key by key (a job's ``loudness.target_lufs``
     keeps the preset's true-peak ceiling)."""
     out = dict(under)
     for key, value in over.items():
         below = out.get(key)
         if isinstance(value, dict) and isinstance(below, dict):
-            out[key] = _merge(below, value)
+            out[key] = merged_values(below, value)
         else:
             out[key] = value
     return out
@@ -86,19 +93,53 @@ def _merge(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def apply_preset(options: RenderOptions, values: dict[str, Any], name: str | None) -> RenderOptions:
     """``options`` over the preset's ``values``: every field the options set wins."""
     given = options.model_dump(mode="json", exclude_unset=True, exclude=set(NOT_IN_A_PRESET))
-    merged = _merge(values, given)
+    merged = merged_values(values, given)
     return RenderOptions.model_validate({**merged, "preset": name, "preset_values": values})
 
 
-def resolve(options: RenderOptions, lookup: Callable[[str], Preset | None]) -> RenderOptions:
-    """The options with their preset applied. Options that already carry ``preset_values``
-    (a re-render, a job's source sent back) keep them: the preset is not looked up again."""
+def resolve(
+    options: RenderOptions,
+    lookup: Callable[[str], Preset | None],
+    known: Callable[[], list[str]] = list,
+) -> RenderOptions:
+    """The options with their preset applied, and each master's preset recorded in it.
+    Options that already carry ``preset_values`` (a re-render, a job's source sent back) keep
+    them: the preset is not looked up again. ``known``: the names to suggest for a miss."""
+
+    def found(name: str, where: str, loc: tuple[str | int, ...]) -> Preset:
+        preset = lookup(name)
+        if preset is None:
+            names = ", ".join(known())
+            hint = f"known: {names}" if names else "`narrate presets`"
+            raise InputError(f"{where}: no preset named {name!r} ({hint})", loc=loc)
+        return preset
+
     if options.preset_values is not None:
         values = preset_from_data(options.preset_values, "options preset_values").values()
-        return apply_preset(options, values, options.preset)
-    if options.preset is None:
+        options = apply_preset(options, values, options.preset)
+    elif options.preset is not None:
+        preset = found(options.preset, "options preset", ("options", "preset"))
+        options = apply_preset(options, preset.values(), options.preset)
+    if not options.masters:
         return options
-    preset = lookup(options.preset)
-    if preset is None:
-        raise InputError(f"options preset: no preset named {options.preset!r} (`narrate presets`)")
-    return apply_preset(options, preset.values(), options.preset)
+    masters = []
+    seen: set[str] = set()
+    for i, master in enumerate(options.masters):
+        where = f"options masters[{i}]"
+        if master.name in seen:
+            raise InputError(
+                f"{where}.name: {master.name!r} is used twice: each master needs its own name",
+                loc=("options", "masters", i, "name"),
+            )
+        seen.add(master.name)
+        data = master.model_dump(mode="json", exclude_unset=True)
+        if master.preset_values is not None:
+            data["preset_values"] = preset_from_data(
+                master.preset_values, f"{where}.preset_values"
+            ).values()
+        elif master.preset is not None:
+            preset = found(master.preset, f"{where}.preset", ("options", "masters", i, "preset"))
+            data["preset_values"] = preset.values()
+        masters.append(data)
+    given = options.model_dump(mode="json", exclude_unset=True)
+    return RenderOptions.model_validate({**given, "masters": masters})

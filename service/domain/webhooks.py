@@ -112,6 +112,18 @@ def payload(
     data["error"] = error
     if event == "job.progress":
         data["stage"] = stage
+    return _envelope(event, at, data)
+
+
+def batch_payload(
+    at: float, batch_id: str, counts: dict[str, int], items: list[dict[str, Any]]
+) -> bytes:
+    """``batch.completed``: every item ended; how many ended each way, and each item's job."""
+    data = {"batch_id": batch_id, "status": "completed", "counts": counts, "items": items}
+    return _envelope("batch.completed", at, data)
+
+
+def _envelope(event: str, at: float, data: dict[str, Any]) -> bytes:
     stamp = datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
     body = {"type": event, "timestamp": stamp, "data": data}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

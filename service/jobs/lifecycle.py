@@ -15,6 +15,7 @@ from service.domain.notices import Notice
 from service.ports import JobStore, Storage
 
 if TYPE_CHECKING:
+    from service.jobs.batch_progress import BatchProgress
     from service.jobs.webhooks import Webhooks
 
 log = logging.getLogger("narrate.jobs")
@@ -27,18 +28,21 @@ class Lifecycle:
         store: JobStore,
         storage: Storage,
         webhooks: Webhooks | None = None,
+        batches: BatchProgress | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.storage = storage
         self.webhooks = webhooks
+        self.batches = batches  # a batch item's changes on its batch's stream
 
     def ended(self, job_id: str, retry: bool = True) -> None:
         """The job just reached its end (this call moved it): its webhooks' event goes to the
-        outbox now, written from the record as stored. An unreachable store raises
-        StoreUnavailable when ``retry``: a worker's step is then handed back, and its
-        redelivery, finding the job ended, writes the event (steps.py ``_admit``)."""
-        if self.webhooks is None:
+        outbox now, written from the record as stored, and its batch hears of it (the last
+        item ends the batch). An unreachable store raises StoreUnavailable when ``retry``: a
+        worker's step is then handed back, and its redelivery, finding the job ended, writes
+        the events (steps.py ``_admit``)."""
+        if self.webhooks is None and self.batches is None:
             return
         try:
             job = self.store.get(job_id)
@@ -47,14 +51,33 @@ class Lifecycle:
                 raise
             log.warning("job %s: its webhooks' event not written (store unavailable)", job_id)
             return
-        if job is not None and job.terminal:
+        if job is None or not job.terminal:
+            return
+        if self.webhooks is not None:
             self.webhooks.notify_safely(job, f"job.{job.status}", retry=retry)
+        if self.batches is not None and job.batch:
+            self._safely(self.batches.ended, job, retry)
 
     def stage(self, job: Job, stage: str) -> None:
         """A stage began (opt-in ``job.progress``; sent once per stage, however many steps
-        report it)."""
+        report it; a batch item's on its batch's stream)."""
         if self.webhooks is not None:
             self.webhooks.notify_safely(job, "job.progress", stage, retry=False)
+        if self.batches is not None and job.batch:
+            self._safely(lambda j: self.batches.stage(j, stage) if self.batches else None, job)
+
+    @staticmethod
+    def _safely(call: Callable[[Job], None], job: Job, retry: bool = False) -> None:
+        """A job's end is not undone by its batch's events (StoreUnavailable raised when
+        ``retry``: the step runs again)."""
+        try:
+            call(job)
+        except StoreUnavailable:
+            if retry:
+                raise
+            log.exception("job %s: its batch's events not written", job.id)
+        except Exception:
+            log.exception("job %s: its batch's events not written", job.id)
 
     def redact_paths(self, message: str) -> str:
         """A message fit for the client: no absolute server path (ffprobe and ffmpeg name the

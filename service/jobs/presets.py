@@ -67,17 +67,14 @@ class Presets:
         return self.store is not None and self.store.delete(tenant, name)
 
     def resolve(self, tenant: str, options: RenderOptions) -> RenderOptions:
-        """The options with their preset's values under them (a ScriptError-like InputError
-        naming the preset when the tenant has no such one)."""
+        """The options with their preset's values under them, and each master's preset's
+        values recorded (an InputError naming the preset when the tenant has no such one)."""
 
         def lookup(name: str) -> Preset | None:
             found = self.get(tenant, name)
-            if found is None:
-                known = ", ".join(f.name for f in self.all(tenant))
-                raise InputError(f"options preset: no preset named {name!r} (known: {known})")
-            return found.preset
+            return None if found is None else found.preset
 
-        return resolve(options, lookup)
+        return resolve(options, lookup, lambda: [f.name for f in self.all(tenant)])
 
 
 def describe(found: Found) -> str:

@@ -28,7 +28,11 @@ class QuotaGate:
             "max_queued": own.get("max_queued", s.max_queued_jobs),
             "max_running": own.get("max_running", s.max_running_jobs),
             "per_minute": own.get("per_minute", s.submissions_per_minute),
+            "weight": own.get("weight", 1),  # the tenant's fair share (service/jobs/dispatch.py)
         }
+
+    def running(self, tenant: str) -> int:
+        return self.port.in_use(tenant)[1]
 
     def admit(self, tenant: str, jobs: int = 1) -> None:
         """Let ``jobs`` new jobs of one submission in, or raise QuotaExceeded. The counts are

@@ -12,6 +12,7 @@ from service.domain.notices import Notice
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.retention import Sweeper
 from service.ports import FINALIZE_TASK, SEGMENT_TASK, JobStore, Queue
+from service.ports.dispatch import Lanes
 
 log = logging.getLogger("narrate.reconciler")
 RECHECK = 0.5  # seconds between the two looks before a step counts as lost
@@ -19,11 +20,17 @@ RECHECK = 0.5  # seconds between the two looks before a step counts as lost
 
 class Reconciler:
     def __init__(
-        self, settings: Settings, store: JobStore, queue: Queue, lifecycle: Lifecycle
+        self,
+        settings: Settings,
+        store: JobStore,
+        queue: Queue,
+        lifecycle: Lifecycle,
+        lanes: Lanes | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.queue = queue
+        self.lanes = lanes  # fair share: steps also wait in the tenants' lanes
         self.lifecycle = lifecycle
         self._looked = float("-inf")  # when the broker's messages were last read in full
         self.sweeper = Sweeper(settings, store, lifecycle.storage)
@@ -67,7 +74,7 @@ class Reconciler:
         for look in range(2):
             if look:
                 time.sleep(RECHECK)
-            held = {self.queue.step(m) for m in self.store.broker_messages(self.queue.name)}
+            held = self._held()
             lost = {}
             for job_id in job_ids:  # read after the broker: a step acked meanwhile is done
                 steps = [s for s in self._pending(job_id) if (job_id, s) not in held]
@@ -77,6 +84,13 @@ class Reconciler:
                 break
             job_ids = list(lost)
         return lost
+
+    def _held(self) -> set[tuple[str, str] | None]:
+        """The steps a message stands for: in a lane (read first: a message the dispatcher
+        moves meanwhile is then seen in the broker), waiting in the broker or delivered."""
+        waiting = self.lanes.waiting() if self.lanes is not None else []
+        waiting += self.store.broker_messages(self.queue.name)
+        return {self.queue.step(m) for m in waiting}
 
     def _pending(self, job_id: str) -> list[str]:
         """The steps a job still needs: its unfinished segments, else finalize."""

@@ -16,6 +16,7 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
+from service.jobs.batch_progress import BatchProgress
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
@@ -32,6 +33,7 @@ from service.ports import (
     Storage,
     Workspace,
 )
+from service.ports.dispatch import Lanes
 
 log = logging.getLogger("narrate.jobs")
 
@@ -45,6 +47,8 @@ class Figures:
     stage_histograms: dict[str, dict[str, float]]
     tts_calls: dict[str, int]
     tenant_jobs: dict[tuple[str, str], int]  # (tenant, queued|running) -> jobs
+    tenant_depths: dict[str, int]  # tasks waiting in each tenant's lane (fair share)
+    tenant_waits: dict[str, dict[str, float]]  # submit to first segment start, per tenant
 
 
 class JobService(JobParts):
@@ -59,8 +63,11 @@ class JobService(JobParts):
         presets: Presets,
         webhooks: Webhooks | None = None,
         quotas: QuotaGate | None = None,
+        lanes: Lanes | None = None,
+        progress: BatchProgress | None = None,
     ) -> None:
-        super().__init__(settings, store, storage, pipeline, queue, metrics, webhooks)
+        parts = (settings, store, storage, pipeline, queue, metrics)
+        super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
 
@@ -96,6 +103,7 @@ class JobService(JobParts):
         idem: tuple[str, str] | None = None,
         parent: str | None = None,
         music: Path | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
@@ -105,7 +113,7 @@ class JobService(JobParts):
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
         QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
         self.admit(tenant)
-        job = self.prepare(tenant, job_id, spec, options, video, parent, music)
+        job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
         return self.store_job(job, idem)
 
     def admit(self, tenant: str, jobs: int = 1) -> None:
@@ -123,13 +131,14 @@ class JobService(JobParts):
         parent: str | None = None,
         music: Path | None = None,
         batch: str | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> Job:
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.plan(spec, options, video)
+        plan = self.pipeline.plan(spec, options, video, takes)
         if music is not None:
             self.pipeline.check_music(music)
         now = time.time()
@@ -151,12 +160,12 @@ class JobService(JobParts):
         )
 
     def store_job(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
-        """Store a prepared job with one task per segment, in one atomic step."""
+        """Store a prepared job with one task per segment, in one atomic step (into the
+        tenant's lane with fair share, else the queue)."""
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
+        to = self.lanes.lane(job.tenant) if self.lanes is not None else self.queue.name
         try:
-            return self.store.create(
-                job, idem, messages, self.queue.name, self.settings.redis_timeout / 2
-            )
+            return self.store.create(job, idem, messages, to, self.settings.redis_timeout / 2)
         except StoreUnavailable as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(f"the job was not stored: {exc}") from exc
@@ -170,6 +179,11 @@ class JobService(JobParts):
     def events(self, job_id: str, after: str = "0-0") -> list[JobEvent]:
         """The job's change events after id ``after`` (GET /v1/jobs/{id}/events)."""
         return self.store.events(job_id, after)
+
+    def batch_events(self, batch_id: str, after: str = "0-0") -> list[JobEvent]:
+        """A batch's events after id ``after`` (GET /v1/batches/{id}/events)."""
+        progress = self.lifecycle.batches
+        return progress.events.events(batch_id, after) if progress is not None else []
 
     def page(
         self, tenant: str, status: str | None, limit: int, cursor: str | None
@@ -229,4 +243,6 @@ class JobService(JobParts):
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
             self.metrics.tenant_jobs(),
+            self.lanes.depths() if self.lanes is not None else {},
+            self.metrics.tenant_waits(),
         )

@@ -88,6 +88,9 @@ class WorkerSteps(JobParts):
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
         if self.store.advance(job_id, "running", stage="synthesize"):
             self.lifecycle.stage(job, "synthesize")
+        deliveries = self.store.delivered(job_id, f"segment:{index}")
+        if index == 0 and deliveries == 1:  # the job's first step (lanes keep segment order)
+            self.metrics.observe_wait(job.tenant, max(0.0, time.time() - job.created))
         self.store.set_segment(
             job_id,
             index,
@@ -95,7 +98,7 @@ class WorkerSteps(JobParts):
             worker=worker,
             pid=os.getpid(),
             started=time.time(),
-            deliveries=self.store.delivered(job_id, f"segment:{index}"),
+            deliveries=deliveries,
         )
         work = self.storage.workspace(job.tenant, job_id)
         try:
@@ -118,9 +121,9 @@ class WorkerSteps(JobParts):
             work.close()
         self._record_segment(job_id, result)
         if self.store.segment_done(job_id, index):
-            # At the head of the queue: a job that has started finishes before the backlog
-            # behind it (and within its job_timeout, however long that backlog is).
-            self.store.push_first(self.queue.name, self.queue.encode(FINALIZE_TASK, [job_id]))
+            # At the head of the tenant's lane (or queue): a job that has started finishes
+            # before the backlog behind it (and within its job_timeout, however long that is).
+            self.enqueue_first(job.tenant, self.queue.encode(FINALIZE_TASK, [job_id]))
 
     def _record_segment(self, job_id: str, result: SegmentResult) -> None:
         self.store.set_segment(

@@ -12,9 +12,11 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from service.config import Settings
 from service.domain import webhooks as wh
+from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
 from service.domain.job import Job
 from service.ports import Storage
@@ -109,6 +111,31 @@ class Webhooks:
             msg_id = f"msg_{job.id}_{event.replace('.', '_')}{suffix}_{endpoint or 'job'}"
             delivery = Delivery(
                 msg_id, job.tenant, job.id, event, url, endpoint, body.decode(), now
+            )
+            queued += self.store.enqueue(delivery, now)
+        return queued
+
+    def notify_batch(
+        self,
+        batch: Batch,
+        counts: dict[str, int],
+        items: list[dict[str, Any]],
+        urls: set[str],
+    ) -> int:
+        """Queue ``batch.completed`` for the tenant's endpoints that want it and for the
+        items' own webhook_urls (``urls``); one id per batch and endpoint, so it is sent once
+        however many steps saw the last item end. Attempts are listed under the batch's id."""
+        endpoints = self.store.endpoints(batch.tenant)
+        targets = [(e.id, e.url) for e in endpoints if "batch.completed" in e.events]
+        targets += [(f"url{i}", url) for i, url in enumerate(sorted(urls))]
+        now = self.clock()
+        body = wh.batch_payload(now, batch.id, counts, items).decode()
+        queued = 0
+        for endpoint, url in targets:
+            msg_id = f"msg_{batch.id}_batch_completed_{endpoint}"
+            own = "" if endpoint.startswith("url") else endpoint  # signed with the default
+            delivery = Delivery(
+                msg_id, batch.tenant, batch.id, "batch.completed", url, own, body, now
             )
             queued += self.store.enqueue(delivery, now)
         return queued

@@ -11,11 +11,12 @@ from pathlib import Path
 
 from service.adapters.styles import job_style
 from service.config import Settings
-from service.domain.errors import InputError, MediaInputError
+from service.domain.errors import InputError, MediaInputError, TakeError
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, parse_entries
 from service.domain.subtitles.hant import default_variant
+from service.domain.takes import Take, plan_takes
 from service.domain.text import Segmenter
 from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
@@ -23,6 +24,7 @@ from service.domain.voices import Catalog
 from service.pipeline.finalize import Finalizer
 from service.pipeline.local import render_locally
 from service.pipeline.manifest import Rendered
+from service.pipeline.masters import plan_masters
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
@@ -100,8 +102,15 @@ class Pipeline:
         return self.finalizer.finalize(plan, results, work, outdir, video, progress, music, check)
 
     # -- at the door -----------------------------------------------------------------------
-    def plan(self, spec: JobSpec, options: RenderOptions, video: Path | None = None) -> JobPlan:
-        """Everything that can be checked before any audio is made: voices, pace, video."""
+    def plan(
+        self,
+        spec: JobSpec,
+        options: RenderOptions,
+        video: Path | None = None,
+        takes: dict[str, Path] | None = None,
+    ) -> JobPlan:
+        """Everything that can be checked before any audio is made: voices, pace, video,
+        the recorded takes."""
         if options.preset is not None and options.preset_values is None:
             raise InputError(f"options preset {options.preset!r}: not resolved (Presets.resolve)")
         if options.audio_only and video is not None:
@@ -126,15 +135,18 @@ class Pipeline:
                     "(use --extend-video to freeze the last frame)",
                     video.name,
                 )
+        masters, notes = plan_masters(self.settings, spec, options, self.loudness)
         return JobPlan(
             spec=spec,
             options=options,
             voices=voices,
             style=style,
             video=info,
-            warnings=warnings,
+            warnings=warnings + notes,
             loudness=self.loudness(options),
             traditional_by_voice=options.traditional != asked.traditional,
+            takes=self.check_takes(len(spec.segments), takes or {}),
+            masters=masters,
         )
 
     def traditional(
@@ -172,6 +184,25 @@ class Pipeline:
             )
         return options
 
+    def check_takes(self, segments: int, takes: dict[str, Path]) -> list[Take | None]:
+        """Each take names a segment of the script and is audio no longer than
+        max_take_seconds (decoded at the door, at a low rate, to measure it)."""
+        plan_takes(segments, dict.fromkeys(takes, 0))  # the names first: no decoding for a typo
+        limit = self.settings.max_take_seconds
+        lengths: dict[str, int] = {}
+        with tempfile.TemporaryDirectory(prefix="narrate-take-") as tmp:
+            for name, path in sorted(takes.items()):
+                raw = Path(tmp, "probe.f32")
+                try:
+                    self.media.decode_audio(path, raw, 8000, limit + 1)
+                except MediaInputError as exc:
+                    raise TakeError(f"{name}: not audio ({exc.message})", name) from None
+                seconds = raw.stat().st_size / 4 / 8000
+                if seconds > limit:
+                    raise TakeError(f"{name}: too long (over {limit:g} s)", name)
+                lengths[name] = round(seconds * 1000)
+        return plan_takes(segments, lengths)
+
     def loudness(self, options: RenderOptions) -> MasterLoudness:
         """The master's loudness target: the options' figures over the settings'."""
         return (options.loudness or LoudnessTarget()).over(
@@ -196,7 +227,8 @@ class Pipeline:
         progress: Progress = no_progress,
         parallel: int = 2,
         music: Path | None = None,
+        takes: dict[str, Path] | None = None,
     ) -> Rendered:
         """The whole job in this process (the CLI). Artifacts appear in ``outdir`` only on
-        success."""
-        return render_locally(self, plan, outdir, video, progress, parallel, music)
+        success; ``takes`` are the plan's recorded takes (part name -> file)."""
+        return render_locally(self, plan, outdir, video, progress, parallel, music, takes)

@@ -28,6 +28,8 @@ from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
 from service.pipeline.captions import word_cues
+from service.pipeline.checked import Checked
+from service.pipeline.encode_watch import ENCODE_END, encode_watch
 from service.pipeline.exports import write_timeline
 from service.pipeline.manifest import (
     Loudness,
@@ -36,31 +38,13 @@ from service.pipeline.manifest import (
     Rendered,
     build_manifest,
 )
+from service.pipeline.masters import Masters
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.tracks import placed_phrases, shown_track, subtitle_tracks, write_others
 from service.ports import Check, Converter, Media, MuxRequest, PcmSink, Workspace
 
 PICTURE = "picture.mp4"  # the re-encoded picture, in the workspace (never kept)
 SOUND = "sound.m4a"  # the narration as AAC beside it
-CHECK_SECONDS = 0.25
-
-
-class _Checked:
-    """A track that calls ``check`` (the job canceled?) at most every CHECK_SECONDS as it
-    is read: a cancel stops the mix, and the picture encode running beside it, at once."""
-
-    def __init__(self, src: dsp.Source, check: Check) -> None:
-        self.src, self.check, self.at = src, check, time.monotonic()
-
-    @property
-    def length(self) -> int:
-        return self.src.length
-
-    def read(self, a: int, b: int) -> dsp.Audio:
-        if time.monotonic() - self.at >= CHECK_SECONDS:
-            self.check()
-            self.at = time.monotonic()
-        return self.src.read(a, b)
 
 
 class Finalizer:
@@ -108,10 +92,16 @@ class Finalizer:
         warnings = list(plan.warnings) + job_warnings(
             [(r.index, r.warnings) for r in placed.results]
         )
-        mux = self._mux_request(plan, video, outdir, placed, warnings)
-        loud, music_report = self._sound_and_picture(
-            placed, mux, work, outdir, timings, progress, plan, music, check
-        )
+        masters = None
+        if plan.masters:  # the job's own sound here, each master's files in masters/<name>/
+            loud, music_report, masters = Masters(self).finish(
+                plan, placed, video, work, outdir, warnings, timings, progress, music, check
+            )
+        else:
+            mux = self._mux_request(plan, video, outdir, placed, warnings)
+            loud, music_report = self._sound_and_picture(
+                placed, mux, work, outdir, timings, progress, plan, music, check
+            )
         sr = self.settings.sample_rate
         write_timeline(plan, placed, cues, work, outdir, video, music, music_report, sr)
         progress(1.0, "done")
@@ -124,6 +114,7 @@ class Finalizer:
             self.settings.sample_rate,
             warnings,
             music_report,
+            masters,
         )
         (outdir / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         return Rendered(manifest, timings)
@@ -195,6 +186,7 @@ class Finalizer:
 
         try:
             t = time.perf_counter()
+            progress(SYNTH_SHARE + 0.05, "loudness")
             loud = self._mix_narration(
                 plan, placed, work, outdir / "narration.wav", sink if copy_sound else None, check
             )
@@ -204,12 +196,14 @@ class Finalizer:
                 if mux is not None:
                     mux = replace(mux, narration=outdir / "mix.wav")
             timings["loudness"] = round(time.perf_counter() - t, 4)
-            progress(SYNTH_SHARE + 0.1, "loudness")
             if mux is not None:
                 t = time.perf_counter()
                 if encoding is not None:
-                    encoding.wait(self.settings.ffmpeg_timeout, check)
+                    watch = encode_watch(encoding, progress, check)
+                    encoding.wait(self.settings.ffmpeg_timeout, watch)
+                    watch()  # its end (100 %), which the last quarter-second poll may miss
                     mux = replace(mux, encoded_video=picture)
+                progress(ENCODE_END, "mux")
                 if copy_sound:
                     mux = replace(mux, encoded_audio=sound)
                 self.media.mux(mux, check)
@@ -284,7 +278,7 @@ class Finalizer:
         under = bed.DuckedBed(source, length, sr, gain, speech, plan.options.music_duck)
         mixed: dsp.Source = bed.SumSource(voice, under)
         loud = dsp.normalize_to_wav(
-            _Checked(mixed, check) if check is not None else mixed,
+            Checked(mixed, check) if check is not None else mixed,
             sr,
             outdir / "mix.wav",
             target.target_lufs,
@@ -320,7 +314,7 @@ class Finalizer:
             sr,
         )
         if check is not None:
-            track = _Checked(track, check)
+            track = Checked(track, check)
         target = self.target(plan)
         return dsp.normalize_to_wav(
             track, sr, path, target.target_lufs, target.true_peak_dbtp, sink

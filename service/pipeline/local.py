@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
-from service.adapters.storage import LocalWorkspace
+from service.adapters.storage import LocalWorkspace, input_name
 from service.domain.job import SYNTH_SHARE
 from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, staged_artifacts
@@ -41,19 +41,21 @@ def render_locally(
     progress: Progress,
     parallel: int,
     music: Path | None = None,
+    takes: dict[str, Path] | None = None,
 ) -> Rendered:
     """Artifacts appear in ``outdir`` only on success, each by a rename."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{outdir.name}.", dir=outdir.parent) as tmp:
-        work, staged = LocalWorkspace(Path(tmp, "work")), Path(tmp, "out")
+        inputs = Path(tmp, "input")
+        work, staged = LocalWorkspace(Path(tmp, "work"), inputs), Path(tmp, "out")
         staged.mkdir()
+        inputs.mkdir()
+        for part, path in (takes or {}).items():
+            _link(path, inputs / input_name(part))  # where a segment step finds its take
         local_video = None
         if video is not None:
             local_video = work.local("source.video")  # ffmpeg sees only a name we generated
-            try:
-                local_video.hardlink_to(video.resolve())
-            except OSError:
-                shutil.copyfile(video, local_video)
+            _link(video, local_video)
         n = len(plan.spec.segments)
         done = 0
 
@@ -72,6 +74,13 @@ def render_locally(
         )
         outdir.mkdir(parents=True, exist_ok=True)
         for name in staged_artifacts(staged):
-            (outdir / name).parent.mkdir(exist_ok=True)
+            (outdir / name).parent.mkdir(parents=True, exist_ok=True)
             (staged / name).replace(outdir / name)
     return rendered
+
+
+def _link(source: Path, dest: Path) -> None:
+    try:
+        dest.hardlink_to(source.resolve())
+    except OSError:
+        shutil.copyfile(source, dest)

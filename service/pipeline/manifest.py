@@ -80,6 +80,12 @@ class ManifestSegment(BaseModel):
     engine: str
     voice: str
     speaker: str | None
+    take: bool = Field(False, description="spoken by a recorded take, not synthesised")
+    alignment_cost: float | None = Field(
+        None,
+        description="the take's DTW cost against its text (over the threshold: take.mismatch); "
+        "null for synthesis",
+    )
 
 
 class ManifestOverlay(BaseModel):
@@ -135,6 +141,24 @@ class MusicReport(BaseModel):
     loudness: Loudness
 
 
+class ManifestMaster(BaseModel):
+    """One master of a job with ``masters``: its files are masters/<name>/..."""
+
+    name: str
+    preset: str | None
+    burn_in: bool
+    screen_text: bool
+    style: dict[str, Any] = Field(description="its subtitle style as applied")
+    loudness: Loudness = Field(description="its narration.wav, measured against its target")
+    music: Loudness | None = Field(None, description="its mix.wav (with music), measured")
+    picture: str | None = Field(
+        description="its video's picture: 'source' (the upload's, stream-copied), 'encoded' "
+        "(re-encoded for it: burn-in, frozen end) or the name of the master whose encode it "
+        "stream-copies; none without a video"
+    )
+    artifacts: list[str]
+
+
 class Manifest(BaseModel):
     """manifest.json, a public artifact: what a finished job is made of (its JSON Schema is
     docs/manifest.schema.json). Times in seconds."""
@@ -159,11 +183,14 @@ class Manifest(BaseModel):
     )
     traditional: Traditional | None = None
     translations: Translations | None = None
+    masters: list[ManifestMaster] | None = Field(
+        None, description="each master (options masters), when the job asked for several"
+    )
 
     def to_json(self) -> str:
-        """The file's text: keys in this order, no ``music``, ``traditional`` or
-        ``translations`` without them, no cue ``translation`` without one."""
-        unset = {"music", "traditional", "translations"}
+        """The file's text: keys in this order, no ``music``, ``traditional``,
+        ``translations`` or ``masters`` without them, no cue ``translation`` without one."""
+        unset = {"music", "traditional", "translations", "masters"}
         data = self.model_dump(mode="json", exclude={k for k in unset if getattr(self, k) is None})
         for cue in data["cues"]:
             if cue["translation"] is None:
@@ -185,6 +212,7 @@ def build_manifest(
     sample_rate: int,
     warnings: list[Notice],
     music: MusicReport | None = None,
+    masters: list[ManifestMaster] | None = None,
 ) -> Manifest:
     spec = plan.spec
     segments = zip(spec.segments, placed.results, placed.slots, strict=True)
@@ -212,6 +240,8 @@ def build_manifest(
                 engine=r.engine,
                 voice=r.voice,
                 speaker=seg.speaker,
+                take=r.take is not None,
+                alignment_cost=r.alignment_cost,
             )
             for seg, r, slot in segments
         ],
@@ -227,6 +257,7 @@ def build_manifest(
         qualifier_display=spec.qualifier_display,
         music=music,
         **tracks_report(plan),
+        masters=masters,
     )
 
 

@@ -11,10 +11,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from service.domain.notices import Notice
-from service.domain.options import MasterLoudness
+from service.domain.options import MASTER_NAME, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import Style
 from service.domain.subtitles.cues import TimedPhrase
+from service.domain.takes import Take
 from service.ports import VideoInfo
 
 Progress = Callable[[float, str], None]
@@ -40,18 +41,38 @@ ARTIFACTS = (
 # Each fitted segment, published with the timeline exports as segments/01.wav ...: the one
 # kind of artifact name with a slash, and nothing else with one (no way out of the job's dir).
 SEGMENT_ARTIFACT = re.compile(r"segments/[0-9]{2,4}\.wav")
+# Each master of a job with ``masters``: masters/<name>/<file>, its file one of the listed names
+# but those made once for the job (the manifest, the timelines).
+JOB_ONCE = ("manifest.json", "timeline")
+
+
+def master_file(name: str) -> bool:
+    return name in ARTIFACTS and not name.startswith(JOB_ONCE)
 
 
 def is_artifact(name: str) -> bool:
     """A name the storage publishes and the API serves."""
-    return name in ARTIFACTS or SEGMENT_ARTIFACT.fullmatch(name) is not None
+    if name in ARTIFACTS or SEGMENT_ARTIFACT.fullmatch(name) is not None:
+        return True
+    top, _, rest = name.partition("/")
+    master, _, file = rest.partition("/")
+    return top == "masters" and MASTER_NAME.fullmatch(master) is not None and master_file(file)
 
 
 def staged_artifacts(staged: Path) -> tuple[str, ...]:
-    """The artifact names present in a staging directory: the listed ones, then the segments."""
+    """The artifact names present in a staging directory: the listed ones, the segments, then
+    each master's files."""
     segments = sorted(f"segments/{p.name}" for p in (staged / "segments").glob("*.wav"))
-    return tuple(n for n in ARTIFACTS if (staged / n).is_file()) + tuple(
-        n for n in segments if is_artifact(n)
+    masters = sorted(p.name for p in (staged / "masters").glob("*") if p.is_dir())
+    return (
+        tuple(n for n in ARTIFACTS if (staged / n).is_file())
+        + tuple(n for n in segments if is_artifact(n))
+        + tuple(
+            f"masters/{m}/{n}"
+            for m in masters
+            for n in ARTIFACTS
+            if is_artifact(f"masters/{m}/{n}") and (staged / "masters" / m / n).is_file()
+        )
     )
 
 
@@ -79,6 +100,35 @@ class JobPlan(BaseModel):
     loudness: MasterLoudness | None = None
     # options.traditional was not asked for but set by the voices' locale (zh-TW, zh-HK).
     traditional_by_voice: bool = False
+    # Per segment, the recorded take that stands for its synthesis (None: synthesised);
+    # empty when the job has no takes.
+    takes: list[Take | None] = []
+    # Each master of ``options.masters``, resolved at the door (pipeline/masters.py).
+    masters: list[PlannedMaster] = []
+
+    def take(self, index: int) -> Take | None:
+        return self.takes[index] if index < len(self.takes) else None
+
+    def for_master(self, master: PlannedMaster) -> JobPlan:
+        """This plan as one master finishes it: its options, style and loudness."""
+        update = {"options": master.options, "style": master.style, "loudness": master.loudness}
+        return self.model_copy(update={**update, "masters": []})
+
+
+class PlannedMaster(BaseModel):
+    """One master as planned: the job's options with the master's preset's finishing fields
+    and its own over them (``options``, holding no masters), its style and loudness resolved."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    preset: str | None = None
+    options: RenderOptions
+    style: Style
+    loudness: MasterLoudness
+
+
+JobPlan.model_rebuild()  # its masters: PlannedMaster, defined after it
 
 
 class SegmentResult(BaseModel):
@@ -104,6 +154,8 @@ class SegmentResult(BaseModel):
     tts_calls: dict[str, int] = {}  # engine -> requests (cache misses)
     spoken_text: str = ""  # what the engine was given (the speech front-end's output)
     rewrites: int = 0  # spans of the text the front-end changed for that engine
+    take: str | None = None  # the recorded take spoken instead of a synthesis (its part)
+    alignment_cost: float | None = None  # the take's DTW cost against its text
 
     @field_validator("phrases", mode="before")
     @classmethod

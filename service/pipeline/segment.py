@@ -4,11 +4,15 @@ written into the job's workspace (a port: local files for the tools, kept by the
 from __future__ import annotations
 
 import bisect
+import json
+import math
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from service import audio as dsp
 from service.config import Settings
@@ -17,11 +21,22 @@ from service.domain.notices import Notice, warning
 from service.domain.spec import FitOptions, JobSpec
 from service.domain.speech import Lexicon, SpokenText, Tools
 from service.domain.subtitles import TimedPhrase, timed_phrases
+from service.domain.takes import Take
 from service.domain.text import Segmenter, split_phrases
 from service.domain.timeline import plan_residual, slot_ms, speech_target_ms
 from service.domain.units import ms_to_samples, samples_to_ms
 from service.domain.voices import Catalog
 from service.pipeline.results import JobPlan, SegmentResult
+from service.pipeline.takes import (
+    REFERENCE_ENGINE,
+    Aligned,
+    carried,
+    levelled,
+    mismatch,
+    script_reference,
+    split,
+    trimmed,
+)
 from service.pipeline.voicing import SpokenSegment, Voicing
 from service.ports import Boundary, Media, Speech, Workspace
 
@@ -110,6 +125,8 @@ class SegmentRenderer:
         Native rate first (a second synthesis at the rate that lands on the target), then a
         rubberband R3 stretch for what remains, then pad/trim to the exact slot length.
         """
+        if (take := plan.take(index)) is not None:
+            return self.render_take(plan, index, take, work)
         spec, fit = plan.spec, plan.spec.fit
         slot = slot_ms(spec, index)
         warnings: list[Notice] = []
@@ -164,6 +181,103 @@ class SegmentRenderer:
             spoken_text=spoken.text,
             rewrites=spoken.rewrites,
         )
+
+    # -- a recorded take --------------------------------------------------------------------
+    def render_take(self, plan: JobPlan, index: int, take: Take, work: Workspace) -> SegmentResult:
+        """The segment's recorded take, its phrases found by aligning it with the text read
+        by the offline engine, fitted to the slot as speech is (no native rate: a stretch
+        within bounds, else the overflow policy)."""
+        spec, fit, number = plan.spec, plan.spec.fit, index + 1
+        slot = slot_ms(spec, index)
+        t0 = time.perf_counter()
+        speaker = self.spoken_segment(plan, index)
+        engine = self.voicing.engines[REFERENCE_ENGINE]
+        spoken = speaker.spoken(getattr(engine, "reader", "text"))
+        calls: dict[str, int] = {}
+        if take.whole:
+            aligned = self._share_of_whole(plan, index, take, work, calls)
+        else:
+            reference = self._reference(plan, speaker, calls)
+            aligned = carried(
+                reference, self._take_audio(work, take.input), self.settings.sample_rate
+            )
+        warned = mismatch(number, aligned.cost, aligned.round_trip_ms)
+        warnings = [] if warned is None else [warned]
+        t1 = time.perf_counter()
+        fitted = self._fit(aligned.speech, index, slot, speech_target_ms(slot, fit), fit, work)
+        name = segment_audio_name(index)
+        dsp.write_wav(work.local(name), fitted.audio, self.settings.sample_rate)
+        work.keep(name)
+        words = source_words(aligned.speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
+        phrases = self._phrases(plan, index, words)
+        return SegmentResult(
+            index=index,
+            slot_ms=slot,
+            natural_ms=aligned.speech.duration_ms,
+            speech_ms=fitted.speech_ms,
+            native_rate=1.0,
+            stretch_ratio=round(fitted.ratio, 4),
+            engine="take",
+            voice=take.input,
+            sample_rate=self.settings.sample_rate,
+            audio=name,
+            phrases=phrases,
+            words=[TimedPhrase(*w) for w in words],  # the take's, carried by the alignment
+            warnings=warnings + fitted.warnings,
+            timings={"align": round(t1 - t0, 4), "fit": round(time.perf_counter() - t1, 4)},
+            tts_calls=calls,
+            spoken_text=spoken.text,
+            take=take.input,
+            alignment_cost=round(aligned.cost, 4) if math.isfinite(aligned.cost) else None,
+        )
+
+    def _reference(self, plan: JobPlan, speaker: SpokenSegment, calls: dict[str, int]) -> Speech:
+        """The segment's text read by the offline engine at its natural rate."""
+        engine = self.voicing.engines[REFERENCE_ENGINE]
+        voice = self.catalog.default(REFERENCE_ENGINE, plan.spec.language).id
+        speech = engine.synthesize(speaker.request(engine, voice, 1.0))
+        calls[REFERENCE_ENGINE] = calls.get(REFERENCE_ENGINE, 0) + (not speech.cached)
+        return speech
+
+    def _take_audio(self, work: Workspace, kind: str) -> dsp.Audio:
+        sr = self.settings.sample_rate
+        with tempfile.TemporaryDirectory(dir=work.scratch()) as tmp:
+            raw = Path(tmp, "take.f32")
+            self.media.decode_audio(work.input(kind), raw, sr, self.settings.max_take_seconds + 1)
+            return np.fromfile(raw, dtype=np.float32)
+
+    def _share_of_whole(
+        self, plan: JobPlan, index: int, take: Take, work: Workspace, calls: dict[str, int]
+    ) -> Aligned:
+        """Segment ``index``'s part of a whole-script take. The first segment step to get
+        here aligns the whole take with every segment's reference and keeps the split (a
+        work file); the others read it. Two at once write the same bytes."""
+        name = "take-split.json"
+        try:
+            shares = json.loads(work.fetch(name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            parts = [
+                self._reference(plan, self.spoken_segment(plan, i), calls)
+                for i in range(len(plan.spec.segments))
+            ]
+            reference, firsts = script_reference(parts)
+            whole = carried(
+                reference, self._take_audio(work, take.input), self.settings.sample_rate
+            )
+            shares = split(whole, reference, firsts)
+            path = work.local(name)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
+            ) as tmp:  # its own name: two steps here at once each write a whole file
+                tmp.write(json.dumps(shares))
+            Path(tmp.name).replace(path)
+            work.keep(name)
+        share = shares[index]
+        sr = self.settings.sample_rate
+        audio = levelled(trimmed(self._take_audio(work, take.input)))
+        a, b = (ms_to_samples(t, sr) for t in share["span"])
+        bounds = [Boundary(*row) for row in share["boundaries"]]
+        return Aligned(Speech(audio[a:b], sr, bounds), float(share["cost"]), float(share["trip"]))
 
     def _fit(
         self,

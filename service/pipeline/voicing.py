@@ -81,8 +81,8 @@ class Voicing:
         calls: dict[str, int],
     ) -> tuple[str, str, Speech]:
         """Synthesize with the cast engine (given the text its kind reads); fall back to the
-        offline voice where allowed. ``calls`` counts the requests that reached each engine
-        (cache hits do not)."""
+        offline voice where allowed. ``calls`` counts the syntheses each engine answered
+        (cache hits, failed and circuit-broken attempts do not)."""
         engine = self.engines.get(casting.engine)
         if engine is not None:
             try:
@@ -90,8 +90,7 @@ class Voicing:
                 speech = engine.synthesize(request)
                 calls[casting.engine] = calls.get(casting.engine, 0) + (not speech.cached)
                 return casting.engine, casting.voice.id, speech
-            except EngineError as exc:
-                calls[casting.engine] = calls.get(casting.engine, 0) + 1
+            except EngineError as exc:  # a failed or circuit-broken attempt is no call
                 if casting.fallback is None:
                     raise
                 reason = str(exc)

@@ -149,6 +149,8 @@ class JobStore(Protocol):
 
 # The upper bounds (seconds) of the stage histograms every Metrics keeps and /metrics shows.
 BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+# Those of the tenants' wait histograms (submit to first segment start): a backlog waits long.
+WAIT_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600)
 
 
 class Metrics(Protocol):
@@ -158,6 +160,15 @@ class Metrics(Protocol):
     def observe_stage(self, stage: str, seconds: float) -> None: ...
 
     def stage_histograms(self) -> dict[str, dict[str, float]]: ...
+
+    def observe_wait(self, tenant: str, seconds: float) -> None:
+        """A job of ``tenant`` started ``seconds`` after it was submitted."""
+        ...
+
+    def tenant_waits(self) -> dict[str, dict[str, float]]:
+        """Per tenant, the wait histogram: bucket bound (WAIT_BUCKETS) -> jobs at most that
+        long, and "count" and "sum"."""
+        ...
 
     def count_tts(self, engine: str, n: int = 1) -> None: ...
 
@@ -223,4 +234,18 @@ class BatchStore(Protocol):
 
     def page(self, tenant: str, limit: int, cursor: str | None) -> tuple[list[Batch], str | None]:
         """Newest first by (created, id); ``cursor`` continues after a page (opaque)."""
+        ...
+
+
+class BatchEvents(Protocol):
+    """Each batch's change events (its items' status and stage changes, then ``completed``)
+    for GET /v1/batches/{id}/events: adapters/batchevents.py on Redis (a Stream per batch),
+    adapters/memory_batches.py in memory. Ids order a batch's events as JobEvent's do."""
+
+    def publish(self, batch_id: str, event: str, data: dict[str, Any]) -> None: ...
+
+    def events(self, batch_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]: ...
+
+    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+        """Write the batch's ``completed`` event, once: True for the call that wrote it."""
         ...

@@ -65,6 +65,10 @@ class Encoding(Protocol):
         """Until it is done; ``check`` (its job canceled?) may raise: then it is stopped."""
         ...
 
+    def fraction(self) -> float:
+        """How much of the picture is encoded so far, 0..1."""
+        ...
+
     def cancel(self) -> None: ...
 
 

@@ -23,8 +23,8 @@ class Workspace(Protocol):
     def fetch(self, name: str) -> Path: ...
 
     def input(self, kind: str) -> Path:
-        """The job's uploaded ``video`` or ``music`` as a local file; FileNotFoundError if the
-        job has none."""
+        """The job's uploaded ``video``, ``music`` or recorded take (``take``, ``take-N``) as
+        a local file; FileNotFoundError if the job has none."""
         ...
 
     def scratch(self) -> Path:
@@ -109,7 +109,7 @@ class Storage(Protocol):
     def workspace(self, tenant: str, job_id: str) -> Workspace: ...
 
     def receive(self, tenant: str, job_id: str, kind: str) -> Incoming:
-        """Start taking the job's ``video`` or ``music`` upload."""
+        """Start taking the job's ``video``, ``music`` or take (``take``, ``take-N``) upload."""
         ...
 
     def copy_input(self, tenant: str, source_job: str, job_id: str, kind: str) -> bool:

@@ -69,7 +69,7 @@ def test_one_bad_item_refuses_the_whole_batch_naming_it(fleet: Fleet) -> None:
         assert "item 2 (broken)" in problem["msg"] and "segment 1 seconds" in problem["msg"]
         assert c.get("/v1/jobs").json()["jobs"] == []  # nothing of the batch was created
         assert c.get("/v1/batches").json()["batches"] == []
-        assert fleet.queue.pending == []
+        assert fleet.queue.waiting() == 0
 
 
 def test_partial_creates_the_good_items_and_lists_the_bad(fleet: Fleet) -> None:

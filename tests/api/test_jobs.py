@@ -57,7 +57,7 @@ def test_an_idempotency_key_makes_one_job_and_refuses_another_body(fleet: Fleet)
             "/v1/jobs", json=SPEC | {"title": "another"}, headers={"Idempotency-Key": "round-2"}
         )
         assert other.status_code == 409
-        assert len(fleet.queue.pending) == 2  # one job's segment tasks, once
+        assert fleet.queue.waiting() == 2  # one job's segment tasks, once
         assert len(c.get("/v1/jobs").json()["jobs"]) == 1
 
 
@@ -69,7 +69,7 @@ def test_a_bad_segment_is_refused_naming_it_and_nothing_is_queued(fleet: Fleet) 
         r = c.post("/v1/jobs", json=SPEC | {"options": {"voice": "zh-CN-YunxiNeurl"}})
         assert r.status_code == 422 and "zh-CN-YunxiNeurl" in r.text
         assert c.get("/v1/jobs").json()["jobs"] == []
-    assert fleet.queue.pending == []
+    assert fleet.queue.waiting() == 0
 
 
 def test_a_canceled_job_is_never_worked_and_leaves_no_files(fleet: Fleet) -> None:

@@ -71,7 +71,9 @@ def test_reconciler_requeues_lost_work_and_times_out_old_jobs(idle_stack: Stack)
     r = s.redis()
     with s.client() as c:
         lost = submit(c, SCRIPT).json()["id"]
-        r.delete("narrate")  # the broker lost the tasks (a crash between record and enqueue)
+        # The broker lost the tasks (a crash between record and enqueue): waiting in the
+        # tenant's lane (no worker runs, so no dispatcher) or in the queue.
+        r.delete("narrate", "narrate:lane:alpha")
         old = submit(c, SCRIPT.replace("排序", "超时")).json()["id"]
     settings = Settings(redis_url=s.env["NARRATE_REDIS_URL"], data_dir=s.data_dir, job_timeout=3600)
     svc = wiring.reconciler(settings)

@@ -352,15 +352,30 @@ def test_segments_are_published_and_served_under_their_folder_only(
     (staged / "segments").mkdir()
     (staged / "segments" / "01.wav").write_bytes(b"RIFF0001")
     (staged / "timeline.edl").write_text("TITLE: t\n")
+    (staged / "masters" / "douyin").mkdir(parents=True)  # a master's files: their folder too
+    (staged / "masters" / "douyin" / "video.mp4").write_bytes(b"mp4")
     names = staged_artifacts(staged)
-    assert storage.publish("alpha", "job1", staged, names) == ["timeline.edl", "segments/01.wav"]
+    assert storage.publish("alpha", "job1", staged, names) == [
+        "timeline.edl",
+        "segments/01.wav",
+        "masters/douyin/video.mp4",
+    ]
     assert s3.keys("segs/") == [
+        "segs/alpha/job1/artifacts/masters/douyin/video.mp4",
         "segs/alpha/job1/artifacts/segments/01.wav",
         "segs/alpha/job1/artifacts/timeline.edl",
     ]
     served = storage.served("alpha", "job1", "segments/01.wav")
     assert served is not None and served.read(0, 8) == b"RIFF0001"
-    for bad in ("segments/../../job2/artifacts/x", "../job2/artifacts/x", "input/source.video"):
+    master = storage.served("alpha", "job1", "masters/douyin/video.mp4")
+    assert master is not None and master.read(0, 3) == b"mp4"
+    for bad in (
+        "segments/../../job2/artifacts/x",
+        "../job2/artifacts/x",
+        "input/source.video",
+        "masters/../../job2/artifacts/x",
+        "masters/douyin/../../x",
+    ):
         with pytest.raises(InputError, match="invalid artifact name"):
             storage.served("alpha", "job1", bad)
     storage.delete("alpha", "job1")

@@ -40,8 +40,9 @@ MEDIA_TYPES = {
 
 
 def media_type(name: str) -> str:
-    """A listed artifact's type; segments/NN.wav are WAV."""
-    return MEDIA_TYPES.get(name, "audio/wav")
+    """A listed artifact's type (a master's files as the job's of that name); segments/NN.wav
+    are WAV."""
+    return MEDIA_TYPES.get(name.rpartition("/")[2], "audio/wav")
 
 
 REDIRECT = (

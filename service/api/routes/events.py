@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import anyio
@@ -21,8 +22,8 @@ from service.api.deps import CurrentSettings, Jobs, OwnedJob
 from service.api.views import ERRORS, job_out
 from service.config import Settings
 from service.domain.errors import StoreUnavailable
-from service.domain.job import TERMINAL, Job
-from service.jobs import JobService
+from service.domain.job import TERMINAL
+from service.ports import JobEvent
 
 log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
@@ -39,6 +40,20 @@ STREAM: dict[int | str, dict[str, Any]] = {
 }
 
 
+def check_room(request: Request, settings: Settings) -> None:
+    """503 past NARRATE_MAX_EVENT_STREAMS open streams in this process."""
+    if getattr(request.app.state, "event_streams", 0) >= settings.max_event_streams:
+        raise HTTPException(503, "too many open event streams", headers={"Retry-After": "5"})
+
+
+def streamed(body: AsyncIterator[str]) -> StreamingResponse:
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
 @router.get("/{job_id}/events", response_class=StreamingResponse, responses=STREAM)
 async def job_events(
     request: Request,
@@ -50,41 +65,57 @@ async def job_events(
 ) -> StreamingResponse:
     """The job's events as text/event-stream: ``snapshot``, then ``status``, ``update``
     (stage, stage_progress, warnings...) and ``segment`` (one segment's state) with ids."""
-    state = request.app.state
-    if getattr(state, "event_streams", 0) >= settings.max_event_streams:
-        raise HTTPException(503, "too many open event streams", headers={"Retry-After": "5"})
+    check_room(request, settings)
     snapshot = job_out(request, job).model_dump(mode="json")
-    after = last_event_id or resume or "0-0"
-    body = _follow(request, service, settings, job, snapshot, after)
-    return StreamingResponse(
-        body,
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+
+    def ended() -> bool:
+        status = service.store.status(job.id)
+        return status is None or status in TERMINAL
+
+    def last(event: JobEvent) -> bool:
+        return event.event == "status" and event.data.get("status") in TERMINAL
+
+    reader = Follow(lambda after: service.events(job.id, after), ended, last, f"job {job.id}")
+    return streamed(
+        follow(request, settings, reader, snapshot, job.terminal, last_event_id or resume)
     )
 
 
-async def _follow(
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """What a stream follows: its events after an id, whether its subject has ended, which
+    event is its last, and its name (for the log)."""
+
+    read: Callable[[str], list[JobEvent]]
+    ended: Callable[[], bool]
+    last: Callable[[JobEvent], bool]
+    what: str
+
+
+async def follow(
     request: Request,
-    service: JobService,
     settings: Settings,
-    job: Job,
+    reader: Follow,
     snapshot: dict[str, Any],
-    after: str,
+    done: bool,
+    after: str | None,
 ) -> AsyncIterator[str]:
-    """Events until the terminal one (or the job is gone, or the store fails: the client
-    reconnects with Last-Event-ID and misses nothing)."""
+    """A ``snapshot``, then the events after ``after`` until the last one (or the subject
+    is gone or ended with no more to say, or the store fails: the client reconnects with
+    Last-Event-ID and misses nothing). ``done``: ended already at the snapshot, so its
+    remaining events are all there."""
     state = request.app.state
     state.event_streams = getattr(state, "event_streams", 0) + 1
+    after = after or "0-0"
     try:
         yield "retry: 2000\n" + sse("snapshot", snapshot)
-        done = job.terminal  # a finished job's remaining events are all there already
         beat = time.monotonic()
         while True:
-            batch = await run_in_threadpool(service.events, job.id, after)
+            batch = await run_in_threadpool(reader.read, after)
             for event in batch:
                 yield sse(event.event, event.data, event.id)
                 after = event.id
-                if event.event == "status" and event.data.get("status") in TERMINAL:
+                if reader.last(event):
                     return
             if batch:
                 beat = time.monotonic()
@@ -94,10 +125,9 @@ async def _follow(
             if time.monotonic() - beat >= settings.events_heartbeat:
                 yield ": heartbeat\n\n"
                 beat = time.monotonic()
-                status = await run_in_threadpool(service.store.status, job.id)
-                done = status is None or status in TERMINAL
+                done = await run_in_threadpool(reader.ended)
             await anyio.sleep(settings.events_poll)
     except StoreUnavailable as exc:
-        log.warning("job %s: event stream ended: %s", job.id, exc)
+        log.warning("%s: event stream ended: %s", reader.what, exc)
     finally:
         state.event_streams -= 1

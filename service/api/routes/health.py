@@ -21,7 +21,8 @@ from service.api.guard import local_client
 from service.api.ready import ready_cache
 from service.api.schemas import Health
 from service.jobs import JobService
-from service.ports import BUCKETS
+from service.jobs.service import Figures
+from service.ports import BUCKETS, WAIT_BUCKETS
 
 router = APIRouter()
 
@@ -102,6 +103,7 @@ class Collector:
         for (tenant, state), n in sorted(figures.tenant_jobs.items()):
             tenants.add_metric([tenant, state], n)
         yield tenants
+        yield from tenant_figures(figures)
         hist = HistogramMetricFamily(
             "narrate_stage_seconds", "Wall time per pipeline stage", labels=["stage"]
         )
@@ -118,3 +120,24 @@ class Collector:
         for engine, n in figures.tts_calls.items():
             tts.add_metric([engine], n)
         yield tts
+
+
+def tenant_figures(figures: Figures) -> Iterator[Metric]:
+    """Fair share, per tenant: tasks waiting in its lane, and how long its jobs waited from
+    submit to their first segment's start."""
+    depth = GaugeMetricFamily(
+        "narrate_tenant_queue_depth", "Tasks waiting in each tenant's lane", labels=["tenant"]
+    )
+    for tenant, n in sorted(figures.tenant_depths.items()):
+        depth.add_metric([tenant], n)
+    yield depth
+    wait = HistogramMetricFamily(
+        "narrate_tenant_wait_seconds",
+        "Time from a job's submission to its first segment's start",
+        labels=["tenant"],
+    )
+    for tenant, data in sorted(figures.tenant_waits.items()):
+        buckets = [(str(b), data.get(str(b), 0.0)) for b in WAIT_BUCKETS]
+        buckets.append(("+Inf", data.get("count", 0.0)))
+        wait.add_metric([tenant], buckets, data.get("sum", 0.0))
+    yield wait

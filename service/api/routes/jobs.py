@@ -37,6 +37,12 @@ REQUEST_BODY: dict[str, Any] = {
                         "description": "audio laid under the voice (looped, ducked): mix.wav",
                     },
                     "options": {"type": "string", "description": "RenderOptions as JSON"},
+                    "take-1": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": "a recorded take of segment 1 instead of synthesis "
+                        "(take-2, take-3... likewise), or `take`: one of the whole script",
+                    },
                 },
             }
         },
@@ -59,20 +65,27 @@ async def create_job(
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> Created:
     """Create a job from a JSON job spec, or from multipart fields `script` (Markdown or
-    JSON file), optional `video` (file), optional `music` (audio file laid under the voice)
-    and optional `options` (JSON)."""
+    JSON file), optional `video` (file), optional `music` (audio file laid under the voice),
+    optional recorded takes (`take-N` for segment N, or `take` for the whole script) and
+    optional `options` (JSON)."""
     job_id = service.new_id()
     video, music = service.receive(who, job_id, "video"), service.receive(who, job_id, "music")
+    takes: list[Incoming] = []
+
+    def take(name: str) -> Incoming:
+        takes.append(service.receive(who, job_id, name))
+        return takes[-1]
+
     try:
-        body = await read_body(request, settings, video, music)
+        body = await read_body(request, settings, video, music, take)
         # Parsing, planning (ffprobe) and Redis all block: never on the event loop.
         job, created = await run_in_threadpool(accept, service, who, job_id, body, idempotency_key)
     except BaseException:
-        await run_in_threadpool(_drop, service, who, job_id, video, music)
+        await run_in_threadpool(_drop, service, who, job_id, video, music, *takes)
         raise
     finally:
-        video.close()  # the local copies the checks read (the stored input stays)
-        music.close()
+        for upload in (video, music, *takes):
+            upload.close()  # the local copies the checks read (the stored input stays)
     if not created:  # an Idempotency-Key replay: the first request's job is the answer
         await run_in_threadpool(service.drop_upload, who, job_id)
     response.headers["Location"] = str(request.url_for("get_job", job_id=job.id))
@@ -96,7 +109,14 @@ def accept(
     parsed = parse_body(body)
     idem = (idempotency_key, parsed.digest) if idempotency_key else None
     return service.submit(
-        who, job_id, parsed.spec, parsed.options, parsed.video, idem, music=parsed.music
+        who,
+        job_id,
+        parsed.spec,
+        parsed.options,
+        parsed.video,
+        idem,
+        music=parsed.music,
+        takes=parsed.takes,
     )
 
 

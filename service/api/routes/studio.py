@@ -25,13 +25,15 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
-from service.domain.timeline import pace_checks
+from service.domain.takes import Take, kept_takes
+from service.domain.timeline import pace_checks, place_segments, slots_ms
 from service.jobs import JobService
 from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
 FILES = {
     "studio.js": "text/javascript; charset=utf-8",
+    "studio-i18n.js": "text/javascript; charset=utf-8",
     "studio.css": "text/css; charset=utf-8",
 }
 MAX_FIELD = 1 << 20  # a script field, in characters (the script body limit is 1 MiB too)
@@ -118,7 +120,7 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
     return Parsed(
         spec=spec.model_dump(mode="json", exclude_defaults=True),
         segments=segments,
-        duration=round(sum(s.seconds for s in spec.segments), 3),
+        duration=_duration(plan.spec),
         warnings=plan.warnings,
     )
 
@@ -164,8 +166,9 @@ def segment_audio(index: int, job: OwnedJob, service: Jobs) -> Response:
     tags=["studio"],
 )
 async def rerender(body: Rerender, request: Request, job: OwnedJob, service: Jobs) -> Response:
-    """A new job from an edited spec, with the parent's video, music and (by default) options.
-    Segments whose text, seconds and voice did not change hit the TTS cache."""
+    """A new job from an edited spec, with the parent's video, music and (by default) options,
+    and its recorded takes of the segments whose text did not change. Segments whose text,
+    seconds and voice did not change hit the TTS cache."""
     new_id = service.new_id()
     try:
         child = await run_in_threadpool(_accept, service, job, new_id, body)
@@ -193,6 +196,10 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
                 if not service.copy_input(parent.tenant, parent.id, new_id, kind):
                     raise InputError(f"the original {kind} is gone: submit the job again")
                 inputs[kind] = work.input(kind)
+        takes: dict[str, Path] = {}  # recorded takes of the segments whose text is unchanged
+        for kind in _kept_takes(parent, spec):
+            if service.copy_input(parent.tenant, parent.id, new_id, kind):
+                takes[kind] = work.input(kind)
         child, _ = service.submit(
             parent.tenant,
             new_id,
@@ -201,10 +208,26 @@ def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Jo
             inputs["video"],
             parent=parent.id,
             music=inputs["music"],
+            takes=takes,
         )
     finally:
         work.close()
     return child
+
+
+def _kept_takes(parent: Job, spec: JobSpec) -> list[str]:
+    """The parent plan's takes (JobPlan.takes, as stored) the re-render keeps."""
+    stored = parent.plan.get("takes") or []
+    takes = [Take.model_validate(t) if t else None for t in stored]
+    old = [str(s.get("text", "")) for s in parent.spec.get("segments", [])]
+    return kept_takes(takes, old, [s.text for s in spec.segments])
+
+
+def _duration(spec: JobSpec) -> float:
+    """The narration's length as the job will lay it out: the overflow policy applied
+    (``extend`` lengthens a segment and pushes the later ones back) and starts kept."""
+    slots = place_segments(spec, slots_ms(spec))
+    return round(slots[-1].end_ms / 1000, 3) if slots else 0.0
 
 
 def _spec(data: dict[str, Any]) -> JobSpec:
@@ -225,7 +248,7 @@ def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
     with wave.open(io.BytesIO(head), "rb") as src:
         rate, width = src.getframerate(), src.getsampwidth() * src.getnchannels()
         channels, total = src.getnchannels(), src.getnframes()
-    data = _data_offset(head)
+    data = data_offset(head)
     first = min(round(start * rate), total)
     last = max(first, min(round(end * rate), total))
     frames = wav.read(data + first * width, data + last * width)
@@ -238,7 +261,7 @@ def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
     return out.getvalue()
 
 
-def _data_offset(head: bytes) -> int:
+def data_offset(head: bytes) -> int:
     """Where a WAV file's frames start: after the RIFF header, past each chunk to ``data``."""
     pos = 12
     while pos + 8 <= len(head):

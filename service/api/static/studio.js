@@ -2,7 +2,10 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const KEY = "narrate.key";
-const S = { job: null, jobId: null, timer: null, source: null, manifest: null, urls: [], voices: [], loaded: null };
+const DRAFT = "narrate.draft";
+const S = { job: null, jobId: null, timer: null, source: null, manifest: null, urls: [], voices: [], loaded: null,
+  subs: null, burned: false, listTimer: null, drawn: "" };
+const TERMINAL = ["succeeded", "failed", "canceled"];
 
 function key() { return localStorage.getItem(KEY) || ""; }
 function headers(extra) {
@@ -34,12 +37,27 @@ function detail(body, status) {
 }
 async function api(path, opts) {
   opts = opts || {};
-  const r = await fetch(path, Object.assign({}, opts, { headers: headers(opts.headers) }));
+  let r = await fetch(path, Object.assign({}, opts, { headers: headers(opts.headers) }));
+  if (r.status === 401 && key()) {
+    // A saved key this server refuses: a server that needs none (loopback) still answers
+    // without it, and the key is forgotten; otherwise the editor is asked to sign in.
+    const bare = await fetch(path, Object.assign({}, opts, { headers: Object.assign({}, opts.headers || {}) }));
+    if (bare.status !== 401) {
+      localStorage.removeItem(KEY);
+      $("who").textContent = t("keyRefused");
+      r = bare;
+    }
+  }
   let body = null;
   const ct = r.headers.get("content-type") || "";
   if (ct.includes("json")) body = await r.json();
-  if (r.status === 401) { $("who").textContent = "Sign in: " + detail(body, r.status); }
-  if (!r.ok) throw new Error(detail(body, r.status));
+  else if (opts.text && r.ok) body = await r.text();
+  if (r.status === 401) { $("who").textContent = t("signInPrompt", detail(body, r.status)); }
+  if (!r.ok) {
+    const e = new Error(detail(body, r.status)); e.status = r.status;
+    e.items = body && Array.isArray(body.detail) ? body.detail : null;  // 422: every problem, with its code and loc
+    throw e;
+  }
   return body;
 }
 // Artifacts need the key; a <video> cannot send it, so with a key they are fetched as blobs.
@@ -51,8 +69,10 @@ async function artifactURL(path) {
   S.urls.push(u);
   return u;
 }
-function fmt(s) { return (Math.round(s * 100) / 100).toString(); }
-function when(t) { return new Date(t * 1000).toLocaleString(); }
+function fmt(s) { return new Intl.NumberFormat(LANG, { maximumFractionDigits: 2, useGrouping: false }).format(s); }
+function when(x) { return new Date(x * 1000).toLocaleString(LANG); }
+// Text in the script's words: Chinese unless it has no Han character.
+function textLang(s) { return s && /[\u3400-\u9fff]/.test(s) ? "zh-CN" : null; }
 
 // --- sign in ---------------------------------------------------------------------------
 $("signin").addEventListener("submit", (e) => {
@@ -64,50 +84,139 @@ $("signin").addEventListener("submit", (e) => {
 });
 $("signout").addEventListener("click", () => {
   localStorage.removeItem(KEY);
+  localStorage.removeItem(DRAFT); draftVideo(null);
+  if (location.hash && location.hash !== "#/new") history.replaceState(null, "", "#/new");
   stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   $("job-list").replaceChildren();
   // Nothing of the last tenant's work stays on the page.
   $("job-form").reset(); $("parsed").replaceChildren(); $("form-error").textContent = "";
   $("video-name").textContent = ""; $("timeline").replaceChildren(); $("fix-list").replaceChildren();
   for (const u of S.urls) URL.revokeObjectURL(u);
-  S.urls = []; S.job = null; S.source = null; S.manifest = null;
+  S.urls = []; S.job = null; S.source = null; S.manifest = null; S.subs = null; $("cues").replaceChildren();
   signedIn();
 });
 async function signedIn() {
-  $("who").textContent = key() ? "key saved in this browser" : "no key (works on this machine only)";
-  await Promise.all([loadJobs(), loadVoices()]);
+  $("who").textContent = key() ? t("whoKey") : t("whoNone");
+  await Promise.all([loadJobs(), loadVoices(), loadPresets()]);
+}
+// The presets this key sees (shipped and its own), each with its description as a tooltip.
+async function loadPresets() {
+  let ps = [];
+  try { ps = await api("/v1/presets"); } catch (_) { /* none */ }
+  const keep = $("preset").value || readDraft().preset || "";
+  $("preset").replaceChildren(el("option", { value: "", text: t("presetNone") }),
+    ...ps.map((p) => el("option", { value: p.name, title: p.description || null, text: p.name + (p.kind === "saved" ? " ★" : "") })));
+  $("preset").value = ps.some((p) => p.name === keep) ? keep : "";
 }
 
 // --- job list --------------------------------------------------------------------------
 async function loadJobs() {
+  if (S.listTimer) clearTimeout(S.listTimer);
+  S.listTimer = null;
   try {
     const data = await api("/v1/jobs?limit=30");
     const ul = $("job-list");
     ul.replaceChildren(...data.jobs.map((j) => el("li", {},
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
-        onclick: () => openJob(j.id) },
-        el("span", { class: "t", text: j.title || "(untitled)" }),
-        el("span", { class: "state " + j.status, text: j.status }),
-        el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? " · fix" : "") })))));
-    $("jobs-msg").textContent = data.jobs.length ? "" : "No jobs yet.";
+        onclick: () => go(j.id) },
+        el("span", { class: "t", text: j.title || t("untitled"), lang: textLang(j.title) }),
+        el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
+        el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? t("fixTag") : "") })))));
+    $("jobs-msg").textContent = data.jobs.length ? "" : t("noJobs");
+    filterJobs();
+    // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
+    // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
+    const busy = data.jobs.some((j) => !TERMINAL.includes(j.status));
+    S.listTimer = setTimeout(loadJobs, busy ? 3000 : 20000);
   } catch (e) { $("jobs-msg").textContent = e.message; }
 }
+// The list's entry for a job the page has just read (its state changes before the list is read again).
+function listed(j) {
+  const b = document.querySelector(`#job-list button[data-id="${j.id}"] .state`);
+  if (b && b.dataset.state !== j.status) { b.dataset.state = j.status; b.textContent = t("state." + j.status); b.className = "state " + j.status; }
+}
 $("refresh-jobs").addEventListener("click", loadJobs);
-$("new-job").addEventListener("click", () => {
-  stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false; $("script").focus(); loadJobs();
-});
+// Search (title or id) and the state filter: the listed jobs that match stay shown.
+function filterJobs() {
+  const q = $("job-search").value.trim().toLowerCase(), f = $("job-filter").value;
+  let shown = 0;
+  for (const li of $("job-list").children) {
+    const b = li.querySelector("button"), st = b.querySelector(".state").dataset.state;
+    const hit = (!q || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
+      && (!f || (f === "active" ? !TERMINAL.includes(st) : st === f));
+    li.hidden = !hit; shown += hit;
+  }
+  if ($("job-list").children.length) $("jobs-msg").textContent = shown ? "" : t("noMatch");
+}
+$("job-search").addEventListener("input", filterJobs);
+$("job-filter").addEventListener("change", filterJobs);
+document.addEventListener("visibilitychange", () => { if (!document.hidden) loadJobs(); });
+$("new-job").addEventListener("click", () => go(null));
+
+// --- routes: the URL names the view (#/jobs/<id>, #/new): reload, Back/Forward and links work
+function go(id) {
+  const h = id ? "#/jobs/" + id : "#/new";
+  if (location.hash !== h) location.hash = h; else route();
+}
+function route() {
+  const m = location.hash.match(/^#\/jobs\/([A-Za-z0-9_-]{1,64})$/);
+  if (m) { if (m[1] !== S.jobId || $("job").hidden) openJob(m[1]); return; }
+  stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
+  document.querySelectorAll("#job-list button").forEach((b) => b.setAttribute("aria-current", "false"));
+}
+window.addEventListener("hashchange", route);
 
 // --- voices ----------------------------------------------------------------------------
 async function loadVoices() {
   try { S.voices = await api("/v1/voices"); } catch (e) { S.voices = []; }
-  fillVoices($("voice"), "", null, "default");
+  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), scriptLanguage(), t("voiceDefault"));
 }
+// The script's language: the last check's, the JSON's own, or Chinese when it has a Han character.
+function scriptLanguage() {
+  const text = $("script").value;
+  const m = text.match(/"language"\s*:\s*"([a-zA-Z-]+)"/);
+  if (m) return m[1].slice(0, 2).toLowerCase();
+  if (!text.trim()) return S.parsed ? S.parsed.spec.language || "zh" : "zh";
+  return /[\u3400-\u9fff]/.test(text) ? "zh" : "en";
+}
+// The voices that speak `language`, grouped by locale (the main one first), with gender and engine.
 function fillVoices(select, value, language, blank) {
   const vs = S.voices.filter((v) => !language || v.language === language);
-  select.replaceChildren(el("option", { value: "", text: blank }),
-    ...vs.map((v) => el("option", { value: v.id, selected: v.id === value, text: `${v.id} (${v.engine}, ${v.language}, ${v.gender})` })));
-  select.value = value || "";
+  const main = language === "en" ? "en-US" : "zh-CN";
+  const groups = new Map();
+  for (const v of vs) { const loc = v.locale || v.language; if (!groups.has(loc)) groups.set(loc, []); groups.get(loc).push(v); }
+  const order = [...groups.keys()].sort((a, b) => (b === main) - (a === main) || a.localeCompare(b));
+  const gender = (g) => t("gender." + g);
+  select.replaceChildren(el("option", { value: "", text: blank }), ...order.map((loc) => el("optgroup", { label: loc },
+    ...groups.get(loc).map((v) => el("option", { value: v.id, selected: v.id === value,
+      text: `${v.name || v.id} · ${gender(v.gender)} · ${v.engine}${v.default ? " · " + t("voiceDefault") : ""}` })))));
+  select.value = vs.some((v) => v.id === value) ? value : "";
 }
+let auditioning = null;
+// Hear the chosen voice (or the language's default) say a sample line, before any render.
+async function audition(select, rate, pitch) {
+  const lang = scriptLanguage();
+  const id = select.value || ((S.voices.find((v) => v.default && v.language === lang && v.engine === "edge")
+    || S.voices.find((v) => v.default && v.language === lang) || {}).id);
+  if (!id) return;
+  const q = new URLSearchParams();
+  if (rate) q.set("rate", rate);
+  if (pitch) q.set("pitch", pitch);
+  $("audition-msg").textContent = t("auditionLoading");
+  try {
+    if (auditioning) auditioning.pause();
+    auditioning = new Audio(await artifactURL(`/v1/voices/${encodeURIComponent(id)}/sample?${q}`));
+    S.audition = auditioning;
+    await auditioning.play();
+    $("audition-msg").textContent = t("auditionPlaying", id);
+  } catch (e) { $("audition-msg").textContent = t("auditionFailed", e.message); }
+}
+$("audition").addEventListener("click", () => audition($("voice")));
+let langTimer = null;
+$("script").addEventListener("input", () => {
+  clearTimeout(langTimer);
+  langTimer = setTimeout(() => fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault")), 300);
+});
 
 // --- new job ---------------------------------------------------------------------------
 let scriptName = "script.md";
@@ -120,20 +229,78 @@ function dropZone(zone, onFile) {
   });
 }
 async function takeScript(file) {
-  scriptName = file.name; $("script").value = await file.text(); checkScript();
+  scriptName = file.name; $("script").value = await file.text();
+  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));
+  saveDraft(); checkScript();
 }
 function takeVideo(file) {
-  const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo();
+  const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo(); draftVideo(file);
 }
 function showVideo() {
   const f = $("video").files[0];
-  $("video-name").textContent = f ? `${f.name} · ${(f.size / 1e6).toFixed(1)} MB` : "";
+  S.videoSeconds = null;
+  $("video-name").textContent = f ? `${f.name} · ${fmt(f.size / 1e6)} MB` : "";
+  if (f) videoSeconds(f).then((d) => {
+    if ($("video").files[0] !== f || d === null) return;
+    S.videoSeconds = d;
+    $("video-name").textContent = `${f.name} · ${fmt(f.size / 1e6)} MB · ${clock(d)}`;
+  });
+}
+// The chosen video's length, read by the browser from the file (null: it cannot say).
+function videoSeconds(file) {
+  return new Promise((ok) => {
+    const v = document.createElement("video"), url = URL.createObjectURL(file);
+    const done = (d) => { URL.revokeObjectURL(url); ok(d); };
+    v.preload = "metadata";
+    v.onloadedmetadata = () => done(isFinite(v.duration) ? v.duration : null);
+    v.onerror = () => done(null);
+    v.src = url;
+  });
 }
 dropZone($("script-drop"), takeScript);
 dropZone($("video-drop"), takeVideo);
 $("script-file").addEventListener("change", (e) => e.target.files[0] && takeScript(e.target.files[0]));
-$("video").addEventListener("change", showVideo);
+$("video").addEventListener("change", () => { showVideo(); draftVideo($("video").files[0] || null); });
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
+
+// --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
+const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck"], CHECKS = ["burn", "extend-video", "exports"];
+function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
+function saveDraft() {
+  const d = { script: $("script").value, name: scriptName };
+  for (const f of FIELDS) d[f] = $(f).value;
+  for (const f of CHECKS) d[f] = $(f).checked;
+  try { localStorage.setItem(DRAFT, JSON.stringify(d)); } catch (_) { /* storage full: no draft */ }
+}
+function restoreDraft() {
+  const d = readDraft();
+  if (typeof d.script === "string") $("script").value = d.script;
+  if (d.name) scriptName = d.name;
+  for (const f of FIELDS) if (typeof d[f] === "string") $(f).value = d[f];
+  for (const f of CHECKS) if (typeof d[f] === "boolean") $(f).checked = d[f];
+  idb("get", "video").then((file) => {
+    if (!file || $("video").files.length) return;
+    const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo();
+  }).catch(() => {});
+}
+function idb(op, name, value) {
+  return new Promise((ok, no) => {
+    if (!window.indexedDB) { ok(null); return; }
+    const open = indexedDB.open("narrate", 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("draft");
+    open.onerror = () => no(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction("draft", op === "get" ? "readonly" : "readwrite");
+      const store = tx.objectStore("draft");
+      const r = op === "get" ? store.get(name) : op === "put" ? store.put(value, name) : store.delete(name);
+      tx.oncomplete = () => { open.result.close(); ok(r.result === undefined ? null : r.result); };
+      tx.onerror = () => no(tx.error);
+    };
+  });
+}
+function draftVideo(file) { idb(file ? "put" : "delete", "video", file).catch(() => {}); }
+$("job-form").addEventListener("input", saveDraft);
+$("job-form").addEventListener("change", saveDraft);
 
 function options() {
   const o = { burn_in: $("burn").checked, original_audio: $("original").value, extend_video: $("extend-video").checked };
@@ -141,6 +308,11 @@ function options() {
   if ($("voice").value) o.voice = $("voice").value;
   if ($("overflow").value) o.on_overflow = $("overflow").value;
   if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
+  if ($("preset").value) o.preset = $("preset").value;
+  if ($("music").files[0]) {
+    o.music_level = parseFloat($("music-level").value || "-8");
+    o.music_duck = parseFloat($("music-duck").value || "12");
+  }
   return o;
 }
 function nameFor() { return $("script").value.trim().startsWith("{") ? "script.json" : scriptName; }
@@ -155,26 +327,85 @@ async function checkScript() {
     return true;
   } catch (e) {
     out.replaceChildren();
-    $("form-error").textContent = "The script has a problem: " + e.message;
+    showProblems($("form-error"), t("scriptProblem"), e);
     return false;
   }
 }
+// --- errors in the editor's words: every problem of a check at once, each with its field's
+// label and, where it has one, a link to its line in the script.
+const FIELD = { max_pace: "field.max_pace", on_overflow: "field.on_overflow", text: "field.text", seconds: "field.seconds",
+  voice: "field.voice", speaker: "field.speaker", rate: "field.rate", pitch: "field.pitch", start: "field.start",
+  engine: "field.engine", title: "field.title", language: "field.language", video: "field.video", music: "field.music",
+  script: "field.script", qualifiers: "field.qualifiers", pronunciations: "field.pronunciations" };
+function fieldName(loc) {
+  const parts = (loc || []).filter((x) => x !== "body" && x !== "options" && x !== "fit");
+  const out = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === "segments" && typeof parts[i + 1] === "number") { out.push(t("field.segment", parts[i + 1] + 1)); i++; }
+    else if (FIELD[parts[i]]) out.push(t(FIELD[parts[i]]));
+    else if (typeof parts[i] === "string") out.push(parts[i]);
+  }
+  return out.join(" · ");
+}
+// The server's sentence, its internal names replaced by the form's labels.
+function plainWords(msg) {
+  return msg.replace(/fit\.max_pace=?/g, t("field.max_pace") + " ").replace(/\bfit max_pace\b/g, t("field.max_pace"))
+    .replace(/\bon_overflow\b/g, t("field.on_overflow")).replace(/\boptions (?=\S)/g, "")
+    .replace(/'source\.video'/g, t("field.video")).replace(/<ssl\.SSLContext[^>]*>/g, "TLS");
+}
+function problemText(item) {
+  const where = fieldName(item.loc), m = item.msg || "";
+  if (item.code === "pace.overflow") {
+    const n = m.match(/([\d.]+) syllables in ([\d.]+) s needs ([\d.]+) syllables\/s, over the limit [^=]*=?([\d.]+)/);
+    if (n) return t("code.pace.overflow", where, n[1], n[2], n[3], n[4]);
+  }
+  if (item.code === "voice.unknown") { const v = m.match(/unknown voice ('[^']*')/); if (v) return t("code.voice.unknown", where, v[1]); }
+  const reason = plainWords(m.replace(/^segment \d+( [a-z_]+)?: /, "").replace(/^[a-z_]+( [a-z_]+)?: /, "").replace(/ ?\(line \d+\)/, ""));
+  return where ? `${where}: ${reason}` : reason;
+}
+// The script line a problem is on: the one its message names, or its segment's header.
+function problemLine(item) {
+  const m = (item.msg || "").match(/\(line (\d+)\)|\bline (\d+)\b/);
+  if (m) return parseInt(m[1] || m[2], 10);
+  const loc = item.loc || [], at = loc.indexOf("segments");
+  if (at < 0 || typeof loc[at + 1] !== "number") return null;
+  const lines = $("script").value.split("\n"), want = loc[at + 1] + 1;
+  const k = lines.findIndex((l) => new RegExp(`^\\s*\\[(段|Segment)\\s*${want}\\b`).test(l));
+  return k >= 0 ? k + 1 : null;
+}
+function goToLine(n) {
+  const ta = $("script"), lines = ta.value.split("\n");
+  const start = lines.slice(0, n - 1).reduce((a, l) => a + l.length + 1, 0);
+  ta.focus(); ta.setSelectionRange(start, start + (lines[n - 1] || "").length);
+}
+function showProblems(box, head, e) {
+  const items = e.items || [{ msg: e.message }];
+  box.replaceChildren(el("p", { text: head }), el("ul", {}, ...items.map((item) => {
+    const n = problemLine(item);
+    return el("li", { "data-code": item.code || null, "data-line": n },
+      problemText(item), n ? " " : null,
+      n ? el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); goToLine(n); }, text: "(" + t("line", n) + ")" }) : null);
+  })));
+}
 function showParsed(p) {
   const spec = p.spec;
+  S.parsed = p;
+  const lang = spec.language === "en" ? "en" : "zh-CN";
   const rows = p.segments.map((s) => el("tr", {},
-    el("td", { text: s.index }), el("td", { text: s.label || "" }), el("td", { text: fmt(s.seconds) }),
-    el("td", { class: s.overflows ? "over" : null, text: `${fmt(s.pace)} / ${fmt(s.max_pace)}` + (s.overflows ? " too fast" : "") }),
-    el("td", { text: s.text })));
+    el("td", { text: s.index }), el("td", { text: s.label || "", lang: textLang(s.label) }), el("td", { text: fmt(s.seconds) }),
+    el("td", { class: s.overflows ? "over" : null, text: `${fmt(s.pace)} / ${fmt(s.max_pace)}` + (s.overflows ? t("tooFast") : "") }),
+    el("td", { text: s.text, lang })));
   const parts = [
-    el("h3", { class: "parsed-head", text: `Parsed: ${spec.title || "(untitled)"} · ${spec.language || "zh"} · ${p.segments.length} segments · ${fmt(p.duration)} s` }),
+    el("h3", { class: "parsed-head" }, ...t("parsedHead", "\u0000", spec.language || "zh", p.segments.length, fmt(p.duration))
+      .split("\u0000").flatMap((part, i) => i ? [el("span", { lang: textLang(spec.title), text: spec.title || t("untitled") }), part] : [part])),
     el("div", { class: "scroll" }, el("table", { id: "parsed-table" },
-      el("caption", { text: "Segments (pace in syllables per second / limit)" }),
-      el("thead", {}, el("tr", {}, ...["#", "Label", "Seconds", "Pace", "Text"].map((h) => el("th", { scope: "col", text: h })))),
+      el("caption", { text: t("parsedCaption") }),
+      el("thead", {}, el("tr", {}, ...["#", t("colLabel"), t("colSeconds"), t("colPace"), t("colText")].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, ...rows))),
   ];
-  if ((spec.qualifiers || []).length) parts.push(el("p", {}, el("strong", { text: "Qualifiers (top layer): " }), spec.qualifiers.join("; ")));
-  if ((spec.shots || []).length) parts.push(el("details", {}, el("summary", { text: `Shots (${spec.shots.length})` }),
-    el("ul", {}, ...spec.shots.map((s) => el("li", { text: `${s.index} · ${s.name} · ${fmt(s.start)}–${fmt(s.end)} s${s.screen_text ? " · " + s.screen_text : ""}` })))));
+  if ((spec.qualifiers || []).length) parts.push(el("p", {}, el("strong", { text: t("qualifiers") }), el("span", { lang, text: spec.qualifiers.join("; ") })));
+  if ((spec.shots || []).length) parts.push(el("details", {}, el("summary", { text: t("shots", spec.shots.length) }),
+    el("ul", { lang }, ...spec.shots.map((s) => el("li", { text: `${s.index} · ${s.name} · ${fmt(s.start)}–${fmt(s.end)} s${s.screen_text ? " · " + s.screen_text : ""}` })))));
   if (p.warnings.length) parts.push(el("ul", { class: "warnings" }, ...p.warnings.map(warningItem)));
   $("parsed").replaceChildren(...parts);
 }
@@ -183,23 +414,35 @@ $("check").addEventListener("click", checkScript);
 $("job-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   if (!(await checkScript())) return;
+  // A video shorter than the narration is refused by the server: say so before the upload.
+  if ($("video").files[0] && S.videoSeconds === undefined) S.videoSeconds = await videoSeconds($("video").files[0]);
+  if ($("video").files[0] && S.videoSeconds && S.parsed && !$("extend-video").checked
+      && S.parsed.duration > S.videoSeconds + 0.05) {
+    $("form-error").textContent = t("videoShort", fmt(S.parsed.duration), fmt(Math.round(S.videoSeconds * 100) / 100));
+    return;
+  }
   const fd = new FormData();
   fd.append("script", new Blob([$("script").value], { type: "text/plain" }), nameFor());
   if ($("video").files[0]) fd.append("video", $("video").files[0]);
+  if ($("music").files[0]) fd.append("music", $("music").files[0]);
   fd.append("options", JSON.stringify(options()));
   const bar = $("upload"), msg = $("upload-msg");
   bar.hidden = false; bar.value = 0; $("submit").disabled = true;
   const xhr = new XMLHttpRequest();
   xhr.open("POST", "/v1/jobs");
   for (const [k, v] of Object.entries(headers())) xhr.setRequestHeader(k, v);
-  xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) { bar.value = ev.loaded / ev.total; msg.textContent = `uploading ${Math.round(100 * ev.loaded / ev.total)}%`; } };
-  xhr.upload.onload = () => { msg.textContent = "uploaded; checking…"; };
-  xhr.onerror = () => { $("submit").disabled = false; msg.textContent = ""; $("form-error").textContent = "The upload failed (network)."; };
+  xhr.upload.onprogress = (ev) => { if (ev.lengthComputable) { bar.value = ev.loaded / ev.total; msg.textContent = t("uploading", Math.round(100 * ev.loaded / ev.total)); } };
+  xhr.upload.onload = () => { msg.textContent = t("uploaded"); };
+  xhr.onerror = () => { $("submit").disabled = false; msg.textContent = ""; $("form-error").textContent = t("uploadFailed"); };
   xhr.onload = () => {
     $("submit").disabled = false; bar.hidden = true; msg.textContent = "";
     let body = null; try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
-    if (xhr.status !== 202) { $("form-error").textContent = "Not submitted: " + detail(body, xhr.status); return; }
-    openJob(body.id); loadJobs();
+    if (xhr.status !== 202) {
+      const e = new Error(detail(body, xhr.status));
+      e.items = body && Array.isArray(body.detail) ? body.detail : null;
+      showProblems($("form-error"), t("notSubmitted", ""), e); return;
+    }
+    go(body.id); loadJobs();
   };
   xhr.send(fd);
 });
@@ -213,6 +456,8 @@ async function openJob(id) {
   stopPolling();
   for (const u of S.urls) URL.revokeObjectURL(u);
   S.urls = []; S.jobId = id; S.noStream = false; S.job = null; S.source = null; S.manifest = null; S.loaded = null;
+  S.subs = null; S.burned = false; S.drawn = ""; $("cues").replaceChildren(); $("burned-note").hidden = true;
+  if (segAudio) segAudio.pause();
   $("compose").hidden = true; $("job").hidden = false; $("preview").hidden = true; $("fix").hidden = true;
   $("player").removeAttribute("src"); $("player").replaceChildren();
   $("job-error").textContent = ""; $("fix-error").textContent = ""; $("fix-msg").textContent = "";
@@ -225,11 +470,13 @@ async function poll() {
   let job;
   try { job = await api("/v1/jobs/" + id); } catch (e) {
     if (id !== S.jobId) return;
-    $("job-error").textContent = e.message; S.timer = setTimeout(poll, 2000); return;
+    $("job-error").textContent = e.status === 404 ? t("noSuchJob") : e.message;
+    if (e.status !== 404 && e.status !== 401) S.timer = setTimeout(poll, 2000);
+    return;
   }
   if (id !== S.jobId) return;
-  S.job = job; showJob(job);
-  const terminal = ["succeeded", "failed", "canceled"].includes(job.status);
+  S.job = job; showJob(job); listed(job);
+  const terminal = TERMINAL.includes(job.status);
   // EventSource cannot send the Authorization header: with a key the page keeps polling.
   if (!terminal && !key() && window.EventSource && !S.noStream) follow(id);
   else if (!terminal) S.timer = setTimeout(poll, 400);
@@ -255,21 +502,35 @@ function follow(id) {
   };
 }
 function showJob(j) {
-  $("job-h").textContent = j.title || "Job";
-  $("job-meta").replaceChildren(`id ${j.id} · created ${when(j.created)}`,
-    ...(j.parent ? [" · fix of ", el("a", { href: "#", onclick: (e) => { e.preventDefault(); openJob(j.parent); }, text: j.parent.slice(0, 8) })] : []));
+  $("job-h").textContent = j.title || t("job");
+  $("job-h").lang = textLang(j.title) || "";
+  $("job-meta").replaceChildren(t("jobMeta", j.id, when(j.created)),
+    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
   $("job-progress").value = j.progress;
-  const stage = j.stage ? ` · stage: ${j.stage}` : "";
-  $("job-status").replaceChildren(el("span", { class: "state " + j.status, text: j.status }), `${stage} · ${Math.round(j.progress * 100)}%`);
+  const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
+  $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
+    `${stage} · ${new Intl.NumberFormat(LANG, { style: "percent" }).format(j.progress)}`);
   $("cancel").hidden = ["succeeded", "failed", "canceled"].includes(j.status);
-  $("job-error").textContent = j.error ? "The job " + j.status + ": " + j.error.message : "";
+  $("job-error").textContent = j.error ? t("jobEnded", t("state." + j.status), plainWords(j.error.message)) : "";
   $("job-error").dataset.code = j.error ? j.error.code : "";
   $("job-warnings").replaceChildren(...j.warnings.map(warningItem));
   const failedAt = j.error && j.status === "failed" ? j.error.segment : null;  // the segment the error names
-  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = s.index === failedAt ? "failed" : s.state; return el("tr", { "data-index": s.index },
-    el("td", { text: s.index }), el("td", { class: "state " + state, text: state }),
+  // An ended job runs nothing: a segment it never finished did not run (failed) or was stopped (canceled).
+  const ended = j.status === "failed" || j.status === "canceled";
+  const stateOf = (s) => s.index === failedAt ? "failed" : ended && s.state !== "done" && s.state !== "failed"
+    ? (j.status === "failed" ? "not run" : "canceled") : s.state;
+  $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = stateOf(s); return el("tr", { "data-index": s.index },
+    el("td", { text: s.index }), el("td", { class: "state " + state.replace(" ", "-"), "data-state": state, text: t("state." + state) }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
     el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) })); }));
+}
+// What each stage is, in the editor's words ("encode 42%": the picture, 42 % of its frames).
+function stageName(st) {
+  const enc = st.match(/^encode (\d+)%$/);
+  if (enc) return t("stage.encode", enc[1]);
+  const seg = st.match(/^segment (\d+)\/(\d+)$/);
+  if (seg) return t("stage.segment", seg[1], seg[2]);
+  return WORDS.en["stage." + st] ? t("stage." + st) : st;
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
@@ -284,53 +545,146 @@ async function loadResult(job) {
     if (job.status === "succeeded") {
       S.manifest = await api(base + "/artifacts/manifest.json");
       const v = $("player");
-      if (job.artifacts.includes("video.mp4")) {
-        v.src = await artifactURL(base + "/artifacts/video.mp4");
+      // A job with masters has no video.mp4 of its own: its first master's is shown.
+      const video = job.artifacts.includes("video.mp4") ? "video.mp4"
+        : job.artifacts.find((n) => /^masters\/[^/]+\/video\.mp4$/.test(n));
+      if (video) {
+        v.src = await artifactURL(base + "/artifacts/" + video);
         v.hidden = false;
       } else if (job.artifacts.includes("narration.wav")) {
         v.src = await artifactURL(base + "/artifacts/narration.wav");
       }
-      if (job.artifacts.includes("subtitles.vtt")) {
-        const t = el("track", { kind: "subtitles", label: "Subtitles", srclang: S.manifest.language || "zh", default: true,
-          src: await artifactURL(base + "/artifacts/subtitles.vtt") });
+      // The subtitles are drawn over the picture where the export puts them (drawCues), once:
+      // a burned-in picture has them already.
+      S.burned = burnedIn(S.source.options) && job.artifacts.includes("video.mp4");
+      $("burned-note").hidden = !S.burned;
+      if (job.artifacts.includes("subtitles.vtt") && !S.burned) {
+        // Read as text with the key (the CSP refuses fetching a blob: URL); the track loads its own copy.
+        S.subs = parseVTT(await api(base + "/artifacts/subtitles.vtt", { text: true }));
+        const src = await artifactURL(base + "/artifacts/subtitles.vtt");
+        const t = el("track", { kind: "subtitles", label: "Subtitles", srclang: S.manifest.language || "zh", default: true, src });
         v.append(t);
-        t.track.mode = "showing";
+        t.track.mode = "hidden";  // its cues stay readable; the page draws them
       }
+      drawCues();
       timeline(S.manifest);
       downloads(job);
       $("preview").hidden = false;
     }
     fixForm(S.source.spec);
     $("fix").hidden = false;
+    // Each segment's syllables (the pace a drag shows), as a check of the job's own spec counts them.
+    S.syllables = null;
+    api("/v1/scripts:parse", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ script: JSON.stringify(S.source.spec), name: "job.json" }) })
+      .then((p) => { S.syllables = p.segments.map((x) => x.syllables); }).catch(() => {});
   } catch (e) { $("job-error").textContent = e.message; }
 }
+function burnedIn(o) { return !!(o && (o.burn_in || (o.preset_values && o.preset_values.burn_in))); }
 function timeline(m) {
-  const total = m.duration || 1;
+  const v = $("player");
+  const total = Math.max(m.duration || 0, isFinite(v.duration) ? v.duration : 0) || 1;  // the video's length, or the narration's
+  S.total = total;
   const pos = (a, b) => `left:${(100 * a / total).toFixed(3)}%;width:${(100 * (b - a) / total).toFixed(3)}%`;
   const seek = (t) => { const v = $("player"); v.currentTime = t; };
-  const segLane = el("div", { class: "lane", role: "list", "aria-label": "Segments" }, el("span", { class: "name", text: "segments" }),
-    ...m.segments.map((s) => el("button", { class: "block seg", role: "listitem", style: pos(s.start, s.end), title: s.text,
-      "aria-label": `Segment ${s.index}, ${fmt(s.start)} to ${fmt(s.end)} s: play its audio`,
-      onclick: () => playSegment(s), text: `${s.index} ${s.label || ""}` })));
-  const lanes = [segLane];
+  const segLane = el("div", { class: "lane", role: "group", "aria-label": t("segments") }, el("span", { class: "name", text: t("laneSegments") }),
+    ...m.segments.map((s) => el("button", { class: "block seg", style: pos(s.start, s.end), title: s.text,
+      "aria-label": t("segAria", s.index, fmt(s.start), fmt(s.end)), lang: textLang(s.label),
+      onclick: () => playSegment(s) }, `${s.index} ${s.label || ""}`, grip(s, s.index - 1))));
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 300].find((x) => total / x <= 12) || 600;
+  const ticks = [];
+  for (let x = 0; x <= total + 1e-6; x += step) ticks.push(el("span", { class: "tick", style: `left:${(100 * x / total).toFixed(3)}%`, text: clock(x) }));
+  const ruler = el("div", { class: "ruler", "aria-hidden": "true" }, ...ticks);
+  const wave = el("div", { class: "lane wave", "aria-hidden": "true" }, el("span", { class: "name", text: t("laneWave") }),
+    el("canvas", { id: "wave" }));
+  const lanes = [ruler, wave, segLane];
   // manifest layers: 0 narration (bottom), 1 overlay (the qualifiers, at the top)
   for (const [layer, n] of [["overlay", 1], ["narration", 0]]) {
     const cues = m.cues.filter((c) => c.layer === n);
     if (!cues.length) continue;
-    lanes.push(el("div", { class: "lane", role: "list", "aria-label": layer + " cues" }, el("span", { class: "name", text: layer === "overlay" ? "overlay (top)" : "subtitles" }),
-      ...cues.map((c) => el("button", { class: "block " + layer, role: "listitem", style: pos(c.start, c.end), title: c.text,
-        "aria-label": `Cue ${fmt(c.start)} s: ${c.text}. Seek here`, onclick: () => seek(c.start), text: c.text }))));
+    const name = layer === "overlay" ? t("laneOverlay") : t("laneSubs");
+    lanes.push(el("div", { class: "lane", role: "group", "aria-label": name }, el("span", { class: "name", text: name }),
+      ...cues.map((c) => el("button", { class: "block " + layer, style: pos(c.start, c.end), title: c.text,
+        "aria-label": t("cueAria", fmt(c.start), c.text), lang: textLang(c.text), onclick: () => seek(c.start), text: c.text }))));
   }
-  $("timeline").replaceChildren(...lanes);
+  $("timeline").replaceChildren(...lanes, el("span", { id: "playhead", class: "playhead", "aria-hidden": "true" }));
+  playhead();
+  drawWave();
+}
+// Drag a segment's end to change its seconds: the pace is shown as it moves; released, the job
+// is re-rendered with the new seconds (the other segments come from the cache).
+function grip(s, i) {
+  const g = el("span", { class: "grip", "data-index": i, "aria-hidden": "true" });
+  g.addEventListener("pointerdown", (e) => startDrag(e, s, i, g));
+  g.addEventListener("click", (e) => { e.stopPropagation(); e.preventDefault(); });
+  return g;
+}
+function startDrag(e, s, i, g) {
+  e.preventDefault(); e.stopPropagation();
+  const block = g.parentElement, lane = block.parentElement.getBoundingClientRect();
+  const syllables = S.syllables ? S.syllables[i] : null;
+  let secs = Math.round((s.end - s.start) * 10) / 10;
+  const tip = el("span", { class: "drag-tip", role: "status" });
+  block.parentElement.append(tip);  // in the lane: the block clips what overflows it
+  g.setPointerCapture(e.pointerId);
+  const move = (ev) => {
+    const end = Math.max(s.start + 0.5, (ev.clientX - lane.left) / lane.width * S.total);
+    secs = Math.round((end - s.start) * 10) / 10;
+    block.style.width = `${(100 * secs / S.total).toFixed(3)}%`;
+    tip.textContent = t("dragPace", fmt(secs), syllables ? fmt(syllables / secs) : "–");
+    tip.style.left = `${(100 * (s.start + secs) / S.total).toFixed(3)}%`;
+  };
+  g.addEventListener("pointermove", move);
+  g.addEventListener("pointerup", () => {
+    g.removeEventListener("pointermove", move); tip.remove();
+    const input = $(`fix-secs-${i}`);
+    if (!input || parseFloat(input.value) === secs) return;
+    input.value = secs; input.closest(".fixseg").classList.add("changed");
+    $("rerender").click();
+  }, { once: true });
 }
 let segAudio = null;
 async function playSegment(s) {
   try {
     if (segAudio) segAudio.pause();
+    $("player").pause();  // one thing heard at a time
     segAudio = new Audio(await artifactURL(`/v1/jobs/${S.job.id}/segments/${s.index}/audio`));
     await segAudio.play();
-  } catch (e) { $("job-error").textContent = "Segment audio: " + e.message; }
+  } catch (e) { $("job-error").textContent = t("segmentAudio", e.message); }
 }
+// The narration's peaks (GET /v1/jobs/{id}/waveform, read once per job) over the timeline's length.
+async function drawWave() {
+  const id = S.job && S.job.id;
+  if (!id) return;
+  if (!S.wave || S.wave.id !== id) {
+    try { S.wave = Object.assign(await api(`/v1/jobs/${id}/waveform`), { id }); } catch (_) { return; }
+  }
+  const c = $("wave");
+  if (!c || !S.total || S.wave.id !== (S.job && S.job.id)) return;
+  const w = Math.max(1, c.clientWidth), h = Math.max(1, c.clientHeight), r = window.devicePixelRatio || 1;
+  c.width = Math.round(w * r); c.height = Math.round(h * r);
+  const g = c.getContext("2d");
+  g.scale(r, r); g.fillStyle = "#2d6a4f";
+  const { min, max, bin_seconds: bin, scale } = S.wave, per = S.total / w / bin;
+  for (let x = 0; x < w; x++) {
+    const a = Math.floor(x * per), b = Math.min(max.length, Math.max(a + 1, Math.floor((x + 1) * per)));
+    if (a >= max.length) break;
+    let lo = 0, hi = 0;
+    for (let i = a; i < b; i++) { if (min[i] < lo) lo = min[i]; if (max[i] > hi) hi = max[i]; }
+    const y0 = h / 2 - (hi / scale) * h / 2, y1 = h / 2 - (lo / scale) * h / 2;
+    g.fillRect(x, y0, 1, Math.max(1, y1 - y0));
+  }
+}
+function clock(x) { const m = Math.floor(x / 60), s = Math.round(x % 60); return `${m}:${String(s).padStart(2, "0")}`; }
+function playhead() {
+  const ph = $("playhead");
+  if (ph && S.total) ph.style.cssText = `left:${(100 * $("player").currentTime / S.total).toFixed(3)}%`;
+}
+$("player").addEventListener("play", () => { if (segAudio) segAudio.pause(); tick(); });
+$("player").addEventListener("seeked", () => { drawCues(); playhead(); });
+$("player").addEventListener("loadedmetadata", () => { if (S.manifest) timeline(S.manifest); drawCues(); });
+window.addEventListener("resize", () => drawCues());
+function tick() { drawCues(); playhead(); if (!$("player").paused) requestAnimationFrame(tick); }
 $("player").addEventListener("timeupdate", () => {
   const t = $("player").currentTime;
   document.querySelectorAll("#timeline .block").forEach((b, i) => b.classList.remove("now"));
@@ -339,6 +693,51 @@ $("player").addEventListener("timeupdate", () => {
   const blocks = document.querySelectorAll("#timeline .seg");
   if (k >= 0 && blocks[k]) blocks[k].classList.add("now");
 });
+// --- the subtitles over the picture, as the export lays them out -----------------------------
+// The page draws the VTT's cues itself: Chromium ignores a cue's line alignment (`line:88%,end`
+// is the bottom edge of the box), so its own rendering would hang the lines below the line.
+function parseVTT(text) {
+  const styles = {}, cues = [];
+  const plain = (l) => l.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  const secs = (x) => x.trim().split(":").reduce((a, b) => a * 60 + parseFloat(b), 0);
+  for (const block of text.replace(/\r/g, "").split(/\n\n+/)) {
+    if (block.startsWith("STYLE")) {
+      for (const m of block.matchAll(/::cue\(\.([\w-]+)\)\s*\{([^}]*)\}/g)) styles[m[1]] = m[2].trim();
+      continue;
+    }
+    const lines = block.split("\n"), at = lines.findIndex((l) => l.includes("-->"));
+    if (at < 0) continue;
+    const [from, rest] = lines[at].split("-->"), parts = rest.trim().split(/\s+/), settings = {};
+    for (const p of parts.slice(1)) { const i = p.indexOf(":"); settings[p.slice(0, i)] = p.slice(i + 1); }
+    const body = lines.slice(at + 1), cls = ((body[0] || "").match(/^<c\.([\w-]+)>/) || [])[1] || "narration";
+    cues.push({ start: secs(from), end: secs(parts[0]), settings, cls, lines: body.map(plain) });
+  }
+  return { styles, cues };
+}
+const LOOKS = { narration: "narration", qualifiers: "qualifiers", screen: "screen_text", title: "screen_text" };
+function drawCues() {
+  const box = $("cues"), v = $("player");
+  if (!S.subs || S.burned || $("preview").hidden) { if (S.drawn) { box.replaceChildren(); S.drawn = ""; } return; }
+  // The picture's box inside the element (object-fit: contain), in the element's own pixels.
+  const W = v.clientWidth, H = v.clientHeight, vw = v.videoWidth || W, vh = v.videoHeight || H;
+  const k = Math.min(W / vw, H / vh), w = vw * k, h = vh * k;
+  const t = v.currentTime, on = S.subs.cues.filter((c) => t >= c.start && t < c.end);
+  const drawn = `${on.map((c) => S.subs.cues.indexOf(c)).join(",")}@${Math.round(w)}x${Math.round(h)}`;
+  if (drawn === S.drawn) return;
+  S.drawn = drawn;
+  box.style.cssText = `left:${v.offsetLeft + (W - w) / 2}px;top:${v.offsetTop + (H - h) / 2}px;width:${w}px;height:${h}px`;
+  const lang = S.manifest && S.manifest.language === "en" ? "en" : "zh-CN";
+  box.replaceChildren(...on.map((c) => {
+    const st = c.settings, [line, anchor] = (st.line || "88%,end").split(",");
+    const size = parseFloat(st.size || "100"), at = parseFloat(st.position || "50"), y = parseFloat(line);
+    const look = ((S.manifest || {}).style || {})[LOOKS[c.cls]] || {};
+    let css = `left:${at - size / 2}%;width:${size}%;font-size:${((look.size || 0.0333) * h).toFixed(2)}px;`;
+    css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
+    return el("div", { class: "cue " + c.cls, style: css + (S.subs.styles[c.cls] || ""), lang },
+      ...c.lines.map((l) => el("span", { class: "line", text: l })));
+  }));
+}
+
 function downloads(job) {
   const base = "/v1/jobs/" + job.id + "/artifacts/";
   // Each segment's WAV is in timeline-package.zip beside the timelines that name it.
@@ -349,20 +748,40 @@ function downloads(job) {
       try {
         const a = el("a", { href: await artifactURL(base + n), download: n }); document.body.append(a); a.click(); a.remove();
       } catch (e) { $("job-error").textContent = e.message; }
-    }, text: "Download " + n }))));
+    }, text: t("download", n) }))));
+}
+// What the engine was told to say (the manifest's spoken_text: pinyin, or the English reading),
+// and a correction: the words selected in the segment's text become a pronunciation line.
+function reading(i, lang) {
+  const seg = S.manifest && S.manifest.segments[i];
+  if (!seg || !seg.spoken_text) return null;
+  return el("div", { class: "reading" },
+    el("span", { class: "muted", text: t("engineRead") }), el("code", { id: `fix-read-${i}`, lang: lang === "en" ? "en" : "zh-Latn-pinyin", text: seg.spoken_text.trim() }),
+    el("button", { type: "button", "data-index": i, onclick: () => correct(i), text: t("correct") }));
+}
+function correct(i) {
+  const ta = $(`fix-text-${i}`), word = ta.value.slice(ta.selectionStart, ta.selectionEnd).trim();
+  if (!word) { $("fix-msg").textContent = t("selectWord"); ta.focus(); return; }
+  const pron = $("fix-pron");
+  pron.value = (pron.value.trim() ? pron.value.trim() + "\n" : "") + `${word} = `;
+  pron.focus(); pron.setSelectionRange(pron.value.length, pron.value.length);
 }
 function fixForm(spec) {
   const lang = spec.language || "zh";
   $("fix-pron").value = Object.entries(spec.pronunciations || {}).map(([w, v]) => `${w} = ${v}`).join("\n");
+  const opts = S.source.options || {};
+  $("fix-overflow").value = opts.on_overflow || (spec.fit && spec.fit.on_overflow) || "fail";
+  $("fix-engine").value = (S.source.options && S.source.options.engine) || "";
   $("fix-list").replaceChildren(...spec.segments.map((s, i) => {
     const voice = el("select", { id: `fix-voice-${i}` });
-    fillVoices(voice, s.voice || "", lang, "job's voice");
+    fillVoices(voice, s.voice || "", lang, t("jobsVoice"));
     const box = el("div", { class: "fixseg", "data-index": i },
-      el("label", { for: `fix-text-${i}`, text: `Segment ${i + 1}${s.label ? " · " + s.label : ""} — text` }),
-      el("textarea", { id: `fix-text-${i}`, rows: 2 }),
+      el("label", { for: `fix-text-${i}`, text: t("fixText", i + 1, s.label ? " · " + s.label : "") }),
+      el("textarea", { id: `fix-text-${i}`, rows: 2, lang: lang === "en" ? "en" : "zh-CN" }),
       el("div", { class: "row" },
-        el("label", {}, "Seconds ", el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
-        el("label", {}, "Voice ", voice)));
+        el("label", {}, t("seconds"), el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
+        el("label", {}, t("voiceLabel"), voice)),
+      reading(i, lang));
     box.querySelector("textarea").value = s.text;
     box.addEventListener("input", () => box.classList.add("changed"));
     box.addEventListener("change", () => box.classList.add("changed"));
@@ -382,17 +801,44 @@ $("rerender").addEventListener("click", async () => {
   for (const line of $("fix-pron").value.split("\n")) {
     if (!line.trim()) continue;
     const at = line.indexOf("=");
-    if (at < 1) { $("fix-error").textContent = `Pronunciation line "${line}": write word = reading`; return; }
+    if (at < 1) { $("fix-error").textContent = t("pronBad", line); return; }
     pron[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
   if (Object.keys(pron).length) spec.pronunciations = pron; else delete spec.pronunciations;
-  $("rerender").disabled = true; $("fix-msg").textContent = "submitting…";
+  $("rerender").disabled = true; $("fix-msg").textContent = t("submitting");
   try {
-    const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ spec }) });
+    spec.fit = Object.assign({}, spec.fit || {}, { on_overflow: $("fix-overflow").value });
+    const body = { spec };
+    const opts = S.source.options || {}, engine = $("fix-engine").value;
+    if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow)) {
+      const o = Object.assign({}, opts);  // the parent's options, but for these two
+      delete o.preset_values;
+      if (engine) o.engine = engine; else delete o.engine;
+      if (o.on_overflow) o.on_overflow = spec.fit.on_overflow;
+      body.options = o;
+    }
+    const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     $("fix-msg").textContent = "";
-    await openJob(r.id); loadJobs();
-  } catch (e) { $("fix-error").textContent = "Not re-rendered: " + e.message; $("fix-msg").textContent = ""; }
+    go(r.id); loadJobs();
+  } catch (e) { showProblems($("fix-error"), t("notRerendered", ""), e); $("fix-msg").textContent = ""; }
   finally { $("rerender").disabled = false; }
 });
 
-signedIn();
+// --- language, example, start ---------------------------------------------------------------
+$("lang").addEventListener("change", () => {
+  setLang($("lang").value);
+  signedIn();
+  if (S.job) { showJob(S.job); if (S.manifest) { timeline(S.manifest); downloads(S.job); } }
+  if (S.source && !document.querySelector(".fixseg.changed")) fixForm(S.source.spec);  // edits kept otherwise
+  if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
+});
+$("example").addEventListener("click", () => {
+  $("script").value = EXAMPLES[LANG] || EXAMPLES["zh-CN"];
+  scriptName = $("script").value.trim().startsWith("{") ? "script.json" : "example.md";
+  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));  // a voice of its language
+  saveDraft(); checkScript();
+});
+applyWords();
+$("lang").value = LANG;
+restoreDraft();
+signedIn().then(route);

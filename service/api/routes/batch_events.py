@@ -1,0 +1,53 @@
+"""GET /v1/batches/{id}/events: a batch's progress as Server-Sent Events, like a job's
+(routes/events.py): a ``snapshot`` (the batch as GET /v1/batches/{id} shows it), then each
+``item`` event (an item's job started a stage, or ended: its id, status and stage or error
+code) with its id, resumable with ``Last-Event-ID``, ``: heartbeat`` comments, and closed
+after ``completed`` (every item ended: the counts and each item's status)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+
+from service.api.batch_views import batch_out
+from service.api.deps import CurrentSettings
+from service.api.routes.batches import Batches, OwnedBatch
+from service.api.routes.events import EVENT_ID, STREAM, Follow, check_room, follow, streamed
+from service.api.views import ERRORS
+from service.domain.job import TERMINAL
+from service.ports import JobEvent
+
+router = APIRouter(prefix="/v1/batches", responses=ERRORS)
+
+
+@router.get("/{batch_id}/events", response_class=StreamingResponse, responses=STREAM)
+async def batch_events(
+    request: Request,
+    batch: OwnedBatch,
+    service: Batches,
+    settings: CurrentSettings,
+    last_event_id: Annotated[str | None, Header(pattern=EVENT_ID)] = None,
+    resume: Annotated[str | None, Query(alias="last_event_id", pattern=EVENT_ID)] = None,
+) -> StreamingResponse:
+    """The batch's events as text/event-stream: ``snapshot``, ``item`` events, ``completed``."""
+    check_room(request, settings)
+    view = await run_in_threadpool(lambda: batch_out(request, batch, service.jobs_of(batch)))
+
+    def ended() -> bool:
+        return all(job is None or job.status in TERMINAL for _, job in service.jobs_of(batch))
+
+    def last(event: JobEvent) -> bool:
+        return event.event == "completed"
+
+    reader = Follow(
+        lambda after: service.jobs.batch_events(batch.id, after), ended, last, f"batch {batch.id}"
+    )
+    done = view.status in TERMINAL
+    return streamed(
+        follow(
+            request, settings, reader, view.model_dump(mode="json"), done, last_event_id or resume
+        )
+    )

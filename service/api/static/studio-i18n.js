@@ -1,0 +1,130 @@
+// narrate studio: the page's words in zh-CN and English; the editor's language is the
+// browser's (zh first), switchable, and remembered in this browser.
+"use strict";
+const LANG_KEY = "narrate.lang";
+const WORDS = {
+  en: {
+    skip: "Skip to content", apiKey: "API key", keyPlaceholder: "not needed on this machine", signIn: "Sign in",
+    signOut: "Sign out", language: "Language", recentJobs: "Recent jobs", newJob: "New job",
+    refreshJobs: "Refresh the job list", newJobH: "New job",
+    scriptLabel: "Script (Markdown studio format or JSON) — paste, or drop a file here",
+    openScript: "Open a script file", example: "Load the example script", guide: "Format guide",
+    guideBody: "One segment per block: [段 N · SECONDS 秒 LABEL] then the text it says, e.g. [段 1 · 8 秒 开场] 你好。 (English: [Segment 1 · 8 s Intro] Hello.) Optional lines: 标题:TITLE, 说话人: A=voice; B=voice, 字幕层叠加限定语: one; two (the qualifiers, shown on the top layer), and a shot list (镜头 N · NAME · 0-6s - 屏幕文字:TEXT). Header parts: 说话人: A, 语速: +10%, 音调: -2Hz. JSON: {\"segments\": [{\"text\": …, \"seconds\": …}]}.",
+    videoLabel: "Video (optional) — choose, or drop a file here", renderOptions: "Render options",
+    engine: "Engine", asScript: "as the script says", engineAuto: "auto (edge, espeak fallback)",
+    engineEdge: "edge", engineEspeak: "espeak (offline)", voice: "Voice", voiceDefault: "default",
+    overflow: "If a segment is too long", overflowFail: "fail", overflowSqueeze: "squeeze (speak faster)",
+    overflowExtend: "extend (longer slot)", original: "Original audio", originalDrop: "drop",
+    originalMix: "mix under the narration", burn: "Burn subtitles into the picture",
+    extendVideo: "Freeze the last frame if the narration is longer",
+    exports: "Editor timelines: OTIO, FCPXML, FCP7 XML, EDL (with their media in timeline-package.zip)",
+    check: "Check script", submit: "Submit job", uploadProgress: "Upload progress", job: "Job", cancel: "Cancel",
+    jobProgress: "Job progress", segments: "Segments", colState: "State", colEngine: "Engine", colVoice: "Voice",
+    colWorker: "Worker", colCalls: "TTS calls", preview: "Preview", timeline: "Timeline: segments and cues",
+    downloads: "Downloads", burnedNote: "The subtitles are burned into this picture: the preview shows them as the export does.",
+    fixH: "Fix and re-render",
+    fixHelp: "Edit a segment's text, seconds or voice, then re-render: unchanged segments come from the TTS cache.",
+    pronLabel: "Pronunciations for the whole script, one per line: word = pinyin (háng, dang4) or a respelling (G R P O)",
+    rerender: "Re-render",
+    noJobs: "No jobs yet.", untitled: "(untitled)", fixTag: " · fix", whoKey: "key saved in this browser",
+    whoNone: "no key (works on this machine only)", keyRefused: "the saved key was refused and removed: this server needs none",
+    signInPrompt: "Sign in: {0}", noSuchJob: "No such job here (deleted, or another key's).",
+    scriptProblem: "The script has a problem:", notSubmitted: "Not submitted: {0}", uploading: "uploading {0}%",
+    uploaded: "uploaded; checking…", uploadFailed: "The upload failed (network).",
+    jobMeta: "id {0} · created {1}", fixOf: " · fix of ", jobEnded: "The job {0}: {1}",
+    parsedHead: "Parsed: {0} · {1} · {2} segments · {3} s", parsedCaption: "Segments (pace in syllables per second / limit)",
+    colLabel: "Label", colSeconds: "Seconds", colPace: "Pace", colText: "Text", tooFast: " too fast",
+    qualifiers: "Qualifiers (top layer): ", shots: "Shots ({0})", segAria: "Segment {0}, {1} to {2} s: play its audio",
+    cueAria: "Cue {0} s: {1}. Seek here", laneSegments: "segments", laneOverlay: "overlay (top)", laneSubs: "subtitles", laneWave: "narration", searchJobs: "Search jobs", filterState: "State", filterAll: "all", filterActive: "running or queued", noMatch: "No job matches.", preset: "Preset", presetNone: "none", music: "Music bed (optional)", musicLevel: "level (dB)", musicDuck: "duck under speech (dB)", videoShort: "The narration runs {0} s but the video lasts {1} s: tick “Freeze the last frame”, shorten the script, or choose a longer video.", engineRead: "The engine read: ", correct: "Correct the selected word",
+    selectWord: "Select a word in the segment's text first.", dragPace: "{0} s · {1} syllables/s",
+    segmentAudio: "Segment audio: {0}", download: "Download {0}", fixText: "Segment {0}{1} — text", seconds: "Seconds ",
+    voiceLabel: "Voice ", jobsVoice: "job's voice", pronBad: "Pronunciation line \"{0}\": write word = reading",
+    submitting: "submitting…", notRerendered: "Not re-rendered: {0}", line: "line {0}",
+    "state.queued": "queued", "state.running": "running", "state.succeeded": "succeeded", "state.failed": "failed",
+    "state.canceled": "canceled", "state.done": "done", "state.not run": "not run",
+    "stage.encode": "encoding the picture {0}%", "stage.segment": "segment {0} of {1}", "stage.synthesize": "speaking the segments",
+    "stage.finalize": "finishing", "stage.subtitles": "writing subtitles", "stage.loudness": "mixing and loudness",
+    "stage.mux": "writing the video", "stage.done": "done",
+    "field.segment": "Segment {0}", "field.text": "text", "field.seconds": "seconds", "field.voice": "voice",
+    "field.speaker": "speaker", "field.rate": "rate", "field.pitch": "pitch", "field.start": "start",
+    "field.max_pace": "pace limit", "field.on_overflow": "“If a segment is too long”", "field.engine": "engine",
+    "field.title": "title", "field.language": "language", "field.video": "video", "field.music": "music",
+    "field.script": "script", "field.qualifiers": "qualifiers", "field.pronunciations": "pronunciations",
+    "code.pace.overflow": "{0}: {1} syllables in {2} s is {3} a second, over the limit of {4}: shorten the text, give it more seconds, or choose “squeeze” or “extend”.",
+    "code.voice.unknown": "{0}: no such voice {1}.", "code.media.invalid": "{0}: {1}",
+    "gender.female": "female", "gender.male": "male", "gender.": "", audition: "▶ Audition",
+    auditionLoading: "fetching the sample…", auditionPlaying: "playing {0}", auditionFailed: "Audition: {0}",
+  },
+  "zh-CN": {
+    skip: "跳到正文", apiKey: "API 密钥", keyPlaceholder: "本机无需密钥", signIn: "登录", signOut: "退出",
+    language: "语言", recentJobs: "最近的任务", newJob: "新建任务", refreshJobs: "刷新任务列表", newJobH: "新建任务",
+    scriptLabel: "脚本（工作室 Markdown 格式或 JSON）——粘贴，或把文件拖到这里",
+    openScript: "打开脚本文件", example: "载入示例脚本", guide: "格式说明",
+    guideBody: "每段一块：[段 N · 秒数 秒 标签] 后接要读的文字，例如 [段 1 · 8 秒 开场] 你好。可选行：标题:标题文字；说话人: 旁白A=声音; 旁白B=声音；字幕层叠加限定语: 一条; 两条（限定语，显示在顶层）；分镜（镜头 N · 名称 · 0-6s - 屏幕文字:文字）。段头还可写 说话人: 旁白A、语速: +10%、音调: -2Hz。JSON 格式：{\"segments\": [{\"text\": …, \"seconds\": …}]}。",
+    videoLabel: "视频（可选）——选择，或把文件拖到这里", renderOptions: "渲染选项", engine: "引擎", asScript: "按脚本",
+    engineAuto: "自动（edge，失败时用 espeak）", engineEdge: "edge", engineEspeak: "espeak（离线）", voice: "声音",
+    voiceDefault: "默认", overflow: "段落超时时", overflowFail: "报错", overflowSqueeze: "加速（读快些）",
+    overflowExtend: "延长（加长时段）", original: "原声", originalDrop: "去掉", originalMix: "混在旁白下",
+    burn: "把字幕烧进画面", extendVideo: "旁白更长时定格最后一帧",
+    exports: "剪辑时间线：OTIO、FCPXML、FCP7 XML、EDL（素材打包在 timeline-package.zip）",
+    check: "检查脚本", submit: "提交任务", uploadProgress: "上传进度", job: "任务", cancel: "取消",
+    jobProgress: "任务进度", segments: "段落", colState: "状态", colEngine: "引擎", colVoice: "声音",
+    colWorker: "工作进程", colCalls: "TTS 调用", preview: "预览", timeline: "时间线：段落与字幕", downloads: "下载",
+    burnedNote: "字幕已烧进画面：预览与导出一致。", fixH: "修改并重新渲染",
+    fixHelp: "修改某段的文字、秒数或声音，然后重新渲染：未改动的段落直接取自 TTS 缓存。",
+    pronLabel: "全稿读音，每行一条：词 = 拼音（háng、dang4）或拼读（G R P O）", rerender: "重新渲染",
+    noJobs: "还没有任务。", untitled: "（无标题）", fixTag: " · 修改版", whoKey: "密钥已保存在本浏览器",
+    whoNone: "未用密钥（仅本机可用）", keyRefused: "保存的密钥被拒绝，已删除：此服务器无需密钥",
+    signInPrompt: "请登录：{0}", noSuchJob: "没有这个任务（已删除，或属于其他密钥）。",
+    scriptProblem: "脚本有问题：", notSubmitted: "未提交：{0}", uploading: "上传中 {0}%", uploaded: "已上传，检查中…",
+    uploadFailed: "上传失败（网络）。", jobMeta: "编号 {0} · 创建于 {1}", fixOf: " · 修改自 ", jobEnded: "任务{0}：{1}",
+    parsedHead: "解析结果：{0} · {1} · {2} 段 · {3} 秒", parsedCaption: "段落（语速：每秒音节数 / 上限）",
+    colLabel: "标签", colSeconds: "秒数", colPace: "语速", colText: "文字", tooFast: " 太快",
+    qualifiers: "限定语（顶层）：", shots: "分镜（{0}）", segAria: "第 {0} 段，{1} 到 {2} 秒：播放这段音频",
+    cueAria: "字幕 {0} 秒：{1}。跳到这里", laneSegments: "段落", laneOverlay: "限定语（顶层）", laneSubs: "字幕", laneWave: "旁白波形", searchJobs: "搜索任务", filterState: "状态", filterAll: "全部", filterActive: "运行中或排队", noMatch: "没有匹配的任务。", preset: "预设", presetNone: "无", music: "背景音乐（可选）", musicLevel: "音量（dB）", musicDuck: "人声时压低（dB）", videoShort: "旁白长 {0} 秒，视频只有 {1} 秒：请勾选“旁白更长时定格最后一帧”、缩短脚本，或换一个更长的视频。", engineRead: "引擎读作：", correct: "纠正选中的词", selectWord: "请先在段落文字里选中一个词。",
+    dragPace: "{0} 秒 · 每秒 {1} 个音节",
+    segmentAudio: "段落音频：{0}", download: "下载 {0}", fixText: "第 {0} 段{1}——文字", seconds: "秒数 ",
+    voiceLabel: "声音 ", jobsVoice: "任务的声音", pronBad: "读音一行“{0}”：请写成 词 = 读音",
+    submitting: "提交中…", notRerendered: "未重新渲染：{0}", line: "第 {0} 行",
+    "state.queued": "排队中", "state.running": "运行中", "state.succeeded": "成功", "state.failed": "失败",
+    "state.canceled": "已取消", "state.done": "完成", "state.not run": "未运行",
+    "stage.encode": "正在编码画面 {0}%", "stage.segment": "第 {0}/{1} 段", "stage.synthesize": "正在朗读各段",
+    "stage.finalize": "收尾中", "stage.subtitles": "正在写字幕", "stage.loudness": "正在混音与响度处理",
+    "stage.mux": "正在写视频", "stage.done": "完成",
+    "field.segment": "第 {0} 段", "field.text": "文字", "field.seconds": "秒数", "field.voice": "声音",
+    "field.speaker": "说话人", "field.rate": "语速", "field.pitch": "音调", "field.start": "开始时间",
+    "field.max_pace": "语速上限", "field.on_overflow": "“段落超时时”", "field.engine": "引擎", "field.title": "标题",
+    "field.language": "语言", "field.video": "视频", "field.music": "音乐", "field.script": "脚本",
+    "field.qualifiers": "限定语", "field.pronunciations": "读音",
+    "code.pace.overflow": "{0}：{1} 个音节要在 {2} 秒内读完，每秒 {3} 个，超过上限 {4}：请缩短文字、增加秒数，或选“加速”或“延长”。",
+    "code.voice.unknown": "{0}：没有 {1} 这个声音。", "code.media.invalid": "{0}：{1}",
+    "gender.female": "女声", "gender.male": "男声", "gender.": "", audition: "▶ 试听",
+    auditionLoading: "正在获取试听…", auditionPlaying: "正在播放 {0}", auditionFailed: "试听：{0}",
+  },
+};
+const EXAMPLES = {
+  "zh-CN": "  • 标题:KV 缓存压到 2 比特还不掉点?\n\n[段 1 · 16 秒 冲突] 长上下文推理最贵的不是算力,而是 KV 缓存——一百二十八 K 的上下文,光缓存就能吃掉一张显卡的一半显存。直接压到 2 比特?精度通常会崩。\n\n[段 2 · 24 秒 机制] 这篇工作的做法是按注意力头分组:先用少量校准数据找出对误差最敏感的头,这些头保留 8 比特;其余的头用 2 比特加逐通道缩放;再把量化误差在相邻 token 之间做补偿,让注意力分数的偏差不会累积。\n\n[段 3 · 14.5 秒 结果] 在 Llama 系列模型上,128K 上下文的显存占用下降约一半,长文档问答的精度损失不到一个百分点,吞吐提升接近两倍。\n\n[段 4 · 8 秒 收尾] 如果你在做长上下文服务,这是值得先试的一步。\n\n字幕层叠加限定语:结果来自论文自报;仅测试 Llama 系列;吞吐依赖具体 kernel 实现;未给出开源代码。\n",
+  en: "{\"title\": \"Tests that lie\", \"language\": \"en\", \"segments\": [\n  {\"text\": \"A green test suite feels like proof. It is not.\", \"seconds\": 6, \"label\": \"hook\"},\n  {\"text\": \"Tests only check what someone thought to ask; the bug lives in what nobody asked.\", \"seconds\": 8, \"label\": \"point\"},\n  {\"text\": \"Read the diff, not just the checkmark.\", \"seconds\": 5, \"label\": \"close\"}\n], \"qualifiers\": [\"an opinion, not a study\"]}\n",
+};
+function pickLang() {
+  const saved = localStorage.getItem(LANG_KEY);
+  if (saved && WORDS[saved]) return saved;
+  const langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
+  for (const l of langs) { if (/^zh/i.test(l)) return "zh-CN"; if (/^en/i.test(l)) return "en"; }
+  return "zh-CN";  // a Chinese-first product
+}
+let LANG = pickLang();
+// t("key", a, b): the key's words in the page's language, {0} {1} filled in.
+function t(k, ...args) {
+  const s = (WORDS[LANG] && WORDS[LANG][k]) || WORDS.en[k] || k;
+  return s.replace(/\{(\d)\}/g, (_, i) => (args[+i] === undefined ? "" : String(args[+i])));
+}
+// Static words: data-i18n="key" (text), data-i18n-attr="attr:key;attr:key".
+function applyWords() {
+  document.documentElement.lang = LANG;
+  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  for (const e of document.querySelectorAll("[data-i18n-attr]")) {
+    for (const pair of e.dataset.i18nAttr.split(";")) { const [a, k] = pair.split(":"); e.setAttribute(a, t(k)); }
+  }
+}
+function setLang(l) { LANG = WORDS[l] ? l : "en"; localStorage.setItem(LANG_KEY, LANG); applyWords(); }

@@ -1,0 +1,71 @@
+"""A batch's life as its items live theirs: each item's start, stage and end go on the
+batch's event stream (GET /v1/batches/{id}/events), and when the last item ends, the batch's
+``completed`` event (with the counts) and its ``batch.completed`` webhook, once.
+
+"Once" without a lock: every step that ends an item looks at all the items after its own
+write, so the step that ends the last one always sees them all ended (two such steps may
+both see it: the webhook's id is the batch's, so the outbox keeps one, and the ``completed``
+event is written by one script that sets a flag). A step killed between the two is run
+again (its job ended: steps.py ``_admit`` calls ``Lifecycle.ended`` again)."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from service.domain.job import TERMINAL, Job
+from service.ports import BatchEvents, BatchStore, JobStore
+
+if TYPE_CHECKING:
+    from service.jobs.webhooks import Webhooks
+
+log = logging.getLogger("narrate.jobs")
+
+
+class BatchProgress:
+    def __init__(
+        self,
+        jobs: JobStore,
+        batches: BatchStore,
+        events: BatchEvents,
+        webhooks: Webhooks | None = None,
+    ) -> None:
+        self.jobs = jobs
+        self.batches = batches
+        self.events = events
+        self.webhooks = webhooks
+
+    def stage(self, job: Job, stage: str) -> None:
+        if job.batch:
+            self.events.publish(
+                job.batch, "item", {"job": job.id, "status": "running", "stage": stage}
+            )
+
+    def ended(self, job: Job) -> None:
+        """``job`` (an item, as stored) has ended: its event, then the batch's if it was the
+        last. StoreUnavailable propagates (the caller's step is run again)."""
+        if not job.batch:
+            return
+        error = job.error.code if job.error else None
+        item = {"job": job.id, "status": job.status, "error": error}
+        self.events.publish(job.batch, "item", item)
+        batch = self.batches.get(job.batch)
+        if batch is None:
+            return
+        found = {i.job: self.jobs.get(i.job) for i in batch.items}
+        if any(j is not None and j.status not in TERMINAL for j in found.values()):
+            return
+        items: list[dict[str, Any]] = []
+        urls: set[str] = set()
+        for i in batch.items:
+            j = found[i.job]
+            items.append({"name": i.name, "job_id": i.job, "status": j.status if j else "deleted"})
+            if j is not None and j.options.get("webhook_url"):
+                urls.add(str(j.options["webhook_url"]))
+        counts = dict(Counter(str(i["status"]) for i in items))
+        counts["total"] = len(items)
+        if self.webhooks is not None:  # first: a step killed after it is run again
+            self.webhooks.notify_batch(batch, counts, items, urls)
+        if self.events.complete(batch.id, {"counts": counts, "items": items}):
+            log.info("batch %s completed: %s", batch.id, counts)

@@ -1,0 +1,101 @@
+"""GET /v1/batches/{id}/events and the batch.completed webhook, in-process: each item's
+start, stages and end on the batch's stream, then ``completed`` with the counts, once;
+Last-Event-ID resumes after an id; the webhook goes to the endpoints that asked for it and to
+the items' own webhook_url, once per batch, signed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from standardwebhooks import Webhook
+
+from devtools.receiver import Receiver
+from tests.api.conftest import Fleet, make_fleet
+from tests.api.test_events import parse_sse
+
+
+def item(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "spec": {"title": name, "language": "zh", "segments": [{"text": "排序。", "seconds": 1}]},
+    }
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver().start()
+    yield r
+    r.stop()
+
+
+def test_a_batchs_events_follow_its_items_to_completed_once_and_resume(fleet: Fleet) -> None:
+    body = {"items": [item("one"), item("two"), item("three")], "options": {"engine": "espeak"}}
+    with fleet.client() as c:
+        batch = c.post("/v1/batches", json=body).json()
+        jobs = {i["name"]: i["job"] for i in batch["items"]}
+        assert c.delete(f"/v1/jobs/{jobs['three']}").status_code == 200  # canceled
+        fleet.work()
+        fleet.steps.run_finalize(jobs["one"], "again")  # a redelivered step: no second end
+        r = c.get(f"/v1/batches/{batch['id']}/events")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = parse_sse(r.text)
+        assert events[0][1] == "snapshot" and events[0][2]["status"] == "canceled"
+        ends = [
+            (e[2]["job"], e[2]["status"]) for e in events if e[1] == "item" and "stage" not in e[2]
+        ]
+        assert ends == [
+            (jobs["three"], "canceled"),
+            (jobs["one"], "succeeded"),
+            (jobs["two"], "succeeded"),
+        ]
+        stages = {(e[2]["job"], e[2]["stage"]) for e in events if "stage" in e[2]}
+        assert stages == {(jobs[n], s) for n in ("one", "two") for s in ("synthesize", "finalize")}
+        assert events[-1][1] == "completed"
+        stored = fleet.service.batch_events(batch["id"])  # the stream closes at the first one
+        assert [e.event for e in stored].count("completed") == 1
+        done = events[-1][2]
+        assert done["counts"] == {"succeeded": 2, "canceled": 1, "total": 3}
+        assert [i["status"] for i in done["items"]] == ["succeeded", "succeeded", "canceled"]
+        ids = [e[0] for e in events[1:]]
+        again = parse_sse(
+            c.get(f"/v1/batches/{batch['id']}/events", headers={"Last-Event-ID": str(ids[2])}).text
+        )
+        assert [e[0] for e in again[1:]] == ids[3:]
+
+
+def test_another_tenants_batch_has_no_events(keyed: tuple[Fleet, str, str]) -> None:
+    fleet, alpha, beta = keyed
+    body = {"items": [item("one")], "options": {"engine": "espeak"}}
+    batch = fleet.client(alpha).post("/v1/batches", json=body).json()
+    assert fleet.client(beta).get(f"/v1/batches/{batch['id']}/events").status_code == 404
+
+
+def test_batch_completed_is_sent_once_with_counts_to_who_asked(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    fleet = make_fleet(tmp_path, webhook_allow_private=True)
+    with fleet.client() as c:
+        wanted = c.post("/v1/webhooks", json={"url": receiver.url, "events": ["batch.completed"]})
+        c.post("/v1/webhooks", json={"url": receiver.url + "?ends", "events": ["job.failed"]})
+        default = c.post("/v1/webhooks/secret").json()["secret"]
+        options = {"engine": "espeak", "webhook_url": receiver.url + "?own"}
+        batch = c.post("/v1/batches", json={"items": [item("a"), item("b")], "options": options})
+        batch_id = batch.json()["id"]
+        fleet.work()
+        assert fleet.service.webhooks is not None
+        fleet.service.webhooks.send_due()
+    got = {m: r for m, r in receiver.delivered().items() if "batch" in m}
+    assert sorted(got) == [
+        f"msg_{batch_id}_batch_completed_{wanted.json()['id']}",
+        f"msg_{batch_id}_batch_completed_url0",
+    ]
+    for msg_id, req in got.items():
+        key = default if msg_id.endswith("url0") else wanted.json()["secret"]
+        body = Webhook(key).verify(req.body, req.headers)
+        assert body["type"] == "batch.completed" and body["data"]["batch_id"] == batch_id
+        assert body["data"]["counts"] == {"succeeded": 2, "total": 2}
+        assert [i["name"] for i in body["data"]["items"]] == ["a", "b"]
+    assert got[f"msg_{batch_id}_batch_completed_url0"].path == "/hook?own"

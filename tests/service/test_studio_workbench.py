@@ -1,0 +1,561 @@
+"""The studio page as an editor's workbench, in a real browser against a real stack (one of
+each for the module): the preview draws the subtitles where the export puts them (once,
+never over a burned-in picture), the URL names the view (reload, Back, a shared link), the
+compose form survives a reload, the list follows running jobs, an ended job runs nothing,
+the timeline spans the video, and a key a loopback server refuses does not break the page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import make_video
+from tests.service.conftest import Stack, chromium, needs_chromium, start_stack, wait_for
+
+pytestmark = [pytest.mark.integration, needs_chromium]
+pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+TWO_LINES = "长上下文推理最贵的不是算力,而是 KV 缓存。"  # a two-line narration cue
+SPEC: dict[str, Any] = {
+    "title": "workbench",
+    "language": "zh",
+    "segments": [{"text": TWO_LINES, "seconds": 5}, {"text": "吞吐提升接近两倍。", "seconds": 2.5}],
+    "qualifiers": ["结果来自论文自报"],
+    "options": {"engine": "espeak"},
+}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Any, Path]]:
+    tmp = tmp_path_factory.mktemp("workbench")
+    s = start_stack(
+        tmp / "stack", workers=1, faults="segment_sleep=0.4,bug_on=故障", require_keys="false"
+    )
+    video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
+    flags = ("--autoplay-policy=no-user-gesture-required", "--window-size=1440,900")
+    try:
+        with chromium(tmp / "profile", *flags) as driver:
+            yield s, driver, video
+    finally:
+        s.stop()
+
+
+def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
+    return WebDriverWait(
+        driver,
+        timeout,
+        poll_frequency=0.1,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    ).until(cond, message=what)
+
+
+RENDERED: dict[str, str] = {}  # one render per set of options for the module's tests
+
+
+def job_with_video(stack: Stack, video: Path, **options: Any) -> str:
+    import json
+
+    done = RENDERED.get(f"{stack.url} {sorted(options.items())}")
+    if done is not None:
+        return done
+
+    spec = {k: v for k, v in SPEC.items() if k != "options"}
+    with httpx.Client(base_url=stack.url, timeout=60) as c:
+        r = c.post(
+            "/v1/jobs",
+            files={
+                "script": ("s.json", json.dumps(spec).encode(), "application/json"),
+                "video": ("clip.mp4", video.read_bytes(), "video/mp4"),
+            },
+            data={"options": json.dumps({**SPEC["options"], **options})},
+        )
+        assert r.status_code == 202, r.text
+        job_id: str = r.json()["id"]
+        assert wait_for(c, job_id, timeout=120)["status"] == "succeeded"
+    RENDERED[f"{stack.url} {sorted(options.items())}"] = job_id
+    return job_id
+
+
+def open_preview(driver: Any, stack: Stack, job_id: str) -> None:
+    driver.get(f"{stack.url}/#/jobs/{job_id}")  # a shared link opens the job
+    until(driver, 30, lambda d: d.find_element(By.ID, "preview").is_displayed(), "preview")
+    until(
+        driver,
+        30,
+        lambda d: d.execute_script("return document.getElementById('player').readyState >= 2"),
+        "video loaded",
+    )
+
+
+def seek(driver: Any, t: float) -> None:
+    driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        const v = document.getElementById('player'); v.pause();
+        v.addEventListener('seeked', () => requestAnimationFrame(() => done()), {once: true});
+        v.currentTime = arguments[0];""",
+        t,
+    )
+
+
+BOXES = """const v = document.getElementById('player').getBoundingClientRect();
+  const vid = document.getElementById('player');
+  const k = Math.min(v.width / vid.videoWidth, v.height / vid.videoHeight);
+  const h = vid.videoHeight * k, top = v.top + (v.height - h) / 2;
+  return {top, h, track: vid.textTracks.length ? vid.textTracks[0].mode : null,
+    cues: Array.from(document.querySelectorAll('#cues .cue')).map(c => {
+      const r = c.getBoundingClientRect();
+      return {cls: c.className, top: r.top, bottom: r.bottom, lines: c.querySelectorAll('.line').length,
+              lang: c.lang, text: c.textContent};
+    })};"""
+
+
+def test_the_preview_draws_the_subtitles_where_the_export_does(bench: Any) -> None:
+    """Both lines of a narration cue end at 88 % of the picture (the style's bottom margin,
+    as libass puts them), the qualifier starts at 8 %; the browser's own cue rendering is off
+    (it hangs the box from 88 %, under the controls). The timeline spans the video's 10 s;
+    a click on a segment while the video plays pauses it."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    open_preview(driver, stack, job_id)
+    manifest = httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/manifest.json").json()
+    both = manifest["overlays"][0]["start"] + 0.3
+    seek(driver, min(both, 1.0) if both < 4.8 else 1.0)
+    shown = driver.execute_script(BOXES)
+    assert shown["track"] == "hidden", shown
+    (narration,) = [c for c in shown["cues"] if "narration" in c["cls"]]
+    assert narration["lines"] == 2 and narration["lang"] == "zh-CN", narration
+    assert abs(narration["bottom"] - (shown["top"] + 0.88 * shown["h"])) < 2, shown
+    seek(driver, both)
+    shown = driver.execute_script(BOXES)
+    (top,) = [c for c in shown["cues"] if "qualifiers" in c["cls"]]
+    assert abs(top["top"] - (shown["top"] + 0.08 * shown["h"])) < 2, shown
+    assert top["text"] == "结果来自论文自报"
+
+    # The timeline is the video's length: the narration (7.5 s) ends at 75 % of it.
+    lane, last = driver.execute_script(
+        """const l = document.querySelector('#timeline .lane').getBoundingClientRect();
+        const b = document.querySelectorAll('#timeline .block.seg');
+        return [l.width, b[b.length - 1].getBoundingClientRect().right - l.left];"""
+    )
+    assert abs(last / lane - manifest["segments"][-1]["end"] / 10) < 0.02, (last, lane)
+    assert driver.find_elements(By.CSS_SELECTOR, "#timeline .ruler .tick")
+
+    playing = driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        const v = document.getElementById('player'); v.muted = true;
+        v.play().then(() => done(!v.paused)).catch(e => done(String(e)));"""
+    )
+    assert playing is True, playing
+    driver.find_elements(By.CSS_SELECTOR, "#timeline .block.seg")[0].click()
+    until(
+        driver,
+        5,
+        lambda d: d.execute_script("return document.getElementById('player').paused"),
+        "paused",
+    )
+
+    # The fix panel shows what the engine read (the manifest's spoken_text).
+    read = driver.find_element(By.ID, "fix-read-0").text
+    assert read == manifest["segments"][0]["spoken_text"].strip() and "shang4" in read
+
+    # Drag segment 1's end 1.5 s later: the pace shows as it moves; released, a re-render
+    # with the new seconds.
+    until(driver, 10, lambda d: d.execute_script("return !!S.syllables"), "syllables")
+    grip = driver.find_element(By.CSS_SELECTOR, "#timeline .block.seg .grip")
+    px = driver.execute_script(
+        "return document.querySelector('#timeline .lane .block.seg').parentElement"
+        ".getBoundingClientRect().width"
+    )
+    Select(driver.find_element(By.ID, "fix-overflow")).select_by_value("squeeze")  # and a policy
+    drag = ActionChains(driver).click_and_hold(grip).move_by_offset(round(px * 0.15), 0)
+    drag.perform()
+    tip = driver.find_element(By.CSS_SELECTOR, "#timeline .drag-tip").text
+    assert "syllables/s" in tip, tip
+    ActionChains(driver).release().perform()
+    until(driver, 15, lambda d: job_id not in d.current_url, "re-rendered")
+    child = driver.current_url.rsplit("/", 1)[1]
+    src = httpx.get(f"{stack.url}/v1/jobs/{child}/source").json()
+    assert src["parent"] == job_id
+    assert abs(src["spec"]["segments"][0]["seconds"] - 6.5) <= 0.2, src["spec"]["segments"]
+    assert src["spec"]["segments"][1]["seconds"] == 2.5
+    assert src["spec"]["fit"]["on_overflow"] == "squeeze"
+
+
+def _frame(stack: Stack, job_id: str, tmp: Path, at: float) -> Any:
+    import subprocess
+
+    import numpy as np
+
+    path = tmp / f"{job_id}.mp4"
+    path.write_bytes(httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/video.mp4").content)
+    argv = ["ffmpeg", "-v", "error", "-ss", f"{at}", "-i", str(path), "-frames:v", "1",
+            "-f", "rawvideo", "-pix_fmt", "gray", "-"]  # fmt: skip
+    raw = subprocess.run(argv, capture_output=True, check=True).stdout
+    return np.frombuffer(raw, dtype=np.uint8).reshape(640, 360).astype(int)
+
+
+def test_a_burned_in_preview_shows_its_subtitles_once(bench: Any, tmp_path: Path) -> None:
+    """No drawn cue over a burned-in picture; and the page's cue box over the plain picture
+    sits where libass burned the same cue (centre within 2 % of the picture's height, bottom
+    within 1.5 %; the browser's own VTT rendering hung it below the 88 % line)."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video, burn_in=True)
+    open_preview(driver, stack, job_id)
+    seek(driver, 1.0)
+    shown = driver.execute_script(BOXES)
+    assert shown["cues"] == [] and shown["track"] in (None, "disabled", "hidden"), shown
+    assert driver.find_element(By.ID, "burned-note").is_displayed()
+
+    plain = job_with_video(stack, video)
+    text = abs(_frame(stack, job_id, tmp_path, 1.0) - _frame(stack, plain, tmp_path, 1.0)) > 60
+    rows = [y for y in range(320, 640) if text[y].any()]  # the narration, in the lower half
+    burned = (rows[0] / 640, (rows[-1] + 1) / 640)
+    open_preview(driver, stack, plain)
+    seek(driver, 1.0)
+    shown = driver.execute_script(BOXES)
+    (cue,) = [c for c in shown["cues"] if "narration" in c["cls"]]
+    drawn = ((cue["top"] - shown["top"]) / shown["h"], (cue["bottom"] - shown["top"]) / shown["h"])
+    print(f"\nburned-in rows {burned}, drawn box {drawn}")
+    # The box holds the lines' leading, the burned rows only ink: centres and bottoms agree.
+    centre = abs(sum(drawn) / 2 - sum(burned) / 2)
+    assert centre < 0.02 and abs(drawn[1] - burned[1]) < 0.015, (drawn, burned)
+
+
+def test_the_url_names_the_view_and_the_draft_survives_a_reload(bench: Any) -> None:
+    """Back returns to the job before, a reload keeps the job open, the form's script,
+    options and video come back after a reload; a job running in the list is followed to its
+    end, and a failed job shows no segment as running or queued."""
+    stack, driver, video = bench
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        ok = c.post("/v1/jobs", json={**SPEC, "qualifiers": []}).json()["id"]
+        assert wait_for(c, ok)["status"] == "succeeded"
+    # A job still running when the page loads is followed in the list to its end.
+    bad = {
+        **SPEC,
+        "segments": [
+            *SPEC["segments"],
+            {"text": "故障在这里。", "seconds": 2},
+            SPEC["segments"][1],
+        ],
+    }
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        failed = c.post("/v1/jobs", json=bad).json()["id"]
+    driver.get(stack.url + "/")  # a new page (not a hash change): it lists the job running
+    state = f"#job-list [data-id='{failed}'] .state"
+    first = until(driver, 10, lambda d: d.find_element(By.CSS_SELECTOR, state).text, "listed")
+    assert first in ("queued", "running"), first
+    until(
+        driver,
+        60,
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{failed}'] .state").text
+            == "failed"
+        ),
+        "the list follows the job to its end",
+    )
+    driver.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{failed}']").click()
+    until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{failed}"), "url")
+    until(driver, 10, lambda d: "failed" in d.find_element(By.ID, "job-status").text, "failed")
+    states = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#seg-table tbody td.state")]
+    assert states[2] == "failed" and states[3] == "not run", states
+
+    # The list's search (a title or an id) and state filter.
+    def visible() -> list[str]:
+        return [
+            b.get_attribute("data-id")
+            for b in driver.find_elements(By.CSS_SELECTOR, "#job-list li:not([hidden]) button")
+        ]
+
+    driver.find_element(By.ID, "job-search").send_keys(failed[:8])
+    assert visible() == [failed]
+    driver.find_element(By.ID, "job-search").clear()
+    driver.find_element(By.ID, "job-search").send_keys(" ")  # an input event: all again
+    assert ok in visible() and failed in visible()
+    Select(driver.find_element(By.ID, "job-filter")).select_by_value("failed")
+    assert visible() == [failed]
+    Select(driver.find_element(By.ID, "job-filter")).select_by_value("")
+
+    driver.find_element(By.CSS_SELECTOR, f"#job-list [data-id='{ok}']").click()
+    until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{ok}"), "second job")
+    driver.back()
+    until(driver, 10, lambda d: failed in d.find_element(By.ID, "job-meta").text, "back")
+    driver.refresh()
+    until(driver, 10, lambda d: failed in d.find_element(By.ID, "job-meta").text, "reloaded")
+    assert driver.find_element(By.ID, "job").is_displayed()
+
+    # The draft: script, an option and the video come back after a reload.
+    driver.find_element(By.ID, "new-job").click()
+    until(driver, 10, lambda d: d.current_url.endswith("#/new"), "compose")
+    driver.find_element(By.ID, "script").send_keys("[段 1 · 3 秒] 草稿。")
+    driver.find_element(By.ID, "burn").click()
+    driver.find_element(By.ID, "video").send_keys(str(video))
+    until(driver, 5, lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "video")
+    driver.refresh()
+    until(driver, 10, lambda d: d.find_element(By.ID, "compose").is_displayed(), "compose again")
+    assert driver.find_element(By.ID, "script").get_attribute("value") == "[段 1 · 3 秒] 草稿。"
+    assert driver.find_element(By.ID, "burn").is_selected()
+    until(driver, 5, lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "video back")
+
+    # A video shorter than the narration is refused before the upload, in the form's words.
+    listed = len(driver.find_elements(By.CSS_SELECTOR, "#job-list li"))
+    long = "[段 1 · 8 秒] 第一段。\n\n[段 2 · 4 秒] 第二段。\n"
+    driver.execute_script("document.getElementById('script').value = arguments[0]", long)
+    driver.find_element(By.ID, "submit").click()
+    said = until(driver, 10, lambda d: d.find_element(By.ID, "form-error").text, "too short")
+    assert "runs 12 s but the video lasts 10 s" in said, said
+    assert driver.find_element(By.ID, "upload").get_attribute("hidden") is not None  # no upload
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#job-list li")) == listed
+
+
+def test_a_key_a_loopback_server_refuses_does_not_break_the_page(bench: Any) -> None:
+    stack, driver, _ = bench
+    driver.get(stack.url + "/#/new")
+    driver.find_element(By.ID, "key").send_keys("not-a-key")
+    driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
+    until(driver, 10, lambda d: "refused" in d.find_element(By.ID, "who").text, "key dropped")
+    assert driver.execute_script("return localStorage.getItem('narrate.key')") is None
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-list li"), "jobs listed")
+    assert driver.find_element(By.ID, "jobs-msg").text == ""
+
+
+def test_chinese_first_words_every_problem_at_once_and_the_example(bench: Any) -> None:
+    """Switched to 中文 (and remembered over a reload), the page speaks Chinese; a check
+    lists every problem at once in the form's words (no internal field names), each
+    anchored to its line; the example script is one click away and checks clean."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/")
+    Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
+    driver.refresh()
+    until(driver, 10, lambda d: d.find_element(By.ID, "check").text == "检查脚本", "zh words")
+    assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN"
+    try:
+        two = (
+            '{"segments": [{"text": "", "seconds": 4}, {"text": "好", "seconds": 2}],'
+            ' "fit": {"on_overflow": "zz"}}'
+        )
+        driver.execute_script("document.getElementById('script').value = arguments[0]", two)
+        driver.find_element(By.ID, "check").click()
+        items = until(
+            driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#form-error li"), "problems"
+        )
+        texts = [i.text for i in items]
+        assert len(items) == 2 and texts[0].startswith("第 1 段 · 文字"), texts
+        assert "“段落超时时”" in texts[1] and not any("on_overflow" in x for x in texts), texts
+        assert {i.get_attribute("data-code") for i in items} == {"script.invalid"}
+
+        bad = "[段 1 · 4 秒] 好。\n\n[段 2 · 五 秒] 坏。\n"
+        driver.execute_script("document.getElementById('script').value = arguments[0]", bad)
+        driver.find_element(By.ID, "check").click()
+        (item,) = until(
+            driver,
+            10,
+            lambda d: [
+                i
+                for i in d.find_elements(By.CSS_SELECTOR, "#form-error li")
+                if i.get_attribute("data-line")
+            ],
+            "an anchored problem",
+        )
+        assert item.get_attribute("data-line") == "3"
+        item.find_element(By.TAG_NAME, "a").click()
+        at = driver.execute_script("return document.getElementById('script').selectionStart")
+        assert at == bad.index("[段 2")
+
+        driver.find_element(By.ID, "example").click()
+        rows = until(
+            driver,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
+            "the example checked",
+        )
+        assert len(rows) == 4 and driver.find_element(By.ID, "form-error").text == ""
+        assert rows[0].find_elements(By.TAG_NAME, "td")[4].get_attribute("lang") == "zh-CN"
+    finally:
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+
+
+def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) -> None:
+    """A Chinese script lists Chinese voices only, zh-CN's first, each with its gender and
+    engine; the audition button plays the chosen voice's sample before any render."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/")
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#voice optgroup"), "voices")
+    driver.find_element(By.ID, "script").send_keys("[段 1 · 3 秒] 你好。")
+    groups = until(
+        driver,
+        5,
+        lambda d: [
+            g.get_attribute("label") for g in d.find_elements(By.CSS_SELECTOR, "#voice optgroup")
+        ],
+        "groups",
+    )
+    assert groups[0] == "zh-CN" and all(g.startswith("zh") for g in groups), groups
+    languages = driver.execute_script(
+        """const ids = Array.from(document.querySelectorAll('#voice option')).map(o => o.value).filter(Boolean);
+        return ids.map(id => S.voices.find(v => v.id === id).language);"""
+    )
+    assert languages and set(languages) == {"zh"}
+    option = driver.find_element(By.CSS_SELECTOR, "#voice option[value='cmn-latn-pinyin']")
+    assert "espeak" in option.text
+    driver.execute_script("document.getElementById('voice').value = 'cmn-latn-pinyin'")
+    driver.find_element(By.ID, "audition").click()
+    until(
+        driver,
+        20,
+        lambda d: d.execute_script("return !!S.audition && S.audition.currentTime > 0"),
+        "the sample plays",
+    )
+
+
+def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) -> None:
+    """The compose form's music file, its level and the preset reach the job: the job has
+    its music mix, and the preset's options are applied."""
+    import subprocess
+
+    stack, driver, _ = bench
+    music = tmp_path / "bed.wav"
+    argv = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=220:d=6:sample_rate=48000",
+            str(music)]  # fmt: skip
+    subprocess.run(argv, check=True)
+    driver.get(stack.url + "/#/new")
+    until(
+        driver,
+        10,
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#preset option[value=youtube]"),
+        "presets",
+    )
+    driver.execute_script("document.getElementById('script').value = '[段 1 · 3 秒] 音乐测试。'")
+    Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+    Select(driver.find_element(By.ID, "preset")).select_by_value("youtube")
+    driver.find_element(By.ID, "music").send_keys(str(music))
+    level = driver.find_element(By.ID, "music-level")
+    level.clear()
+    level.send_keys("-12")
+    driver.find_element(By.ID, "submit").click()
+    until(driver, 20, lambda d: "#/jobs/" in d.current_url, "submitted")
+    job_id = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job = wait_for(c, job_id, timeout=120)
+        assert job["status"] == "succeeded", job["error"]
+        assert "mix.wav" in job["artifacts"]
+        options = c.get(f"/v1/jobs/{job_id}/source").json()["options"]
+    assert options["preset"] == "youtube" and options["music_level"] == -12, options
+
+
+SIZES = {"desktop": (1440, 900, False), "phone": (390, 844, True)}
+
+
+def _at_size(driver: Any, size: str) -> None:
+    width, height, mobile = SIZES[size]
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+    )
+    WebDriverWait(driver, 10).until(
+        lambda d: (
+            d.execute_async_script(
+                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
+                "() => done(window.innerWidth)));"
+            )
+            == width
+        )
+    )
+
+
+def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> None:
+    """axe-core finds nothing on the compose view (with a checked script and with its
+    errors), the job view (watch, preview, fix) at 1440x900 and 390x844, in both languages;
+    the skip link is the first stop of the keyboard and lands in the content. With
+    STUDIO_SCREENSHOTS set, each view is saved there at each size."""
+    from tests.service.axe import axe_source, violations
+    from tests.service.test_studio import SHOTS, screenshot
+
+    source = axe_source()
+    if source is None:
+        pytest.skip("axe-core could not be packed (no npm registry)")
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    driver.get(stack.url + "/")
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    first = driver.switch_to.active_element
+    assert first.get_attribute("class") == "skip"
+    first.send_keys(Keys.ENTER)
+    assert driver.switch_to.active_element.get_attribute("id") == "main"
+
+    found: dict[str, list[str]] = {}
+    shots = SHOTS
+
+    def look(view: str) -> None:
+        for size in SIZES:
+            _at_size(driver, size)
+            found[f"{view} {size}"] = violations(driver, source)
+            if shots is not None:
+                screenshot(
+                    driver, shots / f"studio-{view}-{size}.png", SIZES[size][0], SIZES[size][2]
+                )
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    driver.execute_script(
+        "document.getElementById('script').value = '[段 1 · 4 秒] 好。\\n\\n[段 2 · 五 秒] 坏。'"
+    )
+    driver.find_element(By.ID, "check").click()
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#form-error li"), "errors")
+    look("compose-errors")
+    driver.find_element(By.ID, "example").click()
+    until(
+        driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"), "parsed"
+    )
+    look("compose")
+    open_preview(driver, stack, job_id)
+    seek(driver, 1.0)
+    look("job")
+    # By keyboard alone: Tab reaches the timeline's first segment, Enter plays it.
+    for _ in range(120):
+        driver.switch_to.active_element.send_keys(Keys.TAB)
+        if "seg" in (driver.switch_to.active_element.get_attribute("class") or ""):
+            break
+    else:
+        raise AssertionError("Tab never reaches the timeline's segments")
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    until(
+        driver,
+        10,
+        lambda d: d.execute_script(
+            "return performance.getEntriesByType('resource')"
+            ".some(e => e.name.includes('/segments/1/audio'))"
+        ),
+        "the segment's audio, by keyboard",
+    )
+    Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
+    try:
+        until(
+            driver,
+            10,
+            lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-CN",
+            "zh",
+        )
+        look("job-zh")
+        driver.get(stack.url + "/#/new")
+        driver.find_element(By.ID, "example").click()
+        until(
+            driver,
+            10,
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
+            "parsed",
+        )
+        look("compose-zh")
+    finally:
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+    assert {k: v for k, v in found.items() if v} == {}
