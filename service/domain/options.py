@@ -75,6 +75,8 @@ MASTER_FIELDS = (
     "music_duck",
     "original_audio",
     "audio_only",
+    "traditional",
+    "burn_in_script",
 )
 _JOB_ONLY = {
     "engine": "changes the voice, and synthesis runs once for every master",
@@ -110,6 +112,8 @@ class MasterOptions(_Model):
     music_duck: float | None = Field(None, ge=10, le=40)
     original_audio: Literal["drop", "mix"] | None = None
     audio_only: bool | None = Field(None, description="this master has no video.mp4")
+    traditional: Traditional | None = None
+    burn_in_script: Script | None = None
     # Refused with a reason (so the 422 names masters[i].<field>), never in the schema nor in
     # a dump (a stored job's options validate again).
     engine: SkipJsonSchema[Any] = Field(None, exclude=True)
