@@ -44,3 +44,15 @@ def test_reveal_from_the_style_and_a_bad_mode_refused(fleet: Fleet) -> None:
         assert "\\alpha&HFF&" in _artifact(c, job, "subtitles.ass")
         r = c.post("/v1/jobs", json=SPEC | {"options": {"captions": "karaoke"}})
         assert r.status_code == 422 and "captions" in r.text
+
+
+def test_a_master_may_set_its_own_captions(fleet: Fleet) -> None:
+    masters = [{"name": "plain"}, {"name": "karaoke", "captions": "highlight"}]
+    with fleet.client() as c:
+        body = SPEC | {"options": {"engine": "espeak", "masters": masters}}
+        job_id = c.post("/v1/jobs", json=body).json()["id"]
+        fleet.work()
+        job = c.get(f"/v1/jobs/{job_id}").json()
+        assert job["status"] == "succeeded", job["error"]
+        assert "\\t(" in _artifact(c, job, "masters/karaoke/subtitles.ass")
+        assert "\\t(" not in _artifact(c, job, "masters/plain/subtitles.ass")
