@@ -82,6 +82,24 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
     p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
+    add_subtitle_flags(p)
+    p.add_argument(
+        "--master",
+        action="append",
+        metavar="NAME[=PRESET]|JSON",
+        help="one more master under masters/NAME/ (repeat: several from one render), finished "
+        "as preset PRESET (default: NAME) says: loudness, style, burn-in; or a JSON object "
+        "of its fields, as the API's options masters take",
+    )
+    p.add_argument(
+        "--exports",
+        help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
+        "timeline-package.zip)",
+    )
+
+
+def add_subtitle_flags(p: argparse.ArgumentParser) -> None:
+    """What the subtitles show and how: layers, style, captions, Chinese script."""
     p.add_argument(
         "--screen-text",
         action=argparse.BooleanOptionalAction,
@@ -106,19 +124,6 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         "--burn-in-script",
         choices=["hans", "hant"],
         help="the Chinese script the video shows: hans (Simplified) or hant (Traditional)",
-    )
-    p.add_argument(
-        "--master",
-        action="append",
-        metavar="NAME[=PRESET]|JSON",
-        help="one more master under masters/NAME/ (repeat: several from one render), finished "
-        "as preset PRESET (default: NAME) says: loudness, style, burn-in; or a JSON object "
-        "of its fields, as the API's options masters take",
-    )
-    p.add_argument(
-        "--exports",
-        help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
-        "timeline-package.zip)",
     )
 
 
