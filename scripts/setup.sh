@@ -29,6 +29,13 @@ if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c requireme
   cat .venv/pip-install.log >&2
   exit 1
 fi
+# Tests' OCR (devtools/ocr.py): without its own requirements, which name opencv-python (it
+# needs libGL; the test extra brings OpenCV headless and the rest).
+if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock --no-deps \
+    rapidocr-onnxruntime >>.venv/pip-install.log 2>&1; then
+  cat .venv/pip-install.log >&2
+  exit 1
+fi
 # The project is installed editable, and where PYTHONDONTWRITEBYTECODE is set (this machine)
 # its modules would be compiled afresh by every process: ~0.15 s of each `narrate render`.
 .venv/bin/python -m compileall -q service workers >/dev/null

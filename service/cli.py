@@ -197,8 +197,10 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
 def cmd_styles(args: argparse.Namespace) -> int:
     from service.adapters.styles import load_styles
 
-    for name, preset in load_styles(get_settings()).items():
-        print(f"{name:<16} {preset.get('description', '')}")
+    styles = load_styles(get_settings())
+    width = max(16, *map(len, styles))
+    for name, preset in styles.items():
+        print(f"{name:<{width}} {preset.get('description', '')}")
     return 0
 
 

@@ -82,25 +82,7 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--music-level", type=float, help="music loudness, dB relative to speech (-8)")
     p.add_argument("--music-duck", type=float, help="dB the music dips under speech (12)")
-    p.add_argument(
-        "--screen-text",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show each shot's 屏幕文字 as its own layer (default: with --burn-in only)",
-    )
-    p.add_argument(
-        "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
-    )
-    p.add_argument(
-        "--traditional",
-        choices=["tw", "hk"],
-        help="also write subtitles.zh-Hant.* (OpenCC: tw = Taiwan phrasing, hk = Hong Kong)",
-    )
-    p.add_argument(
-        "--burn-in-script",
-        choices=["hans", "hant"],
-        help="the Chinese script the video shows: hans (Simplified) or hant (Traditional)",
-    )
+    add_subtitle_flags(p)
     p.add_argument(
         "--master",
         action="append",
@@ -113,6 +95,35 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         "--exports",
         help="editor timelines, comma-separated: otio,fcpxml,fcp7,edl (with their media in "
         "timeline-package.zip)",
+    )
+
+
+def add_subtitle_flags(p: argparse.ArgumentParser) -> None:
+    """What the subtitles show and how: layers, style, captions, Chinese script."""
+    p.add_argument(
+        "--screen-text",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show each shot's 屏幕文字 as its own layer (default: with --burn-in only)",
+    )
+    p.add_argument(
+        "--style", help="subtitle style: a preset (`narrate styles`) or a JSON file of fields"
+    )
+    p.add_argument(
+        "--captions",
+        choices=["static", "highlight", "reveal"],
+        help="narration word by word (ASS and burn-in): the spoken word in the highlight "
+        "colour, or words appearing as spoken (default: the style's, static)",
+    )
+    p.add_argument(
+        "--traditional",
+        choices=["tw", "hk"],
+        help="also write subtitles.zh-Hant.* (OpenCC: tw = Taiwan phrasing, hk = Hong Kong)",
+    )
+    p.add_argument(
+        "--burn-in-script",
+        choices=["hans", "hant"],
+        help="the Chinese script the video shows: hans (Simplified) or hant (Traditional)",
     )
 
 
@@ -189,6 +200,7 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
             "original_audio",
             "extend_video",
             "screen_text",
+            "captions",
             "music_level",
             "music_duck",
             "traditional",

@@ -12,6 +12,7 @@ before it (so a frame exactly on a cue's start shows the cue)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,8 @@ if TYPE_CHECKING:  # numpy and pysubs2 load on the first burn-in, not with the C
     import pysubs2
 
 HALF_MS = 0.0005
+_SWITCH = re.compile(r"\\t\((\d+),")  # a \t(t1,t2,...) switch (word-by-word captions)
+_OVERRIDE = re.compile(r"\{[^{}]*\}")  # literal braces are written full-width
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +120,19 @@ def all_at_once(ass: pysubs2.SSAFile) -> pysubs2.SSAFile:
     out = pysubs2.SSAFile()
     out.info, out.styles = dict(ass.info), dict(ass.styles)
     for i, event in enumerate(ass.events):
-        out.append(pysubs2.SSAEvent(start=0, end=1000, text=event.text, style=event.style, layer=i))
+        text = _OVERRIDE.sub("", event.text)  # every word shown: a revealed one too
+        out.append(pysubs2.SSAEvent(start=0, end=1000, text=text, style=event.style, layer=i))
     return out
+
+
+def spans_of(subs: pysubs2.SSAFile) -> list[tuple[int, int]]:
+    """When each cue shows, and (word-by-word captions) the instant of each ``\\t`` switch
+    inside one: what shows changes there too, so each starts a state."""
+    shown = [e for e in subs.events if e.end > e.start]
+    spans = [(e.start, e.end) for e in shown]
+    return spans + [
+        (e.start + int(t), e.start + int(t)) for e in shown for t in _SWITCH.findall(e.text)
+    ]
 
 
 def prepare(ass: Path, canvas: Path, width: int, height: int, settings: Settings) -> Burn:
@@ -127,7 +141,7 @@ def prepare(ass: Path, canvas: Path, width: int, height: int, settings: Settings
     import pysubs2
 
     subs = pysubs2.load(str(ass), encoding="utf-8")
-    spans = [(e.start, e.end) for e in subs.events if e.end > e.start]
+    spans = spans_of(subs)
     burn = Burn(ass, canvas, width, height, marks_of(spans), None)
     if not spans:
         return burn

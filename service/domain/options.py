@@ -22,6 +22,7 @@ OnOverflow = Literal["fail", "squeeze", "extend"]
 Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/domain/edit.py)
 Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hong Kong)
 Script = Literal["hans", "hant"]  # Simplified or Traditional Chinese
+Captions = Literal["static", "highlight", "reveal"]  # narration word by word (karaoke.py)
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
 # EBU R128's -23 down to the loudest a streaming platform plays without turning it down.
@@ -77,6 +78,7 @@ MASTER_FIELDS = (
     "audio_only",
     "traditional",
     "burn_in_script",
+    "captions",
 )
 _JOB_ONLY = {
     "engine": "changes the voice, and synthesis runs once for every master",
@@ -114,6 +116,7 @@ class MasterOptions(_Model):
     audio_only: bool | None = Field(None, description="this master has no video.mp4")
     traditional: Traditional | None = None
     burn_in_script: Script | None = None
+    captions: Captions | None = None
     # Refused with a reason (so the 422 names masters[i].<field>), never in the schema nor in
     # a dump (a stored job's options validate again).
     engine: SkipJsonSchema[Any] = Field(None, exclude=True)
@@ -183,6 +186,11 @@ class RenderOptions(_Model):
     )
     style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
     screen_text: bool | None = Field(None, description="overrides the script's screen_text")
+    captions: Captions | None = Field(
+        None,
+        description="overrides the style's captions: 'highlight' draws the word being spoken "
+        "in the highlight colour, 'reveal' shows words as they are spoken (ASS and burn-in)",
+    )
     music_level: float = Field(
         -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
     )
@@ -273,6 +281,9 @@ class RenderOptions(_Model):
             update["speakers"] = {**spec.speakers, **self.speakers}
         if self.style:
             update["style"] = self.style
+        if self.captions:  # over the style's own (the resolved style then carries it)
+            style = update.get("style") or spec.style or StyleSpec()
+            update["style"] = style.model_copy(update={"captions": self.captions})
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec

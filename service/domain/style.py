@@ -44,8 +44,11 @@ class LayerStyle(_Model):
     )
     margin_left: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
     margin_right: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
+    highlight_color: str | None = Field(
+        None, description="the word being spoken, with captions 'highlight' (narration)"
+    )
 
-    @field_validator("color", "outline_color", "shadow_color")
+    @field_validator("color", "outline_color", "shadow_color", "highlight_color")
     @classmethod
     def _color(cls, v: str | None) -> str | None:
         if v is not None and not _COLOR.match(v):
@@ -81,6 +84,11 @@ class StyleSpec(_Model):
     translation_position: Literal["below", "above"] | None = Field(
         None, description="the translation's lines below the Chinese (default) or above it"
     )
+    captions: Literal["static", "highlight", "reveal"] | None = Field(
+        None,
+        description="narration word by word: 'highlight' (the word being spoken in the "
+        "highlight colour), 'reveal' (words appear as spoken); default 'static'",
+    )
 
     @field_validator("preset")
     @classmethod
@@ -110,6 +118,7 @@ BASE: dict[str, Any] = {
         "margin": 0.12,
         "margin_left": 0.0093,
         "margin_right": 0.0093,
+        "highlight_color": "#FFD60A",
     },
     "qualifiers": {
         "font": DEFAULT_FONT,
@@ -170,6 +179,7 @@ class Look:
     margin: float
     margin_left: float
     margin_right: float
+    highlight_color: str = "#FFD60A"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +191,7 @@ class Style:
     applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
     translation: Look | None = None  # None: the default preset's
     translation_above: bool = False
+    captions: str = "static"  # static | highlight | reveal (see subtitles/karaoke.py)
 
     @property
     def translation_look(self) -> Look:
@@ -224,6 +235,10 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
     above = (spec.translation_position or table[name].get("translation_position")) == "above"
     if above:
         applied["translation_position"] = "above"
+    captions = spec.captions or table[name].get("captions") or "static"
+    if captions not in ("static", "highlight", "reveal"):  # a bad preset file
+        raise ScriptError(f"style preset {name!r}: unknown captions {captions!r}", "style preset")
+    applied["captions"] = captions
     return Style(
         name,
         looks["narration"],
@@ -232,6 +247,7 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         applied,
         looks["translation"],
         above,
+        captions=captions,
     )
 
 

@@ -27,6 +27,7 @@ from service.domain.subtitles import (
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
+from service.pipeline.captions import word_cues
 from service.pipeline.checked import Checked
 from service.pipeline.encode_watch import ENCODE_END, encode_watch
 from service.pipeline.exports import write_timeline
@@ -139,13 +140,13 @@ class Finalizer:
         cues: list[Cue] = []
         for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
-            cues += narration_cues(seg.text, phrases, layout, following)
+            cues += narration_cues(seg.text, phrases, layout, following, k)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in placed.overlays], layout)
         if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
             shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]
             cues += screen_cues(shots, layout)
         tracks = subtitle_tracks(plan, timed, placed.overlays, cues, layout, self.converter)
-        cues = tracks.main
+        cues = word_cues(plan, placed, tracks.main, layout)  # captions: word by word
         canvas = Canvas(
             plan.video.width if plan.video else 1080,
             plan.video.height if plan.video else 1920,

@@ -54,9 +54,7 @@ def plan_masters(
         finishing = {k: v for k, v in values.items() if k in MASTER_FIELDS}
         own = merged_values(merged_values(job, finishing), master.own())
         effective = RenderOptions.model_validate(own)
-        style_spec = (
-            spec if effective.style is None else spec.model_copy(update={"style": effective.style})
-        )
+        style_spec = effective.apply(spec)  # its style, and its captions over that
         try:
             style = job_style(settings, style_spec)
         except InputError as exc:

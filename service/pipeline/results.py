@@ -146,6 +146,9 @@ class SegmentResult(BaseModel):
     sample_rate: int
     audio: str
     phrases: list[TimedPhrase]  # times into the segment's own audio (its slot starts at 0)
+    # The engine's own boundaries (words, syllables or phrases) as source spans, same times:
+    # what word-by-word captions are timed from. Empty in a result stored before them.
+    words: list[TimedPhrase] = []
     warnings: list[Notice] = []
     timings: dict[str, float] = {}
     tts_calls: dict[str, int] = {}  # engine -> requests (cache misses)

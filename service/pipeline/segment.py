@@ -156,10 +156,8 @@ class SegmentRenderer:
         ]
         t1 = time.perf_counter()
         fitted = self._fit(voiced.speech, index, slot, target_ms, fit, work)
-        name = segment_audio_name(index)
-        dsp.write_wav(work.local(name), fitted.audio, self.settings.sample_rate)
-        work.keep(name)
-        phrases = self._phrases(plan, index, voiced.speech, spoken, fitted)
+        name = self._keep(work, index, fitted.audio)
+        phrases, words = self._timed(plan, index, voiced.speech, spoken, fitted)
         t2 = time.perf_counter()
         return SegmentResult(
             index=index,
@@ -173,6 +171,7 @@ class SegmentRenderer:
             sample_rate=self.settings.sample_rate,
             audio=name,
             phrases=phrases,
+            words=words,
             warnings=warnings + fitted.warnings,
             timings={"synthesize": round(t1 - t0, 4), "fit": round(t2 - t1, 4)},
             tts_calls=calls,
@@ -203,10 +202,8 @@ class SegmentRenderer:
         warnings = [] if warned is None else [warned]
         t1 = time.perf_counter()
         fitted = self._fit(aligned.speech, index, slot, speech_target_ms(slot, fit), fit, work)
-        name = segment_audio_name(index)
-        dsp.write_wav(work.local(name), fitted.audio, self.settings.sample_rate)
-        work.keep(name)
-        phrases = self._phrases(plan, index, aligned.speech, spoken, fitted)
+        name = self._keep(work, index, fitted.audio)
+        phrases, words = self._timed(plan, index, aligned.speech, spoken, fitted)
         return SegmentResult(
             index=index,
             slot_ms=slot,
@@ -219,6 +216,7 @@ class SegmentRenderer:
             sample_rate=self.settings.sample_rate,
             audio=name,
             phrases=phrases,
+            words=words,  # the take's, carried by the alignment
             warnings=warnings + fitted.warnings,
             timings={"align": round(t1 - t0, 4), "fit": round(time.perf_counter() - t1, 4)},
             tts_calls=calls,
@@ -304,11 +302,20 @@ class SegmentRenderer:
         audio = dsp.fit_length(audio, ms_to_samples(slot, sr))
         return Fitted(audio, scale, speech_ms, residual.ratio, residual.warnings)
 
-    def _phrases(
+    def _keep(self, work: Workspace, index: int, audio: dsp.Audio) -> str:
+        """The fitted audio written into the workspace and kept: its name there."""
+        name = segment_audio_name(index)
+        dsp.write_wav(work.local(name), audio, self.settings.sample_rate)
+        work.keep(name)
+        return name
+
+    def _timed(
         self, plan: JobPlan, index: int, speech: Speech, spoken: SpokenText, fitted: Fitted
-    ) -> list[TimedPhrase]:
-        """Engines report offsets into the spoken text; subtitles need the script's offsets,
-        and the times the fit moved them to."""
+    ) -> tuple[list[TimedPhrase], list[TimedPhrase]]:
+        """The phrases, and the engine's boundaries (what word-by-word captions are timed
+        from): engines report offsets into the spoken text; subtitles need the script's
+        offsets, and the times the fit moved them to."""
         text, spec = plan.spec.segments[index].text, plan.spec
         words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
-        return timed_phrases(text, spec.line_chars, words, self.words)
+        phrases = timed_phrases(text, spec.line_chars, words, self.words)
+        return phrases, [TimedPhrase(*w) for w in words]

@@ -24,7 +24,7 @@ from service.domain.subtitles import (
     settle,
 )
 from service.domain.subtitles.bilingual import english_lines, split_translation
-from service.domain.subtitles.cues import narration_groups
+from service.domain.subtitles.cues import narration_cue, narration_groups
 from service.domain.subtitles.hant import (
     Convert,
     settle_together,
@@ -176,8 +176,7 @@ def subtitle_tracks(
         following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
         groups, converted = _grouped(seg.text, phrases, layout, following, convert)
         mine = _translated(
-            [Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(ln)) for i, j, ln in groups],
-            seg.translation,
+            [narration_cue(phrases, i, j, ln, k) for i, j, ln in groups], seg.translation
         )
         main += mine
         hant += [

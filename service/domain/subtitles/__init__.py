@@ -11,10 +11,13 @@ from service.domain.subtitles.cues import (
     narration_cues,
     timed_phrases,
 )
+from service.domain.subtitles.karaoke import CAPTION_MODES, TimedWord, timed_words
 from service.domain.subtitles.layers import overlay_cues, screen_cues, settle
+from service.domain.subtitles.words import with_words
 from service.domain.subtitles.writers import WRITERS, Canvas
 
 __all__ = [
+    "CAPTION_MODES",
     "NARRATION",
     "OVERLAY",
     "SCREEN",
@@ -24,9 +27,12 @@ __all__ = [
     "Cue",
     "Layout",
     "TimedPhrase",
+    "TimedWord",
     "narration_cues",
     "overlay_cues",
     "screen_cues",
     "settle",
     "timed_phrases",
+    "timed_words",
+    "with_words",
 ]

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from service.domain.spec import JobSpec
+from service.domain.subtitles.karaoke import TimedWord
 from service.domain.text import (
     Analysis,
     Segmenter,
@@ -38,6 +39,10 @@ class Cue:
     # The supplied translation's lines this cue shows under (or above) its own, laid out by
     # English rules (bilingual.py); never part of ``text``, which the reading speed counts.
     translation: tuple[str, ...] = ()
+    # Narration: (segment index, start, end) of the text it shows, and its words' times for
+    # word-by-word captions (karaoke.py, words.py).
+    span: tuple[int, int, int] | None = None
+    words: tuple[TimedWord, ...] = ()
 
     @property
     def text(self) -> str:
@@ -146,13 +151,25 @@ def _ends_sentence(an: Analysis, end: int) -> bool:
 
 
 def narration_cues(
-    text: str, phrases: list[TimedPhrase], layout: Layout, next_ms: int | None = None
+    text: str,
+    phrases: list[TimedPhrase],
+    layout: Layout,
+    next_ms: int | None = None,
+    segment: int = 0,
 ) -> list[Cue]:
-    """The cues of one segment (see ``narration_groups``)."""
+    """The cues of segment ``segment`` (see ``narration_groups``)."""
     return [
-        Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines))
+        narration_cue(phrases, i, j, lines, segment)
         for i, j, lines in narration_groups(text, phrases, layout, next_ms)
     ]
+
+
+def narration_cue(
+    phrases: list[TimedPhrase], i: int, j: int, lines: list[str], segment: int = 0
+) -> Cue:
+    """The cue of ``phrases[i:j]`` of segment ``segment``, showing ``lines``."""
+    span = (segment, phrases[i].start, phrases[j - 1].end)
+    return Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(lines), span=span)
 
 
 def narration_groups(

@@ -15,6 +15,7 @@ import srt
 
 from service.domain.style import DEFAULT_STYLE, Look, Style, rgba
 from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue
+from service.domain.subtitles.karaoke import Ink, karaoke_lines
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
@@ -255,7 +256,8 @@ ASS_TRANSLATION = "Translation"
 def _ass_event_text(c: Cue, canvas: Canvas) -> str:
     """The cue's lines; a bilingual narration cue's English in the Translation style
     (``\\r`` switches style inside the event, so both groups stack as one block)."""
-    own = "\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.lines))
+    lines = [_ass_text(_no_timing(line)) for line in _lines(c.lines)]
+    own = (_word_by_word(c, lines, canvas) if c.words else None) or "\\N".join(lines)
     if not c.translation:
         return own
     english = "\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.translation))
@@ -290,6 +292,16 @@ def write_ass(cues: list[Cue], canvas: Canvas) -> str:
             )
         )
     return str(subs.to_string("ass"))
+
+
+def _word_by_word(cue: Cue, lines: list[str], canvas: Canvas) -> str | None:
+    """A narration cue's text with its words switched as spoken (the style's captions)."""
+    mode = canvas.style.captions
+    if mode not in ("highlight", "reveal"):
+        return None
+    look = canvas.style.narration
+    ink = Ink(look.color, look.highlight_color, look.outline_color, look.shadow_color)
+    return karaoke_lines(lines, cue.words, cue.start_ms, mode, ink)
 
 
 WRITERS: dict[str, Callable[[list[Cue], Canvas], str]] = {

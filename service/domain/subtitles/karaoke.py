@@ -1,0 +1,206 @@
+"""Word-by-word captions (pure): when each word of a segment is spoken, and the ASS override
+tags that draw it.
+
+Words are the layout's own: jieba words for Chinese (the word segmenter), Latin words and
+numbers as the tokenizer reads them. Each is timed from the engine's boundaries (source
+spans with times, as ``segment.source_words`` maps them): a boundary that is the word (edge's
+WordBoundary) or parts of it (the neural voice's syllables) gives its onset exactly; a
+boundary holding several words (espeak speaks whole phrases) is shared among them by
+syllable count. The highlight is drawn from the first millisecond at or after the onset, so
+it never shows before the word's audio.
+
+Modes: ``static`` (the cue as it always was), ``highlight`` (the whole cue shows, the word
+being spoken in the highlight colour: ``\\t`` colour switches, so libass draws exactly one
+word highlighted; ``\\k`` karaoke would leave every spoken word in the primary colour) and
+``reveal`` (each word appears as it is spoken: its alpha switches from hidden, and the hidden
+words still hold their place, so the lines never move)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from service.domain.style import rgba
+from service.domain.text import Segmenter, syllables, tokenize
+
+Captions = Literal["static", "highlight", "reveal"]
+CAPTION_MODES: tuple[str, ...] = ("static", "highlight", "reveal")
+Bound = tuple[int, int, int, int]  # source start, end, start ms, end ms
+
+
+@dataclass(frozen=True, slots=True)
+class TimedWord:
+    """A word of a segment's text (a character span) and when it is spoken, in ms."""
+
+    start: int
+    end: int
+    text: str
+    start_ms: int
+    end_ms: int
+
+
+# The pause a reader makes at a mark inside a spoken phrase, in syllables (espeak says
+# 先看目录，再翻书 as one phrase with its comma pause; the enumeration comma is shorter).
+PAUSES = {"、": 1.0, "，": 2.0, ",": 2.0, "；": 2.0, ";": 2.0, "：": 2.0, ":": 2.0}
+PAUSES |= dict.fromkeys("。！？!?", 3.0)
+_CLOSING = "”」』）)》"
+
+
+def _pauses(text: str) -> float:
+    return sum(PAUSES.get(ch, 0.0) for ch in text)
+
+
+def _weight(text: str, language: str) -> float:
+    """How long ``text`` takes to say, in syllables: its own, and a pause at each clause
+    mark that more speech follows."""
+    spoken = text.rstrip().rstrip("".join(PAUSES) + _CLOSING)
+    return syllables(text, language) + _pauses(spoken)
+
+
+def _time_at(text: str, bound: Bound, pos: int, language: str) -> float:
+    """When the speech of ``bound`` reaches character ``pos``: its span shared out by
+    syllables and pauses (by characters where it has neither)."""
+    a, b, t0, t1 = bound
+    pos = min(max(pos, a), b)
+    total = _weight(text[a:b], language)
+    before = text[a:pos]
+    done = syllables(before, language) + _pauses(before)
+    share = min(1.0, done / total) if total > 0 else (pos - a) / max(1, b - a)
+    return t0 + (t1 - t0) * share
+
+
+def timed_words(
+    text: str, bounds: Sequence[Bound], language: str, segment: Segmenter | None = None
+) -> list[TimedWord]:
+    """Every word of ``text`` with its onset and end. A word no boundary covers (not spoken)
+    gets no time of its own: it starts and ends where the word before it ends."""
+    ordered = sorted(bounds)
+    out: list[TimedWord] = []
+    for tok in tokenize(text, segment):
+        if tok.kind not in ("cjk", "word"):
+            continue
+        a, b = tok.start, tok.start + len(tok.text)
+        over = [w for w in ordered if w[0] < b and w[1] > a]
+        if not over:  # unspoken: never highlighted, revealed with the word before
+            at = out[-1].end_ms if out else 0
+            out.append(TimedWord(a, b, tok.text, at, at))
+            continue
+        onset = math.ceil(_time_at(text, over[0], a, language) - 1e-6)
+        end = math.ceil(_time_at(text, over[-1], b, language) - 1e-6)  # the next one's onset
+        out.append(TimedWord(a, b, tok.text, onset, max(onset, end)))
+    return out
+
+
+def cue_words(words: Sequence[TimedWord], span: tuple[int, int]) -> tuple[TimedWord, ...]:
+    """The words a cue of source ``span`` shows."""
+    return tuple(w for w in words if span[0] <= w.start < span[1])
+
+
+# -- ASS ----------------------------------------------------------------------------------
+
+
+def ass_start(ms: int) -> int:
+    """An event's start as an ASS file keeps it (centiseconds, rounded as pysubs2 writes)."""
+    ms = max(0, ms)
+    return (ms + 5) // 10 * 10
+
+
+def _bgr(color: str) -> str:
+    r, g, b, _ = rgba(color)
+    return f"&H{b:02X}{g:02X}{r:02X}&"
+
+
+def _alpha(color: str) -> str:
+    return f"&H{255 - rgba(color)[3]:02X}&"
+
+
+@dataclass(frozen=True, slots=True)
+class Ink:
+    """The colours a karaoke line switches between (``#RRGGBB[AA]``)."""
+
+    color: str
+    highlight: str
+    outline: str
+    shadow: str
+
+
+def _align(line: str, words: Sequence[TimedWord], k: int) -> tuple[list[tuple[int, int]], int]:
+    """Where words ``k``.. show in ``line``: (start, end) per word found in order, matching
+    their letters and digits (the display changes only punctuation and spaces), and the
+    index of the first word not on this line."""
+    found: list[tuple[int, int]] = []
+    pos = 0
+    while k < len(words):
+        keys = [c for c in words[k].text if c.isalnum()]
+        at, first, i = pos, pos, 0
+        while i < len(keys) and at < len(line):
+            ch = line[at]
+            if ch == keys[i]:
+                first = at if i == 0 else first
+                i += 1
+            elif ch.isalnum():
+                break
+            at += 1
+        if i < len(keys):
+            break
+        tail = words[k].text[len(words[k].text.rstrip("%+'’")) :]  # 40%, C++
+        at += len(tail) if line.startswith(tail, at) else 0
+        found.append((first, at))
+        pos = at
+        k += 1
+    return found, k
+
+
+def _cut(piece: str) -> str:
+    """A piece that an override block follows: a trailing backslash would escape its brace."""
+    return piece + "\u2060" if piece.endswith("\\") else piece
+
+
+def _switch(at: int, tags: str) -> str:
+    return tags if at <= 0 else f"\\t({at},{at},{tags})"
+
+
+def karaoke_lines(
+    lines: Sequence[str],
+    words: Sequence[TimedWord],
+    event_start: int,
+    mode: str,
+    ink: Ink,
+) -> str | None:
+    """The event text of a cue whose ``lines`` are already escaped for ASS, with each word's
+    switch timed from the event's written start; None when the words cannot all be found in
+    the lines (the cue is then written static)."""
+    t0 = ass_start(event_start)
+    base, high = _bgr(ink.color), _bgr(ink.highlight)
+    shown = f"\\1a{_alpha(ink.color)}\\3a{_alpha(ink.outline)}\\4a{_alpha(ink.shadow)}"
+    out: list[str] = []
+    k, hidden = 0, False
+    for line in lines:
+        spots, nxt = _align(line, words, k)
+        text, cursor = "", 0
+        for j, (a, b) in enumerate(spots):
+            w = words[k + j]
+            on, off = w.start_ms - t0, w.end_ms - t0
+            if mode == "highlight":
+                text += _cut(line[cursor:a])
+                if off > max(on, 0):
+                    blocks = _switch(on, f"\\1c{high}") + f"\\t({off},{off},\\1c{base})"
+                    text += "{" + blocks + "}" + _cut(line[a:b]) + "{\\1c" + base + "}"
+                else:
+                    text += line[a:b]
+                cursor = b
+            else:  # reveal: from the word to the next, hidden until spoken
+                text += _cut(line[cursor:a])
+                if on > 0:
+                    text += "{\\alpha&HFF&" + _switch(on, shown) + "}"
+                    hidden = True
+                elif hidden:  # spoken at the start, after a word that was not
+                    text += "{" + shown + "}"
+                cursor = a
+        out.append(text + line[cursor:])
+        k = nxt
+    if k < len(words):
+        return None
+    return "\\N".join(out)
