@@ -14,6 +14,7 @@ from service.domain.batch import Batch, BatchItem, ItemsInvalid, item_problems
 from service.domain.errors import InputError, Problem
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
+from service.jobs.quotas import check_batch_size
 from service.jobs.service import JobService
 from service.ports import Artifact, BatchStore
 
@@ -44,15 +45,12 @@ class BatchService:
         self.store = store
         self.settings = jobs.settings
 
-    def check_size(self, n: int) -> None:
-        limit = self.settings.batch_max_items
-        if n > limit:
-            raise InputError(
-                f"the batch has {n} items, over the limit of {limit} (batch_max_items)",
-                loc=("items",),
-            )
-        if n == 0:
-            raise InputError("the batch has no items (script parts or 'items')", loc=("items",))
+    def check_size(self, tenant: str, n: int) -> None:
+        """The tenant's max batch items (its key's, else the setting's), or InputError."""
+        if self.jobs.quotas is not None:
+            self.jobs.quotas.check_batch(tenant, n)
+        else:
+            check_batch_size(tenant, n, self.settings.batch_max_items)
 
     def submit(
         self,
@@ -65,7 +63,7 @@ class BatchService:
         """Plan every item, then store the batch and its jobs; any item refused refuses the
         whole batch (ItemsInvalid, nothing stored) unless ``partial``: then the good ones are
         stored and the refused listed. False: an Idempotency-Key replay (that batch)."""
-        self.check_size(len(items))
+        self.check_size(tenant, len(items))
         self.jobs.admit(tenant, len(items))  # its items as queued jobs, itself one submission
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
