@@ -128,7 +128,8 @@ class BatchService:
 
     def jobs_of(self, batch: Batch) -> list[tuple[BatchItem, Job | None]]:
         """Each item with its job (None: deleted since)."""
-        return [(item, self.jobs.store.get(item.job)) for item in batch.items]
+        found = self.jobs.store.get_many([item.job for item in batch.items])  # one round trip
+        return list(zip(batch.items, found, strict=True))
 
     def cancel(self, batch: Batch) -> int:
         """Cancel every unfinished item (a finished one stays, artifacts and all)."""

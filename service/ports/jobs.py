@@ -3,7 +3,7 @@ fleet-wide metrics."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -89,6 +89,10 @@ class JobStore(Protocol):
     def discard(self, job: Job) -> None: ...
 
     def get(self, job_id: str) -> Job | None: ...
+
+    def get_many(self, job_ids: Sequence[str]) -> list[Job | None]:
+        """Each job (None: absent), in the order asked, in one round trip."""
+        ...
 
     def status(self, job_id: str) -> str | None: ...
 
