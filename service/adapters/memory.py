@@ -220,7 +220,7 @@ class MemoryJobStore(MemoryEventLog):
         pass
 
     def fleet(self, dead_after: float) -> Fleet:
-        return Fleet(["memory"], [])
+        return Fleet(["memory"], [], "memory", 0.0)  # the fleet's drain dispatches
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         return 0

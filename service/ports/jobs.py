@@ -32,10 +32,12 @@ class Queue(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Fleet:
-    """The workers by their heartbeats."""
+    """The workers by their heartbeats, and the fair-share dispatcher by its lease."""
 
     live: list[str]  # worker instances ("<hostname> <pid>") that beat within dead_after
     dead: list[str]
+    dispatcher: str | None = None  # the lease's holder now (None: nobody holds it)
+    dispatcher_seen: float | None = None  # seconds since the lease was last held (None: never)
 
 
 @dataclass(frozen=True, slots=True)

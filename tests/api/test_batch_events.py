@@ -132,3 +132,36 @@ def test_a_batchs_deliveries_list_its_batch_completed_tries_for_its_tenant_only(
     job = batch["items"][0]["job"]  # the item's own event is the job's, not the batch's
     assert {t["event"] for t in alpha.get(f"/v1/jobs/{job}/deliveries").json()} == {"job.succeeded"}
     assert beta.get(f"/v1/batches/{batch['id']}/deliveries").status_code == 404
+
+
+def _narrate_follows(fleet: Fleet, batch_id: str) -> tuple[dict[str, Any], list[str], str]:
+    """What `narrate batch` ends on, the paths it asked for and its (plain) lines."""
+    import io
+
+    from service.cli_batch import Table, _follow
+
+    asked: list[str] = []
+    out = io.StringIO()
+    with fleet.client() as c:
+        c.event_hooks["request"] = [lambda req: asked.append(req.url.path)]
+        return _follow(c, batch_id, Table(out)), asked, out.getvalue()
+
+
+def test_narrate_batch_follows_the_batchs_stream_and_polls_when_it_is_refused(
+    fleet: Fleet,
+) -> None:
+    body = {"items": [item("one"), item("two")], "options": {"engine": "espeak"}}
+    with fleet.client() as c:
+        batch_id = c.post("/v1/batches", json=body).json()["id"]
+    fleet.work()
+    state, asked, lines = _narrate_follows(fleet, batch_id)
+    assert [i["status"] for i in state["items"]] == ["succeeded", "succeeded"]
+    assert asked == [f"/v1/batches/{batch_id}/events", f"/v1/batches/{batch_id}"]
+    assert [line.split()[:2] for line in lines.splitlines()] == [
+        ["one", "succeeded"],
+        ["two", "succeeded"],
+    ]
+    fleet.app.state.event_streams = fleet.settings.max_event_streams  # full: 503
+    state, asked, _ = _narrate_follows(fleet, batch_id)
+    assert state["counts"]["succeeded"] == 2
+    assert asked == [f"/v1/batches/{batch_id}/events", f"/v1/batches/{batch_id}"]
