@@ -142,8 +142,7 @@ class BatchService:
     def artifacts(self, batch: Batch) -> Iterator[tuple[str, Artifact]]:
         """``<name>/<file>`` and the artifact, for every published file of every item, read
         as the caller iterates (the zip streams them one by one)."""
-        for item in batch.items:
-            job = self.jobs.store.get(item.job)
+        for item, job in self.jobs_of(batch):
             if job is None:
                 continue
             for name in job.artifacts:
