@@ -45,12 +45,14 @@ class BatchService:
         self.store = store
         self.settings = jobs.settings
 
-    def check_size(self, tenant: str, n: int) -> None:
-        """The tenant's max batch items (its key's, else the setting's), or InputError."""
+    def max_items(self, tenant: str) -> int:
+        """The tenant's max batch items: its key's --max-batch-items, else the setting."""
         if self.jobs.quotas is not None:
-            self.jobs.quotas.check_batch(tenant, n)
-        else:
-            check_batch_size(tenant, n, self.settings.batch_max_items)
+            return self.jobs.quotas.limits(tenant)["max_batch_items"]
+        return self.settings.batch_max_items
+
+    def check_size(self, tenant: str, n: int) -> None:
+        check_batch_size(tenant, n, self.max_items(tenant))
 
     def submit(
         self,

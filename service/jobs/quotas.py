@@ -33,11 +33,6 @@ class QuotaGate:
             "weight": own.get("weight", 1),  # the tenant's fair share (service/jobs/dispatch.py)
         }
 
-    def check_batch(self, tenant: str, n: int) -> None:
-        """InputError unless a batch of ``n`` items is within the tenant's max batch items
-        (its key's --max-batch-items, else NARRATE_BATCH_MAX_ITEMS)."""
-        check_batch_size(tenant, n, self.limits(tenant)["max_batch_items"])
-
     def running(self, tenant: str) -> int:
         return self.port.in_use(tenant)[1]
 
@@ -72,6 +67,8 @@ class QuotaGate:
 
 
 def check_batch_size(tenant: str, n: int, limit: int) -> None:
+    """InputError unless a batch of ``n`` items is within the tenant's max batch items
+    (its key's --max-batch-items, else NARRATE_BATCH_MAX_ITEMS)."""
     if n > limit:
         raise InputError(
             f"the batch has {n} items, over tenant {tenant}'s limit of {limit} "
