@@ -1,6 +1,7 @@
 """`narrate batch PATH...`: submit a folder of scripts (or files) as one batch, follow it in
-one live table (on a terminal; plain lines otherwise), download every item into
-``OUT/<name>/``; and `narrate render` with several scripts, one folder each."""
+one live table (on a terminal; plain lines otherwise) drawn again at each of the batch's
+events (polled when the stream drops), download every item into ``OUT/<name>/``; and
+`narrate render` with several scripts, one folder each."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -128,12 +128,16 @@ def _post(client: httpx.Client, args: argparse.Namespace, scripts: list[Path]) -
 
 
 def _follow(client: httpx.Client, batch_id: str, table: Table) -> dict[str, Any]:
-    while True:
+    """The batch's event stream (GET /v1/batches/{id}/events) followed to its end, the
+    table drawn again at each event; polled every 0.5 s once the stream fails."""
+    from service.client import follow_events
+
+    def check() -> dict[str, Any] | None:
         state: dict[str, Any] = client.get(f"/v1/batches/{batch_id}").json()
         table(state["items"])
-        if all(i["status"] in ENDED for i in state["items"]):
-            return state
-        time.sleep(0.5)
+        return state if all(i["status"] in ENDED for i in state["items"]) else None
+
+    return follow_events(client, f"/v1/batches/{batch_id}/events", check)
 
 
 def _download(client: httpx.Client, state: dict[str, Any], out: Path) -> None:

@@ -43,6 +43,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
     if args.keys_command == "create":
         flags = {"max_queued": args.max_queued, "max_running": args.max_running}
         flags |= {"per_minute": args.per_minute, "weight": args.weight}
+        flags["max_batch_items"] = args.max_batch_items
         limits = {k: v for k, v in flags.items() if v}
         print(keys.create(args.name, limits))
     elif args.keys_command == "list":
@@ -131,6 +132,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         ("--max-queued", "queued jobs (default NARRATE_MAX_QUEUED_JOBS)"),
         ("--max-running", "running jobs (default NARRATE_MAX_RUNNING_JOBS)"),
         ("--per-minute", "submissions a minute (default NARRATE_SUBMISSIONS_PER_MINUTE)"),
+        ("--max-batch-items", "items in one batch (default NARRATE_BATCH_MAX_ITEMS)"),
         ("--weight", "share of the fleet when tenants wait at once (default 1)"),
     ):
         kc.add_argument(flag, type=_at_least_one, metavar="N", help=f"the tenant's {what}")

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
@@ -81,31 +82,45 @@ ENDED = ("succeeded", "failed", "canceled")
 
 
 def follow(client: httpx.Client, job_id: str, bar: ProgressBar) -> dict[str, Any]:
-    """Follow the job's event stream (GET /v1/jobs/{id}/events) to its end, reconnecting
-    with Last-Event-ID after a drop; poll every 0.5 s once the stream fails twice running."""
+    """Follow the job's event stream (GET /v1/jobs/{id}/events) to its end, the bar drawn
+    at each event (polling once the stream fails: see follow_events)."""
+
+    def check() -> dict[str, Any] | None:
+        state: dict[str, Any] = client.get(f"/v1/jobs/{job_id}").json()
+        bar(state["progress"], f"{state['status']} {state['stage']}")
+        return state if state["status"] in ENDED else None
+
+    return follow_events(client, f"/v1/jobs/{job_id}/events", check)
+
+
+def follow_events(
+    client: httpx.Client, path: str, check: Callable[[], dict[str, Any] | None]
+) -> dict[str, Any]:
+    """Follow the event stream at ``path`` (a job's or a batch's), calling ``check`` (read
+    the resource, show it; its final state once it has ended, else None) at each event,
+    reconnecting with Last-Event-ID after a drop; ``check`` every 0.5 s instead once the
+    stream is refused or fails twice running."""
     last, drops = "", 0
     while drops < 2:
         try:
             headers = {"Last-Event-ID": last} if last else {}
-            with client.stream("GET", f"/v1/jobs/{job_id}/events", headers=headers) as r:
+            with client.stream("GET", path, headers=headers) as r:
                 if r.status_code != 200:
                     break
                 for line in r.iter_lines():
                     if line.startswith("id: "):
                         last, drops = line[4:], 0
                     elif line.startswith("data: "):
-                        state: dict[str, Any] = client.get(f"/v1/jobs/{job_id}").json()
-                        bar(state["progress"], f"{state['status']} {state['stage']}")
-                        if state["status"] in ENDED:
-                            return state
+                        found = check()
+                        if found is not None:
+                            return found
         except httpx.HTTPError:
             pass
         drops += 1
     while True:
-        state = client.get(f"/v1/jobs/{job_id}").json()
-        bar(state["progress"], f"{state['status']} {state['stage']}")
-        if state["status"] in ENDED:
-            return state
+        found = check()
+        if found is not None:
+            return found
         time.sleep(0.5)
 
 

@@ -173,6 +173,9 @@ class Settings(BaseSettings):
     dispatch_interval: float = Field(default=0.05, gt=0)
     dispatch_lease: float = Field(default=3.0, gt=0)
     dispatch_in_worker: bool = True
+    # /readyz is unavailable when fair share is on and no dispatcher has held the lease for
+    # this long (the lanes are filling and nothing moves them to the queue).
+    dispatch_dead_after: float = Field(default=15.0, gt=0)
     embedded_redis_port: int = 6399
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
 

@@ -50,9 +50,9 @@ class KeyStore:
         return self._cache[1]
 
     def create(self, tenant: str, limits: dict[str, int] | None = None) -> str:
-        """A new key for ``tenant``; ``limits`` (max_queued, max_running, per_minute, weight)
-        are the tenant's own quotas and fair-share weight while it holds this key
-        (service/jobs/quotas.py, service/jobs/dispatch.py)."""
+        """A new key for ``tenant``; ``limits`` (max_queued, max_running, per_minute,
+        max_batch_items, weight) are the tenant's own quotas and fair-share weight while it
+        holds this key (service/jobs/quotas.py, service/jobs/dispatch.py)."""
         if not _TENANT.match(tenant):
             raise InputError(
                 f"tenant name {tenant!r} must be lowercase letters, digits, '-' or '_' (max 64)"

@@ -118,6 +118,53 @@ def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Un
     assert [j.id for j in running] == ["a3"]
 
 
+def test_many_jobs_are_read_at_once_in_the_order_asked(under: Under) -> None:
+    for i in range(3):
+        under.store.create(job(f"a{i}", n=2))
+    under.store.set_segment("a1", 1, state="done", engine="espeak")
+    assert under.store.advance("a2", "running", stage="synthesize")
+    found = under.store.get_many(["a2", "gone", "a0", "a1", "a2"])
+    assert [j.id if j else None for j in found] == ["a2", None, "a0", "a1", "a2"]
+    assert found == [under.store.get(i) for i in ["a2", "gone", "a0", "a1", "a2"]]
+    assert found[3] is not None and found[3].segments[1] == {"state": "done", "engine": "espeak"}
+    assert found[0] is not None and found[0].status == "running" and found[0] is not found[4]
+    assert under.store.get_many([]) == []
+
+
+@pytest.mark.integration
+def test_redis_reads_many_jobs_in_one_round_trip(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.adapters.jobstore import JobStore as RedisJobStore
+
+    store = RedisJobStore.from_url(redis_url, 2.0, 2.0)
+    store.r.flushdb()
+    for i in range(20):
+        store.create(job(f"a{i}"))
+    trips: list[int] = []
+    pipeline = store.r.pipeline
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        pipe = pipeline(*args, **kw)
+        execute = pipe.execute
+
+        def once(*a: Any, **k: Any) -> Any:
+            trips.append(len(pipe.command_stack))
+            return execute(*a, **k)
+
+        pipe.execute = once
+        return pipe
+
+    def refused(*args: Any, **kw: Any) -> Any:
+        raise AssertionError(f"a command of its own: {args}")
+
+    monkeypatch.setattr(store.r, "pipeline", counted)
+    monkeypatch.setattr(store.r, "execute_command", refused)
+    found = store.get_many([f"a{i}" for i in range(20)])
+    assert [j.id for j in found if j] == [f"a{i}" for i in range(20)]
+    assert trips == [40]  # the record and the segments of each, one pipeline
+
+
 def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
     made, _ = under.store.create(job("a1"), ("k", "body-1"))
     under.store.deliveries("a1", "finalize")
@@ -202,6 +249,7 @@ def test_an_unreachable_redis_is_a_store_unavailable_error_not_a_redis_one() -> 
     guard = RedisGuard(store.r, "edge", 2, 3, 1.0)
     calls: list[Callable[[], object]] = [
         lambda: store.get("a1"),
+        lambda: store.get_many(["a1", "a2"]),
         lambda: store.create(job("a1")),
         lambda: store.fleet(10.0),
         lambda: Metrics(store.r).tts_calls(),

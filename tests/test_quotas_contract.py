@@ -1,6 +1,6 @@
 """One contract, two Quotas: the Redis one (a token bucket in one Lua step, on a key that
 expires; queued/running counts moved by the job store's own scripts) and the in-memory twin
-the fast tier runs on. Plus `narrate keys create --max-queued/--max-running/--per-minute/--weight`."""
+the fast tier runs on. Plus `narrate keys create --max-queued/--max-running/--per-minute/--max-batch-items/--weight`."""
 
 from __future__ import annotations
 
@@ -85,12 +85,13 @@ def test_keys_create_stores_the_tenants_own_limits(
 ) -> None:
     monkeypatch.setenv("NARRATE_DATA_DIR", str(tmp_path))
     made = narrate(
-        "keys", "create", "gamma", "--max-queued", "7", "--per-minute", "30", "--weight", "3"
-    )
+        "keys", "create", "gamma", "--max-queued", "7", "--per-minute", "30", "--weight", "3",
+        "--max-batch-items", "5",
+    )  # fmt: skip
     bad = narrate("keys", "create", "delta", "--max-running", "0")
     assert made.returncode == 0, made.stderr
     entry = next(iter(json.loads((tmp_path / "keys.json").read_text()).values()))
-    assert entry["limits"] == {"max_queued": 7, "per_minute": 30, "weight": 3}
+    assert entry["limits"] == {"max_queued": 7, "per_minute": 30, "weight": 3, "max_batch_items": 5}
     assert bad.returncode == 2 and "'0' is not a whole number of at least 1" in bad.stderr
 
 

@@ -4,6 +4,7 @@ worker held (a mixin of the job store: same client, same timeouts).
 Keys:
   narrate:workers        hash: worker instance ("<hostname> <pid>") -> last beat (Redis clock)
   narrate:workers:held   hash: worker instance -> JSON list of the delivery tags it holds
+  narrate:dispatcher, narrate:dispatcher:held   the dispatcher's lease (read: lanes.py)
 
 kombu's Redis transport keeps each delivered, unacked message in the ``unacked`` hash (tag
 -> [message, exchange, routing key]) and the ``unacked_index`` zset (tag -> when delivered),
@@ -18,6 +19,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from service.adapters.lanes import LEASE, LEASE_HELD
 from service.adapters.redis_errors import store_errors
 from service.ports import Fleet
 
@@ -44,15 +46,19 @@ class FleetStore:
         pipe.execute()
 
     def fleet(self, dead_after: float) -> Fleet:
-        """Every worker instance by its last beat, on Redis's clock: one round trip, reads
-        only (so a Redis that takes no writes for a moment still answers)."""
+        """Every worker instance by its last beat, and the dispatcher lease's holder and
+        when it was last held, on Redis's clock: one round trip, reads only (so a Redis that
+        takes no writes for a moment still answers)."""
         pipe = self.r.pipeline(transaction=False)
         pipe.time()
         pipe.hgetall(WORKERS)
-        (seconds, micros), beats = pipe.execute()
+        pipe.get(LEASE)
+        pipe.get(LEASE + LEASE_HELD)
+        (seconds, micros), beats, holder, held = pipe.execute()
         now = seconds + micros / 1e6
         live = sorted(w for w, beat in beats.items() if now - float(beat) <= dead_after)
-        return Fleet(live, sorted(set(beats) - set(live)))
+        seen = None if held is None else max(0.0, now - float(held))
+        return Fleet(live, sorted(set(beats) - set(live)), holder, seen)
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         """Put every message ``worker`` held back at the head of ``queue`` and forget the

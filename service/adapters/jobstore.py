@@ -34,6 +34,7 @@ from pydantic_core import to_jsonable_python
 
 from service.adapters.fleet import FleetStore
 from service.adapters.jobevents import JobEventLog
+from service.adapters.jobread import JobReads
 from service.adapters.jobsweep import JobSweep
 from service.adapters.lanes import LANES
 from service.adapters.redis_errors import store_errors
@@ -50,7 +51,6 @@ from service.adapters.redis_scripts import (
 )
 from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job, page_cursor, parse_cursor
-from service.domain.notices import stored_error, stored_warnings
 
 PREFIX = "narrate:"
 
@@ -94,7 +94,7 @@ def _field(value: Any) -> str | int | float:
 
 
 @store_errors
-class JobStore(FleetStore, JobEventLog):
+class JobStore(JobReads, FleetStore, JobEventLog):
     """Every method raises StoreUnavailable for a Redis error (``store_errors``)."""
 
     def __init__(self, client: redis.Redis) -> None:
@@ -190,36 +190,6 @@ class JobStore(FleetStore, JobEventLog):
         self.r.delete(key("job", job.id, "events"))
 
     # -- reading --------------------------------------------------------------------------
-    def get(self, job_id: str) -> Job | None:
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hgetall(key("job", job_id))
-        pipe.hgetall(key("job", job_id, "seg"))
-        data, segs = pipe.execute()
-        if "id" not in data:  # absent, or only a stray field of a deleted job
-            return None
-        return Job(
-            id=data["id"],
-            tenant=data["tenant"],
-            status=data["status"],
-            created=float(data["created"]),
-            updated=float(data["updated"]),
-            spec=json.loads(data["spec"]),
-            options=json.loads(data["options"]),
-            has_video=data.get("has_video") == "1",
-            has_music=data.get("has_music") == "1",
-            segments_total=int(data["segments_total"]),
-            error=stored_error(data.get("error"), data["status"]),
-            warnings=stored_warnings(data.get("warnings")),
-            timings=json.loads(data.get("timings") or "{}"),
-            artifacts=json.loads(data.get("artifacts") or "[]"),
-            stage=data.get("stage", ""),
-            stage_progress=float(data.get("stage_progress") or 0),
-            segments={int(k): json.loads(v) for k, v in segs.items()},
-            parent=data.get("parent") or None,
-            plan=json.loads(data.get("plan") or "{}"),
-            batch=data.get("batch") or None,
-        )
-
     def status(self, job_id: str) -> str | None:
         status: str | None = self.r.hget(key("job", job_id), "status")
         return status
@@ -244,11 +214,11 @@ class JobStore(FleetStore, JobEventLog):
             if not batch:
                 break
             offset += len(batch)
-            for job_id, score in batch:
+            found = self.get_many([job_id for job_id, _ in batch])  # one round trip a page
+            for (job_id, score), job in zip(batch, found, strict=True):
                 # Members of one score come in reverse lexical order: skip down to the cursor.
                 if below is not None and int(score) == below[0] and job_id >= below[1]:
                     continue
-                job = self.get(job_id)
                 if job and (status is None or job.status == status):
                     out.append(job)
                     if len(out) == limit:

@@ -5,6 +5,8 @@ Keys:
   narrate:lane:<tenant>  list: the tenant's waiting task messages, kombu's bytes; pushed on
                          the left, taken from the right (as kombu's own queue list)
   narrate:dispatcher     string: the dispatcher lease's holder (expires unless renewed)
+  narrate:dispatcher:held  string: when the lease was last taken or renewed (Redis's clock;
+                         /readyz tells from it how long no dispatcher has worked)
 
 A message is in exactly one place at a time: a lane, the broker's queue list, or kombu's
 unacked hash. The move from a lane to the queue is one Lua step (checked against the head
@@ -20,6 +22,7 @@ from service.adapters.redis_errors import store_errors
 LANES = "narrate:lanes"
 LANE_PREFIX = "narrate:lane:"
 LEASE = "narrate:dispatcher"
+LEASE_HELD = ":held"  # the lease's name + this: when it was last held
 
 
 def lane_key(tenant: str) -> str:
@@ -53,11 +56,14 @@ for _, t in ipairs(ARGV) do
 end
 """
 
-# KEYS: lease. ARGV: holder, ms. Taken if free, renewed if ours; 1 held, 0 another's.
+# KEYS: lease, its held time. ARGV: holder, ms. Taken if free, renewed if ours (and the time
+# written, Redis's own); 1 held, 0 another's.
 ACQUIRE = """
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+local t = redis.call('TIME')
+redis.call('SET', KEYS[2], t[1] .. '.' .. string.format('%06d', tonumber(t[2])))
 return 1
 """
 
@@ -125,7 +131,8 @@ class RedisLease:
         self._release = client.register_script(RELEASE)
 
     def acquire(self, holder: str, seconds: float) -> bool:
-        return bool(self._acquire(keys=[self.name], args=[holder, int(seconds * 1000)]))
+        keys = [self.name, self.name + LEASE_HELD]
+        return bool(self._acquire(keys=keys, args=[holder, int(seconds * 1000)]))
 
     def release(self, holder: str) -> None:
         self._release(keys=[self.name], args=[holder])

@@ -13,7 +13,7 @@ import copy
 import json
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -98,6 +98,10 @@ class MemoryJobStore(MemoryEventLog):
     def get(self, job_id: str) -> Job | None:
         with self._lock:
             return self._copy(job_id) if job_id in self._jobs else None
+
+    def get_many(self, job_ids: Sequence[str]) -> list[Job | None]:
+        with self._lock:  # one consistent read, as the Redis store's one round trip
+            return [self._copy(j) if j in self._jobs else None for j in job_ids]
 
     def status(self, job_id: str) -> str | None:
         with self._lock:
@@ -216,7 +220,7 @@ class MemoryJobStore(MemoryEventLog):
         pass
 
     def fleet(self, dead_after: float) -> Fleet:
-        return Fleet(["memory"], [])
+        return Fleet(["memory"], [], "memory", 0.0)  # the fleet's drain dispatches
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         return 0

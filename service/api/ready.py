@@ -10,7 +10,7 @@ from collections.abc import Callable
 import anyio
 from fastapi import FastAPI
 
-Checks = dict[str, bool | int]
+Checks = dict[str, bool | int | float | None]
 
 
 class ReadyCache:

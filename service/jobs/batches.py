@@ -14,6 +14,7 @@ from service.domain.batch import Batch, BatchItem, ItemsInvalid, item_problems
 from service.domain.errors import InputError, Problem
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
+from service.jobs.quotas import check_batch_size
 from service.jobs.service import JobService
 from service.ports import Artifact, BatchStore
 
@@ -44,15 +45,14 @@ class BatchService:
         self.store = store
         self.settings = jobs.settings
 
-    def check_size(self, n: int) -> None:
-        limit = self.settings.batch_max_items
-        if n > limit:
-            raise InputError(
-                f"the batch has {n} items, over the limit of {limit} (batch_max_items)",
-                loc=("items",),
-            )
-        if n == 0:
-            raise InputError("the batch has no items (script parts or 'items')", loc=("items",))
+    def max_items(self, tenant: str) -> int:
+        """The tenant's max batch items: its key's --max-batch-items, else the setting."""
+        if self.jobs.quotas is not None:
+            return self.jobs.quotas.limits(tenant)["max_batch_items"]
+        return self.settings.batch_max_items
+
+    def check_size(self, tenant: str, n: int) -> None:
+        check_batch_size(tenant, n, self.max_items(tenant))
 
     def submit(
         self,
@@ -65,7 +65,7 @@ class BatchService:
         """Plan every item, then store the batch and its jobs; any item refused refuses the
         whole batch (ItemsInvalid, nothing stored) unless ``partial``: then the good ones are
         stored and the refused listed. False: an Idempotency-Key replay (that batch)."""
-        self.check_size(len(items))
+        self.check_size(tenant, len(items))
         self.jobs.admit(tenant, len(items))  # its items as queued jobs, itself one submission
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
@@ -130,7 +130,8 @@ class BatchService:
 
     def jobs_of(self, batch: Batch) -> list[tuple[BatchItem, Job | None]]:
         """Each item with its job (None: deleted since)."""
-        return [(item, self.jobs.store.get(item.job)) for item in batch.items]
+        found = self.jobs.store.get_many([item.job for item in batch.items])  # one round trip
+        return list(zip(batch.items, found, strict=True))
 
     def cancel(self, batch: Batch) -> int:
         """Cancel every unfinished item (a finished one stays, artifacts and all)."""
@@ -143,8 +144,7 @@ class BatchService:
     def artifacts(self, batch: Batch) -> Iterator[tuple[str, Artifact]]:
         """``<name>/<file>`` and the artifact, for every published file of every item, read
         as the caller iterates (the zip streams them one by one)."""
-        for item in batch.items:
-            job = self.jobs.store.get(item.job)
+        for item, job in self.jobs_of(batch):
             if job is None:
                 continue
             for name in job.artifacts:

@@ -1,13 +1,14 @@
 """Each tenant's quotas, checked at the door before anything is planned or stored: queued
 jobs, running jobs and submissions a minute (the settings, or the tenant's key's own). Past
-one, QuotaExceeded (429) names the limit, its value and the use."""
+one, QuotaExceeded (429) names the limit, its value and the use. A batch's size (max batch
+items) is a limit of the request, not of the time: over it, a 422 (InputError) names both."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from service.config import Settings
-from service.domain.errors import QuotaExceeded
+from service.domain.errors import InputError, QuotaExceeded
 from service.ports import Quotas
 
 # A job count frees up when a job starts or ends: no exact time to give, a short wait.
@@ -28,6 +29,7 @@ class QuotaGate:
             "max_queued": own.get("max_queued", s.max_queued_jobs),
             "max_running": own.get("max_running", s.max_running_jobs),
             "per_minute": own.get("per_minute", s.submissions_per_minute),
+            "max_batch_items": own.get("max_batch_items", s.batch_max_items),
             "weight": own.get("weight", 1),  # the tenant's fair share (service/jobs/dispatch.py)
         }
 
@@ -62,3 +64,16 @@ class QuotaGate:
                 f"try again in {wait:.1f}s",
                 wait,
             )
+
+
+def check_batch_size(tenant: str, n: int, limit: int) -> None:
+    """InputError unless a batch of ``n`` items is within the tenant's max batch items
+    (its key's --max-batch-items, else NARRATE_BATCH_MAX_ITEMS)."""
+    if n > limit:
+        raise InputError(
+            f"the batch has {n} items, over tenant {tenant}'s limit of {limit} "
+            "(batch_max_items: NARRATE_BATCH_MAX_ITEMS or the key's --max-batch-items)",
+            loc=("items",),
+        )
+    if n == 0:
+        raise InputError("the batch has no items (script parts or 'items')", loc=("items",))

@@ -212,15 +212,28 @@ class JobService(JobParts):
         return "deleted"
 
     # -- operations ------------------------------------------------------------------------
-    def readiness(self) -> dict[str, bool | int]:
-        """Redis answers, and how many workers beat within ``worker_dead_after``: one read on
-        the job store's client (its timeout is NARRATE_REDIS_TIMEOUT). Never a Celery ping,
-        which holds a broker connection while it waits for another one."""
+    def readiness(self) -> dict[str, bool | int | float | None]:
+        """Redis answers, how many workers beat within ``worker_dead_after`` and, with fair
+        share, whether a dispatcher holds its lease (``dispatcher``) and how long ago one
+        last did (``dispatcher_seen``, seconds; None: never): one read on the job store's
+        client (its timeout is NARRATE_REDIS_TIMEOUT). Never a Celery ping, which holds a
+        broker connection while it waits for another one. ``ready``: the answer."""
+        s = self.settings
         try:
-            fleet = self.store.fleet(self.settings.worker_dead_after)
+            fleet = self.store.fleet(s.worker_dead_after)
         except StoreUnavailable:
-            return {"redis": False, "workers": 0}
-        return {"redis": True, "workers": len(fleet.live)}
+            return {"redis": False, "workers": 0, "ready": False}
+        checks: dict[str, bool | int | float | None] = {"redis": True, "workers": len(fleet.live)}
+        dispatching = True
+        if s.fair_share:
+            seen = fleet.dispatcher_seen
+            checks["dispatcher"] = fleet.dispatcher is not None
+            checks["dispatcher_seen"] = None if seen is None else round(seen, 1)
+            dispatching = fleet.dispatcher is not None or (
+                seen is not None and seen <= s.dispatch_dead_after
+            )
+        checks["ready"] = bool(fleet.live) and dispatching
+        return checks
 
     def count_stored_jobs(self, stop: threading.Event, retry: float = 30.0) -> None:
         """Once per store: count the jobs kept from before the per-state counters (a scan);

@@ -3,7 +3,7 @@ fleet-wide metrics."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,10 +32,12 @@ class Queue(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Fleet:
-    """The workers by their heartbeats."""
+    """The workers by their heartbeats, and the fair-share dispatcher by its lease."""
 
     live: list[str]  # worker instances ("<hostname> <pid>") that beat within dead_after
     dead: list[str]
+    dispatcher: str | None = None  # the lease's holder now (None: nobody holds it)
+    dispatcher_seen: float | None = None  # seconds since the lease was last held (None: never)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,10 @@ class JobStore(Protocol):
     def discard(self, job: Job) -> None: ...
 
     def get(self, job_id: str) -> Job | None: ...
+
+    def get_many(self, job_ids: Sequence[str]) -> list[Job | None]:
+        """Each job (None: absent), in the order asked, in one round trip."""
+        ...
 
     def status(self, job_id: str) -> str | None: ...
 

@@ -99,3 +99,69 @@ def test_batch_completed_is_sent_once_with_counts_to_who_asked(
         assert body["data"]["counts"] == {"succeeded": 2, "total": 2}
         assert [i["name"] for i in body["data"]["items"]] == ["a", "b"]
     assert got[f"msg_{batch_id}_batch_completed_url0"].path == "/hook?own"
+
+
+def test_a_batchs_deliveries_list_its_batch_completed_tries_for_its_tenant_only(
+    tmp_path: Path,
+) -> None:
+    from service.keys import KeyStore
+    from tests.api.test_webhooks import _send_all
+
+    failing = Receiver(fail_first=1).start()
+    fleet = make_fleet(tmp_path, webhook_allow_private=True, require_keys=True)
+    keys = KeyStore(fleet.settings.keys_file)
+    alpha, beta = fleet.client(keys.create("alpha")), fleet.client(keys.create("beta"))
+    try:
+        hook = {"url": failing.url, "events": ["batch.completed", "job.succeeded"]}
+        endpoint = alpha.post("/v1/webhooks", json=hook).json()["id"]
+        body = {"items": [item("a")], "options": {"engine": "espeak"}}
+        batch = alpha.post("/v1/batches", json=body).json()
+        assert alpha.get(f"/v1/batches/{batch['id']}/deliveries").json() == []
+        fleet.work()
+        _send_all(fleet)
+    finally:
+        failing.stop()
+    tries = alpha.get(f"/v1/batches/{batch['id']}/deliveries").json()
+    assert [(t["event"], t["http_status"]) for t in tries] == [
+        ("batch.completed", 500),
+        ("batch.completed", 204),
+    ]
+    assert {t["webhook_id"] for t in tries} == {f"msg_{batch['id']}_batch_completed_{endpoint}"}
+    assert tries[0]["endpoint"] == endpoint and tries[0]["error"] == "HTTP 500"
+    assert tries[0]["next_try"] > tries[0]["time"] and tries[1]["next_try"] is None
+    job = batch["items"][0]["job"]  # the item's own event is the job's, not the batch's
+    assert {t["event"] for t in alpha.get(f"/v1/jobs/{job}/deliveries").json()} == {"job.succeeded"}
+    assert beta.get(f"/v1/batches/{batch['id']}/deliveries").status_code == 404
+
+
+def _narrate_follows(fleet: Fleet, batch_id: str) -> tuple[dict[str, Any], list[str], str]:
+    """What `narrate batch` ends on, the paths it asked for and its (plain) lines."""
+    import io
+
+    from service.cli_batch import Table, _follow
+
+    asked: list[str] = []
+    out = io.StringIO()
+    with fleet.client() as c:
+        c.event_hooks["request"] = [lambda req: asked.append(req.url.path)]
+        return _follow(c, batch_id, Table(out)), asked, out.getvalue()
+
+
+def test_narrate_batch_follows_the_batchs_stream_and_polls_when_it_is_refused(
+    fleet: Fleet,
+) -> None:
+    body = {"items": [item("one"), item("two")], "options": {"engine": "espeak"}}
+    with fleet.client() as c:
+        batch_id = c.post("/v1/batches", json=body).json()["id"]
+    fleet.work()
+    state, asked, lines = _narrate_follows(fleet, batch_id)
+    assert [i["status"] for i in state["items"]] == ["succeeded", "succeeded"]
+    assert asked == [f"/v1/batches/{batch_id}/events", f"/v1/batches/{batch_id}"]
+    assert [line.split()[:2] for line in lines.splitlines()] == [
+        ["one", "succeeded"],
+        ["two", "succeeded"],
+    ]
+    fleet.app.state.event_streams = fleet.settings.max_event_streams  # full: 503
+    state, asked, _ = _narrate_follows(fleet, batch_id)
+    assert state["counts"]["succeeded"] == 2
+    assert asked == [f"/v1/batches/{batch_id}/events", f"/v1/batches/{batch_id}"]

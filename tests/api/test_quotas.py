@@ -84,6 +84,31 @@ def test_a_batch_counts_its_items_against_max_queued(tmp_path: Path) -> None:
         assert r.status_code in (201, 202), r.text
 
 
+def test_a_keys_max_batch_items_refuses_a_larger_batch_naming_the_limit(tmp_path: Path) -> None:
+    f, keys = keyed_fleet(tmp_path, batch_max_items=3)
+    small, big = keys.create("small", {"max_batch_items": 2}), keys.create("big")
+    roomy = keys.create("roomy", {"max_batch_items": 5})  # a key may raise the default too
+    spec = {k: v for k, v in SPEC.items() if k != "options"}
+    body = {"items": [{"name": f"n{i}", "spec": spec} for i in range(3)]}
+    four = {"items": [{"name": f"n{i}", "spec": spec} for i in range(4)]}
+    with f.client(small) as s, f.client(big) as b, f.client(roomy) as r:
+        refused = s.post("/v1/batches", json=body)
+        assert refused.status_code == 422, refused.text
+        problem = refused.json()["detail"][0]
+        assert problem["loc"] == ["items"]
+        assert problem["msg"] == (
+            "the batch has 3 items, over tenant small's limit of 2 "
+            "(batch_max_items: NARRATE_BATCH_MAX_ITEMS or the key's --max-batch-items)"
+        )
+        assert (
+            s.get("/v1/jobs").json()["jobs"] == [] and s.get("/v1/batches").json()["batches"] == []
+        )
+        assert b.post("/v1/batches", json=body).status_code == 202  # the setting's 3
+        over = b.post("/v1/batches", json=four)
+        assert over.status_code == 422 and "tenant big's limit of 3" in over.text
+        assert r.post("/v1/batches", json=four).status_code == 202
+
+
 def test_metrics_show_each_tenants_queued_and_running_jobs(tmp_path: Path) -> None:
     f, keys = keyed_fleet(tmp_path, metrics_token="scrape")
     alpha, beta = keys.create("alpha"), keys.create("beta")

@@ -242,7 +242,9 @@ def test_health_voices_metrics_docs(stack: Stack) -> None:
 
     assert httpx.get(f"{stack.url}/healthz").json()["status"] == "ok"
     ready = httpx.get(f"{stack.url}/readyz").json()
-    assert ready["checks"] == {"redis": True, "workers": 2}
+    seen = ready["checks"].pop("dispatcher_seen")  # a worker's thread holds the lease
+    assert ready["checks"] == {"redis": True, "workers": 2, "dispatcher": True}
+    assert 0 <= seen <= 3  # renewed every third of NARRATE_DISPATCH_LEASE
     with stack.client() as c:
         voices = c.get("/v1/voices").json()
         assert {"zh-CN-YunxiNeural", "cmn-latn-pinyin", "zh-baker"} <= {v["id"] for v in voices}

@@ -139,3 +139,26 @@ def test_narrate_batch_on_a_terminal_draws_one_table(stack: Stack, tmp_path: Pat
     last = err.rsplit("item ", 1)[1]
     assert "p " in last and "q " in last and last.count("succeeded") == 2
     assert "espeak" in last
+
+
+def test_narrate_batch_follows_the_live_stream_of_a_running_batch(stack: Stack) -> None:
+    """Against real workers: the table is drawn from the batch's event stream as the items
+    move (each change a line), polling only if the stream fails."""
+    import io
+
+    from service.cli_batch import Table, _follow
+
+    items = [{"name": n, "script": script(n)} for n in ("s1", "s2")]
+    asked: list[str] = []
+    out = io.StringIO()
+    with stack.client("alpha") as c:
+        made = c.post("/v1/batches", json={"items": items, "options": {"engine": "espeak"}})
+        assert made.status_code == 202, made.text
+        batch_id = made.json()["id"]
+        c.event_hooks["response"] = [lambda r: asked.append(f"{r.status_code} {r.url.path}")]
+        state = _follow(c, batch_id, Table(out))
+    assert [i["status"] for i in state["items"]] == ["succeeded", "succeeded"]
+    assert asked[0] == f"200 /v1/batches/{batch_id}/events"  # the stream, not a poll
+    assert [a for a in asked if a.endswith("/events")] == asked[:1]  # one stream, to the end
+    lines = out.getvalue().splitlines()
+    assert len(lines) > 2 and lines[-1].split()[1] == "succeeded"  # drawn as the items moved

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from service.api.ready import ReadyCache
+from service.api.ready import Checks, ReadyCache
 
 
 def test_fifty_concurrent_callers_cost_one_read_and_the_answer_is_kept_a_second() -> None:
@@ -13,7 +13,7 @@ def test_fifty_concurrent_callers_cost_one_read_and_the_answer_is_kept_a_second(
     release = threading.Event()
     now = [100.0]
 
-    def read() -> dict[str, bool | int]:
+    def read() -> Checks:
         nonlocal reads
         reads += 1
         release.wait(5)  # a slow Redis: every caller arrives while this read is in flight

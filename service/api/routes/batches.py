@@ -119,7 +119,8 @@ async def _read(
             intake.groups.files[filename] = (group, kind, intake.parts[group, kind].path)
         return data, up.scripts, digest
     raw = bytearray()
-    limit = min(settings.batch_max_bytes, settings.max_script_bytes * settings.batch_max_items)
+    items = request.app.state.batches.max_items(intake.who)  # the tenant's (its key's)
+    limit = min(settings.batch_max_bytes, settings.max_script_bytes * items)
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > limit:

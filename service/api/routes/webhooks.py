@@ -1,5 +1,5 @@
 """/v1/webhooks: a tenant's webhook endpoints (Standard Webhooks; each secret shown once, at
-creation), its default secret (for jobs' own ``webhook_url``), and each job's delivery
+creation), its default secret (for jobs' own ``webhook_url``), and each job's and batch's delivery
 attempts. Another tenant's endpoints and deliveries do not exist for you."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
 from service.api.deps import Jobs, OwnedJob, Tenant
+from service.api.routes.batches import OwnedBatch
 from service.api.views import ERRORS
 from service.domain.webhooks import EVENTS
 from service.jobs.webhooks import Webhooks
@@ -81,9 +82,7 @@ def rotate_secret(who: Tenant, service: Jobs) -> SecretOut:
     return SecretOut(secret=_hooks(service).rotate_default(who))
 
 
-@router.get("/v1/jobs/{job_id}/deliveries", response_model=list[AttemptOut])
-def job_deliveries(job: OwnedJob, service: Jobs) -> list[AttemptOut]:
-    """Every webhook delivery attempt for the job, oldest first."""
+def _attempts(hooks: Webhooks, owner_id: str) -> list[AttemptOut]:
     return [
         AttemptOut(
             time=a.at,
@@ -95,5 +94,18 @@ def job_deliveries(job: OwnedJob, service: Jobs) -> list[AttemptOut]:
             error=a.error,
             next_try=a.next_try,
         )
-        for a in _hooks(service).attempts(job.id)
+        for a in hooks.attempts(owner_id)
     ]
+
+
+@router.get("/v1/jobs/{job_id}/deliveries", response_model=list[AttemptOut])
+def job_deliveries(job: OwnedJob, service: Jobs) -> list[AttemptOut]:
+    """Every webhook delivery attempt for the job, oldest first."""
+    return _attempts(_hooks(service), job.id)
+
+
+@router.get("/v1/batches/{batch_id}/deliveries", response_model=list[AttemptOut])
+def batch_deliveries(batch: OwnedBatch, service: Jobs) -> list[AttemptOut]:
+    """Every delivery attempt of the batch's ``batch.completed``, oldest first (its items'
+    own events are under each job's deliveries)."""
+    return _attempts(_hooks(service), batch.id)
