@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from service import wiring
+from service import wiring, wiring_previews
 from service.api import docs, errors
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
@@ -26,6 +26,7 @@ from service.api.routes import (
     jobs,
     presets,
     studio,
+    styles,
     voices,
     webhooks,
 )
@@ -52,6 +53,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.state.jobs = service or wiring.job_service(settings)
     app.state.batches = wiring.batch_service(settings, app.state.jobs)
     app.state.keys = wiring.keys(settings)
+    app.state.previews = wiring_previews.style_previews(settings, app.state.jobs)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(
         BodyLimit,
@@ -66,6 +68,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
         docs.install(app)
     for module in (
         events, jobs, batch_events, batches, artifacts, voices, presets, health, studio, webhooks,
+        styles,
     ):  # fmt: skip
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
