@@ -53,9 +53,9 @@ class LoudnessMeter:
     track needs 36,000 numbers, not the track. Filters and gating as pyloudnorm does them
     (the blocks and their count are pyloudnorm's), so the figure is pyloudnorm's."""
 
-    def __init__(self, rate: int) -> None:
+    def __init__(self, rate: int, sub: int | None = None) -> None:
         self.rate = rate
-        self.filter = Cascade(k_weighting(rate))
+        self.filter = Cascade(k_weighting(rate), *(() if sub is None else (sub,)))
         self.hops: list[float] = []
         self.acc = 0.0
         self.pos = 0
@@ -64,15 +64,23 @@ class LoudnessMeter:
         return k * self.rate // 10  # end of hop k-1
 
     def feed(self, x: Audio) -> None:
+        self.add(self.weigh(x))
+
+    def weigh(self, x: Audio) -> np.ndarray:
+        """``x`` K-weighted (the filters' state carried on), not yet counted: ``add`` counts it."""
         if len(x) == 0:
-            return
+            return np.zeros(0)
         if not np.any(x) and np.max(np.abs(self.filter.z)) < 1e-30:
             # Silence after the filters have rung out (a long timeline is mostly this): the
             # output is zero to far below any gate, so no filtering at all.
             self.filter.z[:] = 0.0
-            sq = np.zeros(len(x))
-        else:
-            sq = np.square(self.filter(x))
+            return np.zeros(len(x))
+        weighted: np.ndarray = self.filter(x)
+        return weighted
+
+    def add(self, weighted: np.ndarray) -> None:
+        """Count K-weighted samples (``weigh``'s, or a sum of them) into the hops."""
+        sq = np.square(weighted)
         i = 0
         while i < len(sq):
             end = self._bound(len(self.hops) + 1)

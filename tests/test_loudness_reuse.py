@@ -1,0 +1,55 @@
+"""Loudness normalisation with the first pass's measurements reused (service/audio/passes.py)
+gives the streamed passes' figures within 0.01 LU and nearly the same samples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from service.audio import normalize
+from service.audio.normalize import SAMPLE_FROM
+
+RATE = 24000
+
+
+def speechlike(seconds: float, seed: int, peaky: float = 6.0) -> np.ndarray:
+    """Syllable bursts of tone and noise with sharp peaks and pauses (espeak-like)."""
+    rng = np.random.default_rng(seed)
+    n = int(seconds * RATE)
+    t = np.arange(n) / RATE
+    env = np.clip(np.sin(2 * np.pi * rng.uniform(3, 5) * t), 0, None) ** 2
+    env *= np.repeat(rng.uniform(0.2, 1.0, n // RATE + 1), RATE)[:n]
+    env[(t % 4.0) > 3.4] = 0.0  # a pause every 4 s
+    tone = np.sin(2 * np.pi * 180 * t) + 0.5 * np.sin(2 * np.pi * 1100 * t)
+    x = env * (0.6 * tone + 0.3 * rng.standard_normal(n))
+    spikes = rng.choice(n, size=int(seconds * 4), replace=False)
+    x[spikes] *= peaky  # consonant peaks the limiter has to take
+    return (0.1 * x / np.max(np.abs(x))).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "target", "peak_db"),
+    [(8.0, -16.0, -1.0), (SAMPLE_FROM / RATE + 6, -16.0, -1.0), (12.0, -14.0, -2.0)],
+)
+def test_reused_measurements_give_the_streamed_figures(
+    seconds: float, target: float, peak_db: float
+) -> None:
+    same(speechlike(seconds, seed=int(seconds)), target, peak_db)
+
+
+def same(x: np.ndarray, target: float = -16.0, peak_db: float = -1.0) -> None:
+    old_y, old = normalize(x, RATE, target, peak_db, reuse=False)
+    new_y, new = normalize(x, RATE, target, peak_db, reuse=True)
+    assert abs(old.gain_db - new.gain_db) <= 0.01, (old, new)
+    assert abs(old.integrated_lufs - new.integrated_lufs) <= 0.01, (old, new)
+    assert abs(old.true_peak_dbtp - new.true_peak_dbtp) <= 0.01, (old, new)
+    assert abs(old.loudness_range_lu - new.loudness_range_lu) <= 0.01, (old, new)
+    assert new.true_peak_dbtp <= peak_db
+    assert len(old_y) == len(new_y) and np.max(np.abs(old_y - new_y)) <= 2 / 32768  # LSBs
+
+
+def test_silence_and_unlimited_audio_agree_too() -> None:
+    quiet = speechlike(5.0, seed=3, peaky=1.0) * np.float32(0.05)  # gain, never a limit
+    same(quiet)
+    silence = np.zeros(RATE * 3, dtype=np.float32)
+    assert normalize(silence, RATE, reuse=True)[1] == normalize(silence, RATE, reuse=False)[1]
