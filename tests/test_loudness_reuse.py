@@ -24,7 +24,8 @@ def speechlike(seconds: float, seed: int, peaky: float = 6.0) -> np.ndarray:
     x = env * (0.6 * tone + 0.3 * rng.standard_normal(n))
     spikes = rng.choice(n, size=int(seconds * 4), replace=False)
     x[spikes] *= peaky  # consonant peaks the limiter has to take
-    return (0.1 * x / np.max(np.abs(x))).astype(np.float32)
+    out: np.ndarray = (0.1 * x / np.max(np.abs(x))).astype(np.float32)
+    return out
 
 
 @pytest.mark.parametrize(
