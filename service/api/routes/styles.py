@@ -4,9 +4,10 @@ video or on a neutral background."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
+from pydantic import BaseModel
 
 from service.api.deps import Jobs, Tenant
 from service.api.views import ERRORS
@@ -25,18 +26,31 @@ def previews(request: Request) -> StylePreviews:
 Previews = Annotated[StylePreviews, Depends(previews)]
 
 
-@router.get("")
-def list_styles(service: Previews) -> dict[str, Any]:
+class StyleOut(BaseModel):
+    name: str
+    description: str
+
+
+class StyleList(BaseModel):
+    styles: list[StyleOut]
+
+
+@router.get("", response_model=StyleList)
+def list_styles(service: Previews) -> StyleList:
     """Every preset by name (the built-in ``default`` first), as ``style.preset`` takes it."""
-    return {
-        "styles": [
-            {"name": name, "description": str(preset.get("description", ""))}
+    return StyleList(
+        styles=[
+            StyleOut(name=name, description=str(preset.get("description", "")))
             for name, preset in service.presets().items()
         ]
-    }
+    )
 
 
-@router.get("/{name}/preview.png", response_class=Response, responses={200: PNG, 304: {}})
+@router.get(
+    "/{name}/preview.png",
+    response_class=Response,
+    responses={200: PNG, 304: {"description": "If-None-Match matched the ETag"}},
+)
 def style_preview(
     name: str,
     who: Tenant,
