@@ -79,18 +79,23 @@ class LoudnessMeter:
         return weighted
 
     def add(self, weighted: np.ndarray) -> None:
-        """Count K-weighted samples (``weigh``'s, or a sum of them) into the hops."""
+        """Count K-weighted samples (``weigh``'s, or a sum of them) into the hops: each hop's
+        sum of squares in one ``reduceat`` (no loop per hop)."""
         sq = np.square(weighted)
-        i = 0
-        while i < len(sq):
-            end = self._bound(len(self.hops) + 1)
-            take = min(len(sq) - i, end - self.pos)
-            self.acc += float(np.sum(sq[i : i + take]))
-            i += take
-            self.pos += take
-            if self.pos == end:
-                self.hops.append(self.acc)
-                self.acc = 0.0
+        n = len(sq)
+        if n == 0:
+            return
+        # Hop k ends at _bound(k + 1); those ending within this block, relative to its start.
+        last = (10 * (self.pos + n) + 9) // self.rate
+        ends = np.arange(len(self.hops) + 1, last + 1) * self.rate // 10 - self.pos
+        if len(ends) == 0:
+            self.acc += float(np.sum(sq))
+        else:
+            sums = np.add.reduceat(sq[: ends[-1]], np.concatenate([[0], ends[:-1]]))
+            sums[0] += self.acc
+            self.hops.extend(sums.tolist())
+            self.acc = float(np.sum(sq[ends[-1] :]))
+        self.pos += n
 
     def integrated(self) -> float:
         if self.pos < self.rate // 2:  # as integrated_lufs: short audio padded to 0.5 s
