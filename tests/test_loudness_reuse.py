@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 from service.audio import normalize
-from service.audio.normalize import SAMPLE_FROM
+from service.audio.loudness import LoudnessMeter
+from service.audio.normalize import SAMPLE_FROM, _sampled
+from service.audio.passes import Reused
+from service.audio.stream import ArraySource, _blocks
 
 RATE = 24000
 
@@ -54,3 +57,17 @@ def test_silence_and_unlimited_audio_agree_too() -> None:
     same(quiet)
     silence = np.zeros(RATE * 3, dtype=np.float32)
     assert normalize(silence, RATE, reuse=True)[1] == normalize(silence, RATE, reuse=False)[1]
+
+
+def test_the_samples_weighting_is_derived_as_a_meter_of_its_own_would_weigh_it() -> None:
+    x = speechlike(SAMPLE_FROM / RATE + 9, seed=7)
+    track = Reused(ArraySource(x), RATE)
+    meter, derived, own = LoudnessMeter(RATE), LoudnessMeter(RATE), LoudnessMeter(RATE)
+    for i, (a, b) in enumerate(_blocks(len(x))):
+        sampled = _sampled(i, len(x))
+        track.first(i, x[a:b], meter, derived if sampled else None)
+        if sampled:
+            alone = own.weigh(x[a:b])
+            own.add(alone)
+            assert np.max(np.abs(track.kx_sample[i] - alone)) < 1e-6 * np.max(np.abs(alone)), i
+    assert i >= 9 and abs(derived.integrated() - own.integrated()) < 1e-6

@@ -104,16 +104,39 @@ class Reused(Streamed):
         self.kx = np.zeros(src.length, dtype=np.float32)  # K(x), as the meter saw it
         self.kx_sample: dict[int, np.ndarray] = {}  # block i: K(x) as the sample meter saw it
         self._over: np.ndarray | None = None
+        self._sample_state: np.ndarray | None = None  # the filters after the last sampled block
 
     def first(self, i: int, x: Audio, meter: LoudnessMeter, sample: LoudnessMeter | None) -> None:
+        """As Streamed's, but the sample's K-weighting is the track's, corrected for the
+        filter state it starts from (see ``_as_sampled``): one filtering, not two."""
         a = meter.pos  # where this block starts on the track
         self.x[a : a + len(x)] = x
+        before = meter.filter.z.copy()
         weighted = meter.weigh(x)
         meter.add(weighted)
         self.kx[a : a + len(x)] = weighted
         if sample is not None:
-            self.kx_sample[i] = sample.weigh(x).astype(np.float32)
+            self.kx_sample[i] = self._as_sampled(meter, weighted, before)
             sample.add(self.kx_sample[i])
+            self._sample_state = meter.filter.z.copy()
+
+    def _as_sampled(
+        self, meter: LoudnessMeter, weighted: np.ndarray, before: np.ndarray
+    ) -> np.ndarray:
+        """The block K-weighted as a meter fed the sample alone weighs it: that meter starts
+        the block in the state the track's was in after the last sampled block, not after
+        the block just before. A block's output is its zero-state response plus its start
+        state's ringing (linear in the state), so only the ringing differs; it dies within
+        the first FFT block (the high pass at 38 Hz falls ~80 e-folds in 8192 samples at
+        24 kHz), as does the difference of the states the two meters end the block in."""
+        cascade = meter.filter
+        start = self._sample_state if self._sample_state is not None else np.zeros_like(before)
+        n = min(len(weighted), cascade.sub)
+        last = len(cascade.stages) - 1
+        ring = np.einsum("i,ij->j", (start - before).ravel(), cascade.carry[last][:, :n])
+        out = weighted.astype(np.float64)
+        out[:n] += cascade.stages[last][2] * ring
+        return out.astype(np.float32)
 
     @property
     def over(self) -> np.ndarray:
