@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from service.audio import normalize
+from service.audio.dsp import moving_average, sliding_min
 from service.audio.loudness import LoudnessMeter
 from service.audio.normalize import SAMPLE_FROM, _sampled
-from service.audio.passes import Reused
+from service.audio.passes import Reused, gain_curve
 from service.audio.stream import ArraySource, _blocks
 
 RATE = 24000
@@ -71,3 +72,13 @@ def test_the_samples_weighting_is_derived_as_a_meter_of_its_own_would_weigh_it()
             own.add(alone)
             assert np.max(np.abs(track.kx_sample[i] - alone)) < 1e-6 * np.max(np.abs(alone)), i
     assert i >= 9 and abs(derived.integrated() - own.integrated()) < 1e-6
+
+
+def test_the_gain_curve_around_the_peaks_is_the_whole_tracks() -> None:
+    rng = np.random.default_rng(0)
+    for trial in range(100):
+        n, w, k = int(rng.integers(1, 20000)), int(rng.integers(3, 300)), int(rng.integers(0, 30))
+        need = np.ones(n, dtype=np.float32)
+        need[rng.integers(0, n, k)] = rng.uniform(0.3, 0.999, k).astype(np.float32)
+        whole = moving_average(sliding_min(need, 2 * w + 1), w)
+        assert np.max(np.abs(gain_curve(need, w) - whole)) < 1e-6, trial

@@ -162,8 +162,7 @@ class Reused(Streamed):
         need = np.minimum(1.0, ceiling / np.maximum(self.over[lo:hi] * gain, 1e-9))
         if need.min() >= 1.0:
             return x[a - lo : b - lo], x[a - lo : b - lo]
-        w = _window(self.rate)
-        curve = moving_average(sliding_min(need, 2 * w + 1), w)
+        curve = gain_curve(need, _window(self.rate))
         return (x * curve).astype(np.float32)[a - lo : b - lo], x[a - lo : b - lo]
 
     def measure(
@@ -181,6 +180,27 @@ class Reused(Streamed):
         quantization of ``y`` left out: ~100 dB down)."""
         kx = self.kx[block.a : block.b].astype(np.float64)
         meter.add(block.gain * kx - fix.weigh(block.x - block.limited))
+
+
+def gain_curve(need: np.ndarray, w: int) -> np.ndarray:
+    """``moving_average(sliding_min(need, 2w + 1), w)`` (the limiter's smooth gain), computed
+    only around the samples that need limiting: a sample farther than 2w from every one of
+    them has need 1 all through the windows that reach it, so its gain is exactly 1, and each
+    run of the rest is computed on itself with 2w either side (the windows' whole reach)."""
+    curve = np.ones(len(need), dtype=need.dtype)
+    hit = np.flatnonzero(need < 1.0)
+    if len(hit) == 0:
+        return curve
+    reach = 2 * w
+    # Runs of hits closer than 2 * reach apart are one span: [first - reach, last + reach).
+    breaks = np.flatnonzero(np.diff(hit) > 2 * reach)
+    firsts, lasts = hit[np.r_[0, breaks + 1]], hit[np.r_[breaks, len(hit) - 1]]
+    for first, last in zip(firsts.tolist(), lasts.tolist(), strict=True):
+        s, e = max(0, first - reach), min(len(need), last + reach + 1)
+        lo, hi = max(0, s - reach), min(len(need), e + reach)
+        part = moving_average(sliding_min(need[lo:hi], 2 * w + 1), w)
+        curve[s:e] = part[s - lo : e - lo]
+    return curve
 
 
 def passes(src: Source, rate: int, reuse: bool | None = None) -> Streamed:
