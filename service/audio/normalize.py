@@ -135,23 +135,18 @@ def _slope(g0: float, l0: float, g1: float, l1: float, last: float) -> float:
 
 
 def _normalize(
-    src: Source,
-    rate: int,
-    target: float,
-    peak_db: float,
-    new_out: Callable[[], Out],
-    reuse: bool | None = None,
+    track: Streamed, target: float, peak_db: float, new_out: Callable[[], Out]
 ) -> Loudness:
     """Gain to ``target`` LUFS, true-peak limit below ``peak_db``, then measure again.
 
     Limiting lowers loudness a little, so gain and limit repeat until the measurement on the
     16-bit result lands within 0.2 LU of the target with the peak under the ceiling. Each
     pass streams the track in blocks and writes its result as it goes; the last is kept.
-    The passes after the first reuse its measurements when the track is short enough
-    (``reuse``: passes.py).
+    ``track`` is the source and how the passes read it (streamed, or reusing the first
+    pass's measurements: passes.py).
     """
+    src, rate = track.src, track.rate
     meter, sample, loudest = LoudnessMeter(rate), LoudnessMeter(rate), 0.0
-    track = passes(src, rate, reuse)
     sampling = src.length > SAMPLE_FROM  # else the sample is the track: ``meter`` measures it
     for i, (a, b) in enumerate(_blocks(src.length)):
         x = src.read(a, b)
@@ -210,12 +205,10 @@ def normalize_to_wav(
     memory stays the same for a one-minute and a one-hour track. Each pass also feeds a new
     ``sink()``; the kept pass's is finished, the others' cancelled."""
     return _normalize(
-        src,
-        rate,
+        passes(src, rate, reuse),
         target,
         peak_db,
         lambda: _WavOut(path, rate, src.length, sink() if sink is not None else None),
-        reuse,
     )
 
 
@@ -229,7 +222,7 @@ def normalize(
         outs.append(_ArrayOut())
         return outs[-1]
 
-    loud = _normalize(ArraySource(x), rate, target, peak_db, new_out, reuse)
+    loud = _normalize(passes(ArraySource(x), rate, reuse), target, peak_db, new_out)
     parts = outs[-1].parts
     y = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
     return y, loud
