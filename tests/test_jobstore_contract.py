@@ -16,7 +16,7 @@ from devtools.stack import free_port
 from service.adapters.memory import MemoryJobStore
 from service.adapters.memory_queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict, StoreUnavailable
-from service.domain.job import Job
+from service.domain.job import Job, JobFilter
 from service.domain.notices import Notice, warning
 from service.ports import JobStore
 
@@ -52,7 +52,8 @@ def job(job_id: str, tenant: str = "alpha", created: float | None = None, **kw: 
     now = time.time() if created is None else created
     return Job(
         id=job_id, tenant=tenant, status="queued", created=now, updated=now,
-        spec={"title": job_id}, options={}, has_video=False, segments_total=kw.pop("n", 2), **kw,
+        spec=kw.pop("spec", {"title": job_id}), options={}, has_video=False,
+        segments_total=kw.pop("n", 2), **kw,
     )  # fmt: skip
 
 
@@ -163,6 +164,27 @@ def test_redis_reads_many_jobs_in_one_round_trip(
     found = store.get_many([f"a{i}" for i in range(20)])
     assert [j.id for j in found if j] == [f"a{i}" for i in range(20)]
     assert trips == [40]  # the record and the segments of each, one pipeline
+
+
+def test_pages_filter_by_batch_and_title_and_continue_with_the_filter(under: Under) -> None:
+    base = 1_700_000_000.0
+    for i in range(6):
+        spec = {"title": f"{'Launch' if i % 2 else '发布会'} clip {i}"}
+        under.store.create(job(f"a{i}", created=base + i, spec=spec, batch="b1" if i < 4 else None))
+    under.store.create(job("b0", "beta", created=base + 9, batch="b1", spec={"title": "launch"}))
+    under.store.advance("a1", "running")
+    batch = [j.id for j in under.store.page("alpha", JobFilter(batch="b1"), 10, None)[0]]
+    assert batch == ["a3", "a2", "a1", "a0"]  # never beta's job of the same batch id
+    first, cursor = under.store.page("alpha", JobFilter(q="LAUNCH"), 2, None)
+    assert [j.id for j in first] == ["a5", "a3"] and cursor is not None
+    rest, _ = under.store.page("alpha", JobFilter(q="launch"), 2, cursor)
+    assert [j.id for j in rest] == ["a1"]
+    assert [j.id for j in under.store.page("alpha", JobFilter(q="发布"), 10, None)[0]] == [
+        "a4", "a2", "a0"
+    ]  # fmt: skip
+    both = JobFilter(status="running", batch="b1", q="launch")
+    assert [j.id for j in under.store.page("alpha", both, 10, None)[0]] == ["a1"]
+    assert under.store.page("alpha", JobFilter(q="a4"), 10, None)[0][0].id == "a4"  # by id
 
 
 def test_a_discarded_job_leaves_no_trace(under: Under) -> None:

@@ -50,7 +50,7 @@ from service.adapters.redis_scripts import (
     UPDATE_IF_JOB,
 )
 from service.domain.errors import IdempotencyConflict, StoreUnavailable
-from service.domain.job import Job, page_cursor, parse_cursor
+from service.domain.job import Job, JobFilter, page_cursor, parse_cursor
 
 PREFIX = "narrate:"
 
@@ -195,13 +195,13 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         return status
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: str | None
+        self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
     ) -> tuple[list[Job], str | None]:
         """Newest first, by (creation ms, id): a total order, so jobs made in the same
         millisecond are neither skipped nor repeated. ``cursor`` is the last job a page
         ended on (``<ms>:<id>``, see page_cursor); a bare ``<ms>`` (the cursor's earlier
         shape) continues below that millisecond."""
-        below = parse_cursor(cursor)
+        below, keep = parse_cursor(cursor), JobFilter.of(where)
         zkey = key("tenant", tenant, "jobs")
         hi = "+inf" if below is None else str(below[0])
         out: list[Job] = []
@@ -219,7 +219,7 @@ class JobStore(JobReads, FleetStore, JobEventLog):
                 # Members of one score come in reverse lexical order: skip down to the cursor.
                 if below is not None and int(score) == below[0] and job_id >= below[1]:
                     continue
-                if job and (status is None or job.status == status):
+                if job and keep.matches(job):
                     out.append(job)
                     if len(out) == limit:
                         next_cursor = page_cursor(int(score), job_id)

@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 from service.adapters.memory_events import MemoryEventLog
 from service.adapters.memory_queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict
-from service.domain.job import TERMINAL, Job, page_cursor, parse_cursor
+from service.domain.job import TERMINAL, Job, JobFilter, page_cursor, parse_cursor
 from service.domain.notices import Notice, stored_error
 from service.ports import Fleet
 
@@ -109,10 +109,10 @@ class MemoryJobStore(MemoryEventLog):
             return job.status if job is not None else None
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: str | None
+        self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
     ) -> tuple[list[Job], str | None]:
         """Newest first by (creation ms, id); ``cursor`` as the Redis store's."""
-        below = parse_cursor(cursor)
+        below, keep = parse_cursor(cursor), JobFilter.of(where)
         with self._lock:
             mine = sorted(
                 (
@@ -127,7 +127,7 @@ class MemoryJobStore(MemoryEventLog):
                 (ms, job_id, copy.deepcopy(j))
                 for ms, job_id, j in mine
                 if (below is None or ms < below[0] or (ms == below[0] and job_id < below[1]))
-                and (status is None or j.status == status)
+                and keep.matches(j)
             ][:limit]
         last = page_cursor(*out[-1][:2]) if len(out) == limit else None
         return [j for _, _, j in out], last

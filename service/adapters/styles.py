@@ -22,6 +22,11 @@ def styles_file(settings: Settings) -> Path:
     return settings.voices_file.parent / "styles.json"
 
 
+def styles_data(settings: Settings) -> dict[str, Any]:
+    """The presets file as read (``resolve`` takes it so)."""
+    return _read(styles_file(settings))
+
+
 def load_styles(settings: Settings) -> dict[str, Any]:
     """Every preset by name: the built-in default first."""
     return presets_table(_read(styles_file(settings)))

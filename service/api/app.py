@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from service import wiring
+from service import wiring, wiring_previews
 from service.api import docs, errors
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
@@ -27,6 +27,7 @@ from service.api.routes import (
     presets,
     samples,
     studio,
+    styles,
     voices,
     waveform,
     webhooks,
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.state.jobs = service or wiring.job_service(settings)
     app.state.batches = wiring.batch_service(settings, app.state.jobs)
     app.state.keys = wiring.keys(settings)
+    app.state.previews = wiring_previews.style_previews(settings, app.state.jobs)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(
         BodyLimit,
@@ -67,7 +69,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     if settings.docs:
         docs.install(app)
     routers = [events, jobs, batch_events, batches, artifacts, voices, samples, presets, health]
-    for module in [*routers, studio, waveform, webhooks]:
+    for module in [*routers, studio, styles, waveform, webhooks]:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app

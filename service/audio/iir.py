@@ -70,7 +70,7 @@ class Cascade:
     """Biquads (b, a, passband gain) in series, fed block after block with their state
     carried: the output is ``gain * lfilter(b, a, ...)`` of each stage in turn."""
 
-    def __init__(self, stages: list[tuple[np.ndarray, np.ndarray, float]]) -> None:
+    def __init__(self, stages: list[tuple[np.ndarray, np.ndarray, float]], sub: int = _SUB) -> None:
         norm: list[Stage] = []
         for b, a, gain in stages:
             b, a = np.asarray(b, dtype=np.float64), np.asarray(a, dtype=np.float64)
@@ -80,14 +80,16 @@ class Cascade:
             norm.append(((bn[0], bn[1], bn[2]), (an[0], an[1], an[2]), float(gain)))
         self.stages = tuple(norm)
         self.z = np.zeros((len(norm), 2))  # each stage's (z0, z1), as lfilter's zi
-        self.k, self.carry = _kernels(self.stages, _SUB)
-        self.k_spectrum = np.fft.rfft(self.k[-1], 2 * _SUB)
+        self.sub = sub  # samples per FFT convolution (smaller: finer skipping of zeros)
+        self.floor = 0.0  # a state below this, on zero input, is taken as rung out (zeros)
+        self.k, self.carry = _kernels(self.stages, sub)
+        self.k_spectrum = np.fft.rfft(self.k[-1], 2 * sub)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         y = np.empty(len(x))
-        for a in range(0, len(x), _SUB):
-            y[a : a + _SUB] = self._block(x[a : a + _SUB])
+        for a in range(0, len(x), self.sub):
+            y[a : a + self.sub] = self._block(x[a : a + self.sub])
         return y
 
     def _tail(self, s: int, x: np.ndarray) -> tuple[float, float]:
@@ -105,11 +107,14 @@ class Cascade:
         n, last = len(x), len(self.stages) - 1
         if n == 0:
             return np.zeros(0)
+        if self.floor and not np.any(x) and np.max(np.abs(self.z)) < self.floor:
+            self.z[:] = 0.0
+            return np.zeros(n)
         y = np.einsum("i,ij->j", self.z.ravel(), self.carry[last][:, :n])
         if n <= 64:
             y += np.convolve(x, self.k[last][:n])[:n]
         elif np.any(x):
-            y += np.fft.irfft(np.fft.rfft(x, 2 * _SUB) * self.k_spectrum, 2 * _SUB)[:n]
+            y += np.fft.irfft(np.fft.rfft(x, 2 * self.sub) * self.k_spectrum, 2 * self.sub)[:n]
         tails = [self._tail(s, x) for s in range(last + 1)]
         y[-1] = tails[last][0]
         if n > 1:

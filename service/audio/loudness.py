@@ -53,9 +53,9 @@ class LoudnessMeter:
     track needs 36,000 numbers, not the track. Filters and gating as pyloudnorm does them
     (the blocks and their count are pyloudnorm's), so the figure is pyloudnorm's."""
 
-    def __init__(self, rate: int) -> None:
+    def __init__(self, rate: int, sub: int | None = None) -> None:
         self.rate = rate
-        self.filter = Cascade(k_weighting(rate))
+        self.filter = Cascade(k_weighting(rate), *(() if sub is None else (sub,)))
         self.hops: list[float] = []
         self.acc = 0.0
         self.pos = 0
@@ -64,25 +64,38 @@ class LoudnessMeter:
         return k * self.rate // 10  # end of hop k-1
 
     def feed(self, x: Audio) -> None:
+        self.add(self.weigh(x))
+
+    def weigh(self, x: Audio) -> np.ndarray:
+        """``x`` K-weighted (the filters' state carried on), not yet counted: ``add`` counts it."""
         if len(x) == 0:
-            return
+            return np.zeros(0)
         if not np.any(x) and np.max(np.abs(self.filter.z)) < 1e-30:
             # Silence after the filters have rung out (a long timeline is mostly this): the
             # output is zero to far below any gate, so no filtering at all.
             self.filter.z[:] = 0.0
-            sq = np.zeros(len(x))
+            return np.zeros(len(x))
+        weighted: np.ndarray = self.filter(x)
+        return weighted
+
+    def add(self, weighted: np.ndarray) -> None:
+        """Count K-weighted samples (``weigh``'s, or a sum of them) into the hops: each hop's
+        sum of squares in one ``reduceat`` (no loop per hop)."""
+        sq = np.square(weighted)
+        n = len(sq)
+        if n == 0:
+            return
+        # Hop k ends at _bound(k + 1); those ending within this block, relative to its start.
+        last = (10 * (self.pos + n) + 9) // self.rate
+        ends = np.arange(len(self.hops) + 1, last + 1) * self.rate // 10 - self.pos
+        if len(ends) == 0:
+            self.acc += float(np.sum(sq))
         else:
-            sq = np.square(self.filter(x))
-        i = 0
-        while i < len(sq):
-            end = self._bound(len(self.hops) + 1)
-            take = min(len(sq) - i, end - self.pos)
-            self.acc += float(np.sum(sq[i : i + take]))
-            i += take
-            self.pos += take
-            if self.pos == end:
-                self.hops.append(self.acc)
-                self.acc = 0.0
+            sums = np.add.reduceat(sq[: ends[-1]], np.concatenate([[0], ends[:-1]]))
+            sums[0] += self.acc
+            self.hops.extend(sums.tolist())
+            self.acc = float(np.sum(sq[ends[-1] :]))
+        self.pos += n
 
     def integrated(self) -> float:
         if self.pos < self.rate // 2:  # as integrated_lufs: short audio padded to 0.5 s

@@ -12,6 +12,7 @@ import numpy as np
 
 from service.audio.arrays import SILENCE_THRESHOLD, Audio
 from service.audio.loudness import Loudness, LoudnessMeter, limit
+from service.audio.passes import Streamed, Written, correction_meter, passes
 from service.audio.stream import _TP_CONTEXT, BLOCK, ArraySource, Source, TruePeakMeter, _blocks
 from service.audio.wav import quantize, to_pcm16
 
@@ -97,7 +98,7 @@ def _sampled(i: int, length: int) -> bool:
 
 
 def _aim(
-    src: Source, rate: int, target: float, lufs: float, sample: float, ceiling_db: float
+    track: Streamed, target: float, lufs: float, sample: float, ceiling_db: float
 ) -> tuple[float, float]:
     """The gain for the first full pass. The limiter takes back part of any gain (0.5-0.8 LU on
     espeak's peaky speech at -16 LUFS), the more the more gain, so solve ``lufs + gain +
@@ -105,14 +106,13 @@ def _aim(
     third block of a long one): a guess, as the full pass measures the whole track anyway.
     ``sample`` is the sample's loudness, as measured. Returns the gain and the slope of
     loudness against gain there (for a next step)."""
-    blocks = [ab for i, ab in enumerate(_blocks(src.length)) if _sampled(i, src.length)]
+    n = track.src.length
+    blocks = [(i, a, b) for i, (a, b) in enumerate(_blocks(n)) if _sampled(i, n)]
     if not np.isfinite(sample):
         return target - lufs, 1.0
 
     def predicted(gain_db: float) -> float:
-        limited, gain = LoudnessMeter(rate), 10 ** (gain_db / 20)
-        for a, b in blocks:
-            limited.feed(_limit_block(src, a, b, gain, rate, ceiling_db))
+        limited = track.measure(blocks, 10 ** (gain_db / 20), ceiling_db, n > SAMPLE_FROM)
         return lufs + limited.integrated() - sample  # the sample's loss, on the whole
 
     points = [(0.0, lufs)]
@@ -135,21 +135,22 @@ def _slope(g0: float, l0: float, g1: float, l1: float, last: float) -> float:
 
 
 def _normalize(
-    src: Source, rate: int, target: float, peak_db: float, new_out: Callable[[], Out]
+    track: Streamed, target: float, peak_db: float, new_out: Callable[[], Out]
 ) -> Loudness:
     """Gain to ``target`` LUFS, true-peak limit below ``peak_db``, then measure again.
 
     Limiting lowers loudness a little, so gain and limit repeat until the measurement on the
     16-bit result lands within 0.2 LU of the target with the peak under the ceiling. Each
     pass streams the track in blocks and writes its result as it goes; the last is kept.
+    ``track`` is the source and how the passes read it (streamed, or reusing the first
+    pass's measurements: passes.py).
     """
+    src, rate = track.src, track.rate
     meter, sample, loudest = LoudnessMeter(rate), LoudnessMeter(rate), 0.0
     sampling = src.length > SAMPLE_FROM  # else the sample is the track: ``meter`` measures it
     for i, (a, b) in enumerate(_blocks(src.length)):
         x = src.read(a, b)
-        meter.feed(x)
-        if sampling and _sampled(i, src.length):
-            sample.feed(x)
+        track.first(i, x, meter, sample if sampling and _sampled(i, src.length) else None)
         loudest = max(loudest, float(np.max(np.abs(x))) if len(x) else 0.0)
     if loudest <= SILENCE_THRESHOLD:
         out = new_out()
@@ -161,17 +162,19 @@ def _normalize(
     # which took two before: one gain, limit, write and encode less per render).
     lufs = unlimited = meter.integrated()
     sampled = sample.integrated() if sampling else lufs
-    gain_db, slope = _aim(src, rate, target, lufs, sampled, peak_db - 0.3)
+    gain_db, slope = _aim(track, target, lufs, sampled, peak_db - 0.3)
     tried: list[tuple[float, float]] = []  # (gain dB, LUFS) of the full passes so far
     lufs = tp = lra = 0.0
     for attempt in range(6):
         gain = 10 ** (gain_db / 20)
         out, meter, peak = new_out(), LoudnessMeter(rate), TruePeakMeter()
+        fix = correction_meter(rate)
         try:
             for a, b in _blocks(src.length):
-                y = quantize(_limit_block(src, a, b, gain, rate, peak_db - 0.3))
+                limited, x = track.limited(a, b, gain, peak_db - 0.3)
+                y = quantize(limited)
                 out.write(y)
-                meter.feed(y)
+                track.count(meter, fix, y, Written(a, b, x, limited, gain))
                 peak.feed(y)
         except BaseException:
             out.discard()
@@ -196,13 +199,13 @@ def normalize_to_wav(
     target: float = -16.0,
     peak_db: float = -1.0,
     sink: Callable[[], PcmSink] | None = None,
+    reuse: bool | None = None,
 ) -> Loudness:
     """Normalize ``src`` (see ``_normalize``) into a mono 16-bit WAV at ``path``, in blocks:
     memory stays the same for a one-minute and a one-hour track. Each pass also feeds a new
     ``sink()``; the kept pass's is finished, the others' cancelled."""
     return _normalize(
-        src,
-        rate,
+        passes(src, rate, reuse),
         target,
         peak_db,
         lambda: _WavOut(path, rate, src.length, sink() if sink is not None else None),
@@ -210,7 +213,7 @@ def normalize_to_wav(
 
 
 def normalize(
-    x: Audio, rate: int, target: float = -16.0, peak_db: float = -1.0
+    x: Audio, rate: int, target: float = -16.0, peak_db: float = -1.0, reuse: bool | None = None
 ) -> tuple[Audio, Loudness]:
     """``normalize_to_wav`` for audio in memory: the 16-bit result as float32."""
     outs: list[_ArrayOut] = []
@@ -219,7 +222,7 @@ def normalize(
         outs.append(_ArrayOut())
         return outs[-1]
 
-    loud = _normalize(ArraySource(x), rate, target, peak_db, new_out)
+    loud = _normalize(passes(ArraySource(x), rate, reuse), target, peak_db, new_out)
     parts = outs[-1].parts
     y = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
     return y, loud

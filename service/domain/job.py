@@ -72,3 +72,29 @@ def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
             f"cursor {cursor!r} is not one a listing gave (<ms>:<job id>)", loc=("cursor",)
         )
     return int(ms), job_id
+
+
+@dataclass(frozen=True, slots=True)
+class JobFilter:
+    """What a listing keeps (GET /v1/jobs): a status, a batch id, and ``q``, a piece of the
+    title or the job id (case-insensitive). Empty fields keep everything."""
+
+    status: str | None = None
+    batch: str | None = None
+    q: str = ""
+
+    @staticmethod
+    def of(where: JobFilter | str | None) -> JobFilter:
+        """A filter from a listing's argument (a bare status, as the port took before)."""
+        return where if isinstance(where, JobFilter) else JobFilter(status=where)
+
+    def matches(self, job: Job) -> bool:
+        if self.status is not None and job.status != self.status:
+            return False
+        if self.batch is not None and job.batch != self.batch:
+            return False
+        if not self.q:
+            return True
+        needle = self.q.casefold()
+        title = str(job.spec.get("title") or "")
+        return needle in title.casefold() or needle in job.id.casefold()

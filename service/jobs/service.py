@@ -12,7 +12,7 @@ from pathlib import Path
 
 from service.config import Settings
 from service.domain.errors import QueueUnavailable, StoreUnavailable
-from service.domain.job import Job
+from service.domain.job import Job, JobFilter
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
@@ -186,9 +186,9 @@ class JobService(JobParts):
         return progress.events.events(batch_id, after) if progress is not None else []
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: str | None
+        self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
     ) -> tuple[list[Job], str | None]:
-        return self.store.page(tenant, status, limit, cursor)
+        return self.store.page(tenant, where, limit, cursor)
 
     def artifact(self, job: Job, name: str) -> Artifact | None:
         """A published artifact, or None."""

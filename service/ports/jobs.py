@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service.domain.batch import Batch
-from service.domain.job import Job
+from service.domain.job import Job, JobFilter
 
 # The two steps of a job, by the names the queue carries them under, and the queue's name.
 SEGMENT_TASK = "narrate.segment"
@@ -99,9 +99,10 @@ class JobStore(Protocol):
     def status(self, job_id: str) -> str | None: ...
 
     def page(
-        self, tenant: str, status: str | None, limit: int, cursor: str | None
+        self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
     ) -> tuple[list[Job], str | None]:
-        """Newest first by (created, id); ``cursor`` continues after a page (opaque)."""
+        """Newest first by (created, id), the jobs ``where`` keeps (a bare string: a
+        status); ``cursor`` continues after a page (opaque)."""
         ...
 
     def sweeping(self) -> JobSweep:

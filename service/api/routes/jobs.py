@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
 
 from service.api.deps import CurrentSettings, Jobs, OwnedJob, Tenant
 from service.api.intake import parse_body, read_body
 from service.api.schemas import Created, JobList, JobOut
 from service.api.views import ERRORS, job_out, links
+from service.api.zipstream import zip_stream
 from service.domain.errors import StorageUnavailable
-from service.domain.job import Job
+from service.domain.job import Job, JobFilter
 from service.jobs import JobService
-from service.ports import Incoming
+from service.ports import Artifact, Incoming
 
 log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
+Q = "a piece of the job's title (its script's 标题) or of its id, case-insensitive"
 
 REQUEST_BODY: dict[str, Any] = {
     "required": True,
@@ -133,11 +137,37 @@ def list_jobs(
     status: Annotated[
         str | None, Query(pattern="^(queued|running|succeeded|failed|canceled)$")
     ] = None,
+    batch: Annotated[str | None, Query(max_length=64, pattern="^[A-Za-z0-9]+$")] = None,
+    q: Annotated[str, Query(max_length=100, description=Q)] = "",
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> JobList:
-    jobs, nxt = service.page(who, status, limit, cursor)
+    """The tenant's jobs, newest first, filtered by status, batch id and ``q``."""
+    where = JobFilter(status=status, batch=batch, q=q.strip())
+    jobs, nxt = service.page(who, where, limit, cursor)
     return JobList(jobs=[job_out(request, j) for j in jobs], next_cursor=nxt)
+
+
+@router.get(
+    "/{job_id}/artifacts.zip",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/zip": {}}, "description": "every artifact"}},
+)
+def job_zip(job: OwnedJob, service: Jobs) -> StreamingResponse:
+    """Every published artifact of the job under its own name (segments/NN.wav in a folder),
+    stored (not recompressed) and streamed as it is read: never built whole."""
+    return StreamingResponse(
+        zip_stream(_artifacts(service, job)),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="job-{job.id}.zip"'},
+    )
+
+
+def _artifacts(service: JobService, job: Job) -> Iterator[tuple[str, Artifact]]:
+    for name in job.artifacts:
+        found = service.artifact(job, name)
+        if found is not None:
+            yield name, found
 
 
 @router.delete("/{job_id}")
