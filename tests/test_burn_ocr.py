@@ -1,18 +1,21 @@
 """Burned-in text read back by OCR (devtools/ocr.py, rapidocr's bundled PP-OCRv4 models):
 one burn-in render at `vertical-safe-highlight`, each cue's frame at its midpoint, the
 band of rows its layer draws in, read and compared with the cue's text (character error
-rate at most 2 %), for narration, qualifiers and screen text; and, mid-word, the pixels
+rate at most 2 %), for narration, qualifiers and screen text, in Simplified and (a second
+render at `vertical-safe`) in the Traditional track burned in; and, mid-word, the pixels
 drawn in the highlight colour read as that word and nothing else."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from devtools.ocr import band, cer, frame, highlights, near, only, read
+from service.adapters.hant import OpenccConverter
 from service.adapters.styles import styles_file
 from service.config import get_settings
 from service.domain.style import Style, StyleSpec, resolve
@@ -34,16 +37,16 @@ class Burned:
     style: Style
 
 
-@pytest.fixture(scope="module")
-def burned(tmp_path_factory: pytest.TempPathFactory) -> Burned:
-    tmp = tmp_path_factory.mktemp("ocr")
+def _burn(tmp: Path, preset: str, *flags: str, convert: Callable[[str], str] = str) -> Burned:
+    """One burn-in render of the short script at ``preset``; its cues as the manifest
+    has them, each line through ``convert`` (the Traditional track converts line by line)."""
     script = tmp / "s.md"
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
     video = make_video(tmp / "v.mp4", 10, audio=False)
     out = tmp / "out"
     proc = narrate(
         "render", script, "--out", out, "--engine", "espeak", "--video", video,
-        "--burn-in", "--style", PRESET,
+        "--burn-in", "--style", preset, *flags,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
@@ -51,15 +54,31 @@ def burned(tmp_path_factory: pytest.TempPathFactory) -> Burned:
         Cue(
             round(c["start"] * 1000),
             round(c["end"] * 1000),
-            tuple(c["text"].split("\n")),
+            tuple(convert(line) for line in c["text"].split("\n")),
             c["layer"],
         )
         for c in manifest["cues"]
     ]
     data = json.loads(styles_file(get_settings()).read_text(encoding="utf-8"))
-    style = resolve(data, StyleSpec(preset=PRESET))
+    style = resolve(data, StyleSpec(preset=preset))
     ass = (out / "subtitles.ass").read_text(encoding="utf-8")
     return Burned(out / "video.mp4", ass, cues, style)
+
+
+@pytest.fixture(scope="module")
+def burned(tmp_path_factory: pytest.TempPathFactory) -> Burned:
+    return _burn(tmp_path_factory.mktemp("ocr"), PRESET)
+
+
+@pytest.fixture(scope="module")
+def burned_hant(tmp_path_factory: pytest.TempPathFactory) -> Burned:
+    """The Traditional (Taiwan) track burned in at ``vertical-safe``."""
+    converter = OpenccConverter()
+    return _burn(
+        tmp_path_factory.mktemp("ocr-hant"), "vertical-safe",
+        "--traditional", "tw", "--burn-in-script", "hant",
+        convert=lambda line: converter.convert(line, "tw"),
+    )  # fmt: skip
 
 
 def _read_back(burned: Burned, layers: set[int]) -> list[tuple[str, str, float]]:
@@ -74,11 +93,22 @@ def _read_back(burned: Burned, layers: set[int]) -> list[tuple[str, str, float]]
     return got
 
 
-@pytest.mark.parametrize(
+LAYERS = pytest.mark.parametrize(
     "layers", [{NARRATION}, {OVERLAY}, {SCREEN, TITLE}], ids=["narration", "qualifiers", "screen"]
 )
+
+
+@LAYERS
 def test_every_cue_reads_back(burned: Burned, layers: set[int]) -> None:
     got = _read_back(burned, layers)
+    assert got, "no cue of the layer"
+    assert all(rate <= 0.02 for _, _, rate in got), got
+
+
+@LAYERS
+def test_every_traditional_cue_reads_back(burned_hant: Burned, layers: set[int]) -> None:
+    """The burned-in Traditional text is OpenCC's conversion of each cue (測試, 軌跡)."""
+    got = _read_back(burned_hant, layers)
     assert got, "no cue of the layer"
     assert all(rate <= 0.02 for _, _, rate in got), got
 
