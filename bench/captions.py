@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.media import make_video  # noqa: E402
-from devtools.ocr import band, cer, frame, highlights, read  # noqa: E402
+from devtools.ocr import band, cer, frame, highlights, manifest_cues, read  # noqa: E402
 from service import wiring  # noqa: E402
 from service.adapters.hant import OpenccConverter  # noqa: E402
 from service.adapters.storage import LocalWorkspace  # noqa: E402
@@ -41,7 +41,7 @@ from service.config import get_settings  # noqa: E402
 from service.console import read_script  # noqa: E402
 from service.domain.options import RenderOptions  # noqa: E402
 from service.domain.style import StyleSpec, resolve  # noqa: E402
-from service.domain.subtitles import Canvas, Cue, timed_words  # noqa: E402
+from service.domain.subtitles import Canvas, timed_words  # noqa: E402
 from service.domain.subtitles.writers import placements  # noqa: E402
 
 FPS = 30.0
@@ -137,16 +137,7 @@ def ocr(
         argv += ["--traditional", "tw", "--burn-in-script", "hant"]
     convert = (lambda line: OpenccConverter().convert(line, "tw")) if traditional else str
     subprocess.run(argv, check=True, capture_output=True)
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    cues = [
-        Cue(
-            round(c["start"] * 1000),
-            round(c["end"] * 1000),
-            tuple(convert(line) for line in c["text"].split("\n")),
-            c["layer"],
-        )
-        for c in manifest["cues"]
-    ]
+    cues = manifest_cues(out, convert)
     data = json.loads(styles_file(get_settings()).read_text(encoding="utf-8"))
     canvas = Canvas(1080, 1920, style=resolve(data, StyleSpec(preset=preset)))
     places = placements(canvas, cues)

@@ -77,9 +77,10 @@ CLOSING = set("，。、；：？！」』）》”’,.;:?!)")
 PAIRS = {"《": "》", "“": "”", "（": "）", "(": ")", "「": "」"}
 
 
-def _model_cues(spec: JobSpec, layout: Layout) -> list[Cue]:
-    """Cues from phrases timed by the syllable model, segments back to back."""
-    cues: list[Cue] = []
+def _model_timing(spec: JobSpec, layout: Layout) -> list[tuple[list[TimedPhrase], int, int]]:
+    """Each segment's phrases timed by the syllable model, segments back to back: (phrases,
+    the segment's start, its end)."""
+    out = []
     t = 0
     for seg in spec.segments:
         phrases = []
@@ -88,8 +89,16 @@ def _model_cues(spec: JobSpec, layout: Layout) -> list[Cue]:
             d = max(150, round(syllables(seg.text[a:b], spec.language) / 4.5 * 1000))
             phrases.append(TimedPhrase(a, b, t, t + d))
             t += d + 200
-        cues += narration_cues(seg.text, phrases, layout)
         t = max(t, start + round(seg.seconds * 1000))
+        out.append((phrases, start, t))
+    return out
+
+
+def _model_cues(spec: JobSpec, layout: Layout) -> list[Cue]:
+    """Cues from phrases timed by the syllable model, segments back to back."""
+    cues: list[Cue] = []
+    for seg, (phrases, _, _) in zip(spec.segments, _model_timing(spec, layout), strict=True):
+        cues += narration_cues(seg.text, phrases, layout)
     return settle(cues, layout)
 
 
@@ -103,19 +112,9 @@ def model_tracks(spec: JobSpec, layout: Layout) -> dict[str, list[Cue]]:
     from service.pipeline.results import JobPlan
     from service.pipeline.tracks import subtitle_tracks
 
-    timed: list[list[TimedPhrase]] = []
-    slots: list[Slot] = []
-    t = 0
-    for seg in spec.segments:
-        phrases = []
-        start = t
-        for a, b in split_phrases(seg.text, layout.line_chars, tagged_words):
-            d = max(150, round(syllables(seg.text[a:b], spec.language) / 4.5 * 1000))
-            phrases.append(TimedPhrase(a, b, t, t + d))
-            t += d + 200
-        timed.append(phrases)
-        t = max(t, start + round(seg.seconds * 1000))
-        slots.append(Slot(start, t))
+    timing = _model_timing(spec, layout)
+    timed = [phrases for phrases, _, _ in timing]
+    slots = [Slot(start, end) for _, start, end in timing]
     cues: list[Cue] = []
     for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
         following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)

@@ -12,15 +12,18 @@ most 960 px a side): the default scales a 1080x300 band up to 736 px high, ten t
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from service.domain.subtitles import Cue
 from service.domain.subtitles.writers import LINE_HEIGHT, Canvas, Place
 
 PAD = 0.35  # of a line's height, around the band
@@ -35,6 +38,21 @@ def frame(video: Path, seconds: float, width: int, height: int) -> np.ndarray:
         check=True,
     ).stdout  # fmt: skip
     return np.frombuffer(raw, np.uint8).reshape(height, width, 3)
+
+
+def manifest_cues(out: Path, convert: Callable[[str], str] = str) -> list[Cue]:
+    """A render's cues as its manifest lists them, each line through ``convert`` (a
+    Traditional track is the Simplified one converted line by line)."""
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    return [
+        Cue(
+            round(c["start"] * 1000),
+            round(c["end"] * 1000),
+            tuple(convert(line) for line in c["text"].split("\n")),
+            c["layer"],
+        )
+        for c in manifest["cues"]
+    ]
 
 
 def band(canvas: Canvas, place: Place, lines: int) -> tuple[int, int]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.ocr import band, cer, frame, highlights, near, only, read
+from devtools.ocr import band, cer, frame, highlights, manifest_cues, near, only, read
 from service.adapters.hant import OpenccConverter
 from service.adapters.styles import styles_file
 from service.config import get_settings
@@ -49,16 +49,7 @@ def _burn(tmp: Path, preset: str, *flags: str, convert: Callable[[str], str] = s
         "--burn-in", "--style", preset, *flags,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    cues = [
-        Cue(
-            round(c["start"] * 1000),
-            round(c["end"] * 1000),
-            tuple(convert(line) for line in c["text"].split("\n")),
-            c["layer"],
-        )
-        for c in manifest["cues"]
-    ]
+    cues = manifest_cues(out, convert)
     data = json.loads(styles_file(get_settings()).read_text(encoding="utf-8"))
     style = resolve(data, StyleSpec(preset=preset))
     ass = (out / "subtitles.ass").read_text(encoding="utf-8")
