@@ -45,7 +45,12 @@ async def batch_events(
     reader = Follow(
         lambda after: service.jobs.batch_events(batch.id, after), ended, last, f"batch {batch.id}"
     )
-    done = view.status in TERMINAL
+    # Ended with its ``completed`` event written: every event is there. Its items can all
+    # have ended a moment before the worker writes ``completed``: then the stream waits for
+    # it (or, should it never come, closes after a heartbeat's quiet and ``ended``).
+    done = view.status in TERMINAL and await run_in_threadpool(
+        lambda: any(last(e) for e in service.jobs.batch_events(batch.id, "0-0"))
+    )
     return streamed(
         follow(
             request, settings, reader, view.model_dump(mode="json"), done, last_event_id or resume
