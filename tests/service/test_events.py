@@ -17,7 +17,9 @@ from tests.service.conftest import start_stack, submit
 pytestmark = pytest.mark.integration
 
 SCRIPT = "\n\n".join(f"[段 {i} · 2 秒] 第{i}段,测试事件流。" for i in range(1, 4))
-LONG = "\n\n".join(f"[段 {i} · 2 秒] 第{i}段,很长的工作。" for i in range(1, 9))
+# Long enough (40 x 0.6 s of segment work) to be still running when the test cancels it, after
+# 200 streams opened on a loaded host.
+LONG = "\n\n".join(f"[段 {i} · 2 秒] 第{i}段,很长的工作。" for i in range(1, 41))
 STREAMS = 200
 
 
