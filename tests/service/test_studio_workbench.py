@@ -720,13 +720,16 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
         lambda d: d.find_element(By.ID, "batch").get_attribute("data-status") == "succeeded",
         "batch done",
     )
-    rows = driver.find_elements(By.CSS_SELECTOR, "#batch-items tbody tr")
-    assert [r.find_element(By.TAG_NAME, "td").text for r in rows] == ["intro", "outro"]
-    assert {r.get_attribute("data-state") for r in rows} == {"succeeded"}
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#batch-items tbody tr'))"
+        ".map(r => [r.cells[0].textContent, r.dataset.state, r.dataset.job])"
+    )
+    assert [r[0] for r in rows] == ["intro", "outro"], rows
+    assert {r[1] for r in rows} == {"succeeded"}, rows
     assert driver.find_element(By.ID, "batch-zip").is_displayed()
     assert _axe_views(driver, "batch") == []
-    first = rows[0].get_attribute("data-job")
-    rows[0].find_element(By.TAG_NAME, "a").click()
+    first = rows[0][2]
+    driver.find_element(By.CSS_SELECTOR, f"#batch-items a[href='#/jobs/{first}']").click()
     until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{first}"), "item's job")
     until(driver, 10, lambda d: d.find_element(By.ID, "job").is_displayed(), "job view")
     driver.back()

@@ -174,7 +174,8 @@ async function readBatch(id) {
   }
   if (id !== S.batchId) return;
   showBatch(b);
-  if (TERMINAL.includes(b.status)) { if (S.batchStream) S.batchStream.close(); S.batchStream = null; return; }
+  for (const it of b.items) listed({ id: it.job, status: it.status });  // the job list agrees
+  if (TERMINAL.includes(b.status)) { loadJobs(); if (S.batchStream) S.batchStream.close(); S.batchStream = null; return; }
   if (S.batchStream) return;
   if (S.batchNoStream) { S.batchTimer = setTimeout(() => readBatch(id), 800); return; }
   let pending = false;
@@ -289,12 +290,12 @@ function fixDiff() {
   }
   const opts = fixOptionChanges(S.source.options || {});
   const optText = Object.entries(opts).map(([k, v]) => `${k === "style" ? t("style") : t("fixBurn")}: ${v === null ? t("styleDefault") : k === "style" ? $("fix-style").value : v}`);
-  $("fix-diff").replaceChildren(el("h4", { text: t("diffH") }),
+  $("fix-diff").replaceChildren(...[el("h4", { text: t("diffH") }),
     rows.length ? el("div", { class: "scroll" }, el("table", { id: "diff-table" },
       el("thead", {}, el("tr", {}, ...["#", t("colState"), t("colText"), t("colSeconds")].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, ...rows))) : null,
     optText.length ? el("p", { text: optText.join(" · ") }) : null,
-    !rows.length && !optText.length ? el("p", { class: "muted", text: t("diffNone") }) : null);
+    !rows.length && !optText.length ? el("p", { class: "muted", text: t("diffNone") }) : null].filter(Boolean));
 }
 $("fix-list").addEventListener("input", fixDiff);
 $("fix-list").addEventListener("change", fixDiff);
