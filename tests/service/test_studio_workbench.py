@@ -686,7 +686,7 @@ def test_download_all_and_the_masters_grouped(bench: Any) -> None:
     assert groups == [
         ["vertical", ["masters/vertical/video.mp4", "masters/vertical/subtitles.srt"]],
         ["square", ["masters/square/video.mp4"]],
-        ["artifacts.zip", "narration.wav"],
+        ["narration.wav"],
     ], groups
 
 

@@ -31,13 +31,14 @@ function openStream(url, on, onerror) {
     const es = new EventSource(url);
     for (const [name, fn] of Object.entries(on)) es.addEventListener(name, (e) => fn(JSON.parse(e.data), e.lastEventId));
     es.onerror = () => { es.close(); onerror(); };
-    return { close: () => es.close(), kind: "eventsource" };
+    return { close: () => es.close(), kind: "eventsource", get readyState() { return es.readyState; } };
   }
   const ctl = new AbortController();
-  let closed = false;
+  let closed = false, state = 0;  // EventSource's readyState: 0 connecting, 1 open, 2 closed
   (async () => {
     const r = await fetch(url, { headers: headers({ Accept: "text/event-stream" }), signal: ctl.signal });
     if (!r.ok || !r.body) throw new Error("HTTP " + r.status);
+    state = 1;
     const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "";
     for (;;) {
@@ -56,8 +57,8 @@ function openStream(url, on, onerror) {
         if (data && on[name]) on[name](JSON.parse(data), id);
       }
     }
-  })().then(() => { if (!closed) onerror(true); }, () => { if (!closed) onerror(); });
-  return { close: () => { closed = true; ctl.abort(); }, kind: "fetch" };
+  })().then(() => { state = 2; if (!closed) onerror(true); }, () => { state = 2; if (!closed) onerror(); });
+  return { close: () => { closed = true; state = 2; ctl.abort(); }, kind: "fetch", get readyState() { return state; } };
 }
 
 // --- the style picker: GET /v1/styles, and the still of the chosen one (the open job's
@@ -76,6 +77,7 @@ let stillSeq = 0;
 async function still(id) {
   const name = $(id).value || "default", img = $(id + "-still"), seq = ++stillSeq;
   const q = new URLSearchParams({ width: "270" });
+  if (id === "style" && S.videoLandscape) q.set("frame", "landscape");  // as the chosen video
   if (id === "fix-style" && S.job && S.source && S.source.has_video) {
     q.set("job", S.job.id);
     const v = $("player"); q.set("at", String(Math.round((v.currentTime || 1) * 10) / 10));
@@ -87,6 +89,16 @@ async function still(id) {
   } catch (_) { img.hidden = true; }
 }
 $("style").addEventListener("change", () => still("style"));
+// The compose still's frame follows the chosen video's shape (a neutral frame of that shape).
+$("video").addEventListener("change", () => {
+  const f = $("video").files[0];
+  if (!f) { S.videoLandscape = false; still("style"); return; }
+  const v = document.createElement("video"), url = URL.createObjectURL(f);
+  v.preload = "metadata";
+  v.onloadedmetadata = () => { S.videoLandscape = v.videoWidth > v.videoHeight; URL.revokeObjectURL(url); still("style"); };
+  v.onerror = () => URL.revokeObjectURL(url);
+  v.src = url;
+});
 $("fix-style").addEventListener("change", () => { still("fix-style"); fixDiff(); });
 $("fix-burn").addEventListener("change", fixDiff);
 
@@ -129,9 +141,8 @@ function downloadsGrouped(job) {
     const m = n.match(/^masters\/([^/]+)\/(.+)$/);
     if (m) { if (!masters.has(m[1])) masters.set(m[1], []); masters.get(m[1]).push([n, m[2]]); }
   }
-  const all = el("li", {}, el("button", { type: "button", id: "download-all", class: "primary", "data-name": "artifacts.zip",
-    onclick: saveAs(`/v1/jobs/${job.id}/artifacts.zip`, `${job.id}.zip`), text: t("downloadAll") }));
-  $("downloads").replaceChildren(all, ...listed.filter((n) => !n.startsWith("masters/")).map((n) => item(n)));
+  $("download-all").onclick = saveAs(`/v1/jobs/${job.id}/artifacts.zip`, `${job.id}.zip`);
+  $("downloads").replaceChildren(...listed.filter((n) => !n.startsWith("masters/")).map((n) => item(n)));
   $("masters").replaceChildren(...[...masters.entries()].map(([name, files]) => el("div", { class: "master", "data-master": name },
     el("h4", { text: t("master", name) }), el("ul", { class: "downloads" }, ...files.map(([n, f]) => item(n, f))))));
 }
