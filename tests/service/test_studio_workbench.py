@@ -690,6 +690,27 @@ def test_download_all_and_the_masters_grouped(bench: Any) -> None:
     ], groups
 
 
+def test_a_search_the_list_cannot_answer_asks_the_server(bench: Any) -> None:
+    """A piece from the middle of a job's id matches nothing listed (the list matches ids by
+    their start): the page asks GET /v1/jobs?q= and lists the server's answer; an empty
+    search lists the recent jobs again."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    driver.get(stack.url + "/#/new")
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-list li"), "listed")
+    box = driver.find_element(By.ID, "job-search")
+    box.send_keys(job_id[9:17])
+    shown = "return Array.from(document.querySelectorAll('#job-list li:not([hidden]) button')).map(b => b.dataset.id)"
+    until(driver, 10, lambda d: d.execute_script(shown) == [job_id], "the server's answer")
+    asked = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('q='))"
+    )
+    assert any(job_id[9:17] in n for n in asked), asked
+    box.clear()
+    box.send_keys(" ")
+    until(driver, 10, lambda d: len(d.execute_script(shown)) > 1, "all again")
+
+
 def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Path) -> None:
     """Two script files chosen at once go in as one batch; #/batches/<id> follows its event
     stream to the end, each item links to its job, the batch zip is offered; axe finds

@@ -114,7 +114,13 @@ async function loadJobs() {
   if (S.listTimer) clearTimeout(S.listTimer);
   S.listTimer = null;
   try {
-    const data = await api("/v1/jobs?limit=30");
+    // A search the listed jobs could not answer asks the server (GET /v1/jobs?q=&status=).
+    const f = $("job-filter").value, q = S.search ? $("job-search").value.trim() : "";
+    const params = new URLSearchParams({ limit: "30" });
+    if (q) params.set("q", q.slice(0, 100));
+    if (q && f && f !== "active") params.set("status", f);
+    const data = await api("/v1/jobs?" + params);
+    $("job-list").dataset.q = q;
     const ul = $("job-list");
     ul.replaceChildren(...data.jobs.map((j) => el("li", {},
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
@@ -122,7 +128,7 @@ async function loadJobs() {
         el("span", { class: "t", text: j.title || t("untitled"), lang: textLang(j.title) }),
         el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
         el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? t("fixTag") : "") })))));
-    $("jobs-msg").textContent = data.jobs.length ? "" : t("noJobs");
+    $("jobs-msg").textContent = data.jobs.length ? "" : t(q ? "noMatch" : "noJobs");
     filterJobs();
     // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
     // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
@@ -138,15 +144,20 @@ function listed(j) {
 $("refresh-jobs").addEventListener("click", loadJobs);
 // Search (title or id) and the state filter: the listed jobs that match stay shown.
 function filterJobs() {
-  const q = $("job-search").value.trim().toLowerCase(), f = $("job-filter").value;
+  const raw = $("job-search").value.trim(), q = raw.toLowerCase(), f = $("job-filter").value;
+  const served = raw && $("job-list").dataset.q === raw;  // the list is the server's answer to it
   let shown = 0;
   for (const li of $("job-list").children) {
     const b = li.querySelector("button"), st = b.querySelector(".state").dataset.state;
-    const hit = (!q || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
+    const hit = (!q || served || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
       && (!f || (f === "active" ? !TERMINAL.includes(st) : st === f));
     li.hidden = !hit; shown += hit;
   }
   if ($("job-list").children.length) $("jobs-msg").textContent = shown ? "" : t("noMatch");
+  // Nothing listed matches: the server searches all of this key's jobs (titles, ids) after a pause.
+  clearTimeout(S.searchTimer);
+  if (!shown && q && !served) S.searchTimer = setTimeout(() => { S.search = true; loadJobs(); }, 300);
+  else if (!q && S.search) { S.search = false; S.searchTimer = setTimeout(loadJobs, 0); }
 }
 $("job-search").addEventListener("input", filterJobs);
 $("job-filter").addEventListener("change", filterJobs);
