@@ -756,6 +756,10 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
     driver.back()
     until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "back to the batch")
     assert batch in driver.current_url
+    driver.forward()  # the item's job view links back to its batch
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-meta a.batch-link"), "link")
+    driver.find_element(By.CSS_SELECTOR, "#job-meta a.batch-link").click()
+    until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "the batch again")
 
 
 def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None:

@@ -10,7 +10,7 @@ Object.assign(WORDS.en, {
   batchRefused: "Refused: {0}", notSubmittedBatch: "The batch was not submitted:", split: "Split", merge: "Merge with next",
   remove: "Remove", addSeg: "Add a segment", diffH: "Changes against this job", diffNone: "No changes yet.",
   "diff.added": "added", "diff.removed": "removed", "diff.changed": "changed", diffSecs: "{0} s → {1} s", newText: "(new text)",
-  fixBurn: "Burn subtitles into the picture",
+  fixBurn: "Burn subtitles into the picture", inBatch: " · in batch ",
 });
 Object.assign(WORDS["zh-CN"], {
   style: "字幕样式", styleStill: "样式 {0} 的静帧（与烧录时相同的绘制）", styleDefault: "默认",
@@ -20,7 +20,7 @@ Object.assign(WORDS["zh-CN"], {
   batchRefused: "被拒绝：{0}", notSubmittedBatch: "批量未提交：", split: "拆分", merge: "与下一段合并",
   remove: "删除", addSeg: "添加一段", diffH: "与此任务相比的改动", diffNone: "尚无改动。",
   "diff.added": "新增", "diff.removed": "删除", "diff.changed": "修改", diffSecs: "{0} 秒 → {1} 秒", newText: "（新文字）",
-  fixBurn: "把字幕烧录进画面",
+  fixBurn: "把字幕烧录进画面", inBatch: " · 属于批量 ",
 });
 applyWords();
 

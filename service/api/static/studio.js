@@ -518,7 +518,8 @@ function showJob(j) {
   $("job-h").textContent = j.title || t("job");
   $("job-h").lang = textLang(j.title) || "";
   $("job-meta").replaceChildren(t("jobMeta", j.id, when(j.created)),
-    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
+    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []),
+    ...(j.batch ? [t("inBatch"), el("a", { href: "#/batches/" + j.batch, class: "batch-link", text: j.batch.slice(0, 8) })] : []));
   $("job-progress").value = j.progress;
   const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
