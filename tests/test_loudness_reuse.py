@@ -3,15 +3,18 @@ gives the streamed passes' figures within 0.01 LU and nearly the same samples.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from service.audio import normalize
 from service.audio.dsp import moving_average, sliding_min
 from service.audio.loudness import LoudnessMeter
-from service.audio.normalize import SAMPLE_FROM, _sampled
+from service.audio.normalize import SAMPLE_FROM, _sampled, normalize_to_wav
 from service.audio.passes import Reused, gain_curve
 from service.audio.stream import ArraySource, _blocks
+from service.pipeline.checked import Checked
 
 RATE = 24000
 
@@ -82,3 +85,29 @@ def test_the_gain_curve_around_the_peaks_is_the_whole_tracks() -> None:
         need[rng.integers(0, n, k)] = rng.uniform(0.3, 0.999, k).astype(np.float32)
         whole = moving_average(sliding_min(need, 2 * w + 1), w)
         assert np.max(np.abs(gain_curve(need, w) - whole)) < 1e-6, trial
+
+
+def test_a_cancel_during_the_reused_passes_stops_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passes after the first read nothing from the track; its job's cancel check must
+    still be asked (a canceled burn-in job's loudness stage would run on, and its picture
+    encode with it). The check here raises once the whole track has been read once."""
+    track = ArraySource(speechlike(8.0, seed=3))
+    read = [0]
+
+    def check() -> None:
+        if read[0] >= track.length:
+            raise RuntimeError("canceled")
+
+    class Counted:
+        length = track.length
+
+        def read(self, a: int, b: int) -> np.ndarray:
+            read[0] += b - a
+            return track.read(a, b)
+
+    monkeypatch.setattr("service.pipeline.checked.CHECK_SECONDS", 0.0)  # every call asks
+    with pytest.raises(RuntimeError, match="canceled"):
+        normalize_to_wav(Checked(Counted(), check), RATE, tmp_path / "n.wav", reuse=True)
+    assert read[0] == track.length  # read once: the raise came from a reused pass

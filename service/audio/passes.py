@@ -14,7 +14,7 @@ the measurement of the written pass: well under 0.001 LU (tests/test_loudness_re
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,6 +105,9 @@ class Reused(Streamed):
         self.kx_sample: dict[int, np.ndarray] = {}  # block i: K(x) as the sample meter saw it
         self._over: np.ndarray | None = None
         self._sample_state: np.ndarray | None = None  # the filters after the last sampled block
+        # The passes after the first read nothing from ``src``: a source that asks whether its
+        # job was canceled as it is read (pipeline/checked.py) is asked each block instead.
+        self.poll: Callable[[], None] | None = getattr(src, "poll", None)
 
     def first(self, i: int, x: Audio, meter: LoudnessMeter, sample: LoudnessMeter | None) -> None:
         """As Streamed's, but the sample's K-weighting is the track's, corrected for the
@@ -153,6 +156,8 @@ class Reused(Streamed):
         return self._over
 
     def limited(self, a: int, b: int, gain: float, ceiling_db: float) -> tuple[Audio, Audio]:
+        if self.poll is not None:
+            self.poll()
         lo, hi = max(0, a - _margin(self.rate)), min(self.src.length, b + _margin(self.rate))
         chunk = self.x[lo:hi]
         x = chunk * gain

@@ -21,8 +21,13 @@ class Checked:
     def length(self) -> int:
         return self.src.length
 
-    def read(self, a: int, b: int) -> dsp.Audio:
+    def poll(self) -> None:
+        """Ask (at most every CHECK_SECONDS): also called by normalisation passes that reuse
+        the first pass's samples and so read nothing."""
         if time.monotonic() - self.at >= CHECK_SECONDS:
             self.check()
             self.at = time.monotonic()
+
+    def read(self, a: int, b: int) -> dsp.Audio:
+        self.poll()
         return self.src.read(a, b)
