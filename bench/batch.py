@@ -48,23 +48,19 @@ def parts(run: str, items: int, video: bytes) -> list[tuple[str, Any]]:
     return [*out, ("options", (None, '{"engine": "espeak"}'))]
 
 
-def tts_calls(stack: Stack) -> float:
+def _metric_sum(stack: Stack, name: str) -> float:
+    """The sum of every series of ``name`` in /metrics (all labels)."""
     text = httpx.get(f"{stack.url}/metrics", timeout=10).text
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith("narrate_tts_calls_total")
-    )
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name))
+
+
+def tts_calls(stack: Stack) -> float:
+    return _metric_sum(stack, "narrate_tts_calls_total")
 
 
 def work(stack: Stack) -> float:
     """Seconds the workers have spent in pipeline stages so far (/metrics' stage sums)."""
-    text = httpx.get(f"{stack.url}/metrics", timeout=10).text
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith("narrate_stage_seconds_sum")
-    )
+    return _metric_sum(stack, "narrate_stage_seconds_sum")
 
 
 def one_by_one(c: httpx.Client, run: str, items: int, video: bytes) -> float:
