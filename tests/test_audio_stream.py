@@ -4,6 +4,7 @@ computation, with memory that does not grow with the timeline."""
 from __future__ import annotations
 
 import importlib
+import shutil
 import subprocess
 import tracemalloc
 from pathlib import Path
@@ -14,6 +15,9 @@ import pytest
 from scipy.signal import resample_poly
 
 from service import audio as dsp
+from service.adapters.media import EncoderSink, FfmpegMedia
+from service.config import Settings
+from tests.helpers import mux_request
 
 RATE = 24000
 
@@ -184,6 +188,39 @@ def test_the_mix_read_in_blocks_is_the_mix(tmp_path: Path, speech: np.ndarray) -
     assert (tmp_path / "narration.wav").read_bytes() == (tmp_path / "whole.wav").read_bytes()
     assert loud == loud2
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+class RemovedAfterFirstPass:
+    """A track whose work directory is removed as its first pass ends, as the API removes a
+    canceled job's work while finalize normalises its narration."""
+
+    def __init__(self, x: np.ndarray, directory: Path) -> None:
+        self.src, self.directory = dsp.ArraySource(x), directory
+
+    @property
+    def length(self) -> int:
+        return self.src.length
+
+    def read(self, a: int, b: int) -> np.ndarray:
+        if b == self.length and self.directory.exists():
+            shutil.rmtree(self.directory)
+        return self.src.read(a, b)
+
+
+def test_a_work_directory_removed_mid_mix_leaves_no_encoder_running(
+    tmp_path: Path, speech: np.ndarray
+) -> None:
+    media, work = FfmpegMedia(Settings()), tmp_path / "work"
+    work.mkdir()
+    started: list[EncoderSink] = []
+
+    def sink() -> EncoderSink:
+        started.append(media.audio_sink(mux_request(), RATE, work / "sound.m4a"))
+        return started[-1]
+
+    with pytest.raises(FileNotFoundError):
+        dsp.normalize_to_wav(RemovedAfterFirstPass(speech, work), RATE, work / "n.wav", sink=sink)
+    assert all(s.running.proc.poll() is not None for s in started)  # none waits on its input
 
 
 def peak_traced_mib(tmp: Path, speech: np.ndarray, minutes: float) -> float:

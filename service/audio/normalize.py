@@ -33,17 +33,34 @@ def _limit_block(src: Source, a: int, b: int, gain: float, rate: int, ceiling_db
 
 class _WavOut:
     """Mono 16-bit PCM written block by block under a temporary name; ``commit`` renames it
-    into place (never half a file), ``discard`` removes it. ``sink`` gets the same PCM as it
-    is written (an encoder that then need not wait for the file)."""
+    into place (never half a file), ``discard`` removes it. ``sink`` makes an encoder that
+    gets the same PCM as it is written (it then need not wait for the file). The file is
+    opened before the encoder starts: a file that cannot be opened (a canceled job's work
+    directory, removed under it) leaves no encoder waiting on its input."""
 
-    def __init__(self, path: Path, rate: int, frames: int, sink: PcmSink | None = None) -> None:
-        self.path, self.sink = path, sink
+    def __init__(
+        self, path: Path, rate: int, frames: int, sink: Callable[[], PcmSink] | None = None
+    ) -> None:
+        self.path = path
         self.tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        self.w = wave.open(str(self.tmp), "wb")  # noqa: SIM115 (closed by commit/discard)
+        # Opened here, not by wave.open(name): a wave.open that fails leaves a half-made
+        # writer whose __del__ raises.
+        self.file = open(self.tmp, "wb")  # noqa: SIM115 (closed by commit/discard)
+        self.w = wave.open(self.file, "wb")  # noqa: SIM115 (closed with the file)
         self.w.setnchannels(1)
         self.w.setsampwidth(2)
         self.w.setframerate(rate)
         self.w.setnframes(frames)
+        try:
+            self.sink = sink() if sink is not None else None
+        except BaseException:
+            self._close()
+            self.tmp.unlink(missing_ok=True)
+            raise
+
+    def _close(self) -> None:
+        self.w.close()
+        self.file.close()  # a writer given a file object leaves it open
 
     def write(self, x: Audio) -> None:
         pcm = to_pcm16(x).tobytes()
@@ -52,7 +69,7 @@ class _WavOut:
             self.sink.write(pcm)
 
     def commit(self) -> None:
-        self.w.close()
+        self._close()
         if self.sink is not None:
             try:
                 self.sink.finish()
@@ -62,7 +79,7 @@ class _WavOut:
         os.replace(self.tmp, self.path)
 
     def discard(self) -> None:
-        self.w.close()
+        self._close()
         self.tmp.unlink(missing_ok=True)
         if self.sink is not None:
             self.sink.cancel()
@@ -208,7 +225,7 @@ def normalize_to_wav(
         passes(src, rate, reuse),
         target,
         peak_db,
-        lambda: _WavOut(path, rate, src.length, sink() if sink is not None else None),
+        lambda: _WavOut(path, rate, src.length, sink),
     )
 
 
