@@ -58,9 +58,33 @@ def short_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_video(tmp_path_factory.mktemp("video") / "clip.mp4", 11)
 
 
+# The longest files (tens of seconds each: whole stacks, 1080x1920 encodes, schemathesis),
+# started first: `pytest -n 2 --dist loadfile` hands files out in collection order, and a long
+# one drawn last keeps one worker busy alone while the other is done.
+LONG_POLES = (
+    "service/test_schema.py",
+    "test_encode_parts.py",
+    "test_presets_loudness.py",
+    "service/test_redis_faults.py",
+    "service/test_s3.py",
+    "service/test_studio_workbench.py",
+    "service/test_faults.py",
+    "service/test_serve.py",
+    "service/test_security.py",
+    "service/test_studio.py",
+    "test_neural.py",
+    "service/test_fairshare.py",
+    "service/test_events.py",
+    "service/test_edge_fleet.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A bare ``pytest`` is the fast tier; ``-m``, ``NARRATE_TESTS=all`` or named tests choose
-    otherwise."""
+    otherwise. The long poles go first, each file's tests staying in their order."""
+    tests = Path(__file__).parent
+    rank = {tests / name: k for k, name in enumerate(LONG_POLES)}
+    items.sort(key=lambda item: rank.get(item.path, len(rank)))  # stable: files stay whole
     named = config.args_source == pytest.Config.ArgsSource.ARGS
     if config.option.markexpr or named or os.environ.get("NARRATE_TESTS") == "all":
         return
