@@ -59,23 +59,27 @@ def short_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # The longest files (tens of seconds each: whole stacks, 1080x1920 encodes, schemathesis),
-# started first: `pytest -n 2 --dist loadfile` hands files out in collection order, and a long
-# one drawn last keeps one worker busy alone while the other is done.
+# started first: `pytest -n 3 --dist loadfile` hands files out in collection order, and a long
+# one drawn last keeps one worker busy alone while the others are done.
 LONG_POLES = (
-    "service/test_schema.py",
-    "test_encode_parts.py",
-    "test_presets_loudness.py",
-    "service/test_redis_faults.py",
     "service/test_s3.py",
-    "service/test_studio_workbench.py",
+    "service/test_redis_faults.py",
     "service/test_faults.py",
+    "test_presets_loudness.py",
+    "test_encode_parts.py",
+    "service/test_schema.py",
+    "service/test_studio_workbench.py",
+    "service/test_studio.py",
+    "service/test_webhooks.py",
+    "service/test_cleanup.py",
+    "service/test_events.py",
+    "test_neural.py",
+    "service/test_kill.py",
+    "service/test_edge_fleet.py",
     "service/test_serve.py",
     "service/test_security.py",
-    "service/test_studio.py",
-    "test_neural.py",
     "service/test_fairshare.py",
-    "service/test_events.py",
-    "service/test_edge_fleet.py",
+    "service/test_media_faults.py",
 )
 
 
