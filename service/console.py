@@ -117,8 +117,9 @@ def add_subtitle_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--traditional",
-        choices=["tw", "hk"],
-        help="also write subtitles.zh-Hant.* (OpenCC: tw = Taiwan phrasing, hk = Hong Kong)",
+        choices=["tw", "hk", "none"],
+        help="also write subtitles.zh-Hant.* (OpenCC: tw = Taiwan phrasing, hk = Hong Kong); "
+        "none: not even for a zh-TW/zh-HK voice",
     )
     p.add_argument(
         "--burn-in-script",

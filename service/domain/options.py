@@ -21,6 +21,7 @@ Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
 Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/domain/edit.py)
 Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hong Kong)
+TraditionalChoice = Literal["tw", "hk", "none"]  # none: no track, whatever the voices
 Script = Literal["hans", "hant"]  # Simplified or Traditional Chinese
 Captions = Literal["static", "highlight", "reveal"]  # narration word by word (karaoke.py)
 
@@ -114,7 +115,7 @@ class MasterOptions(_Model):
     music_duck: float | None = Field(None, ge=10, le=40)
     original_audio: Literal["drop", "mix"] | None = None
     audio_only: bool | None = Field(None, description="this master has no video.mp4")
-    traditional: Traditional | None = None
+    traditional: TraditionalChoice | None = None
     burn_in_script: Script | None = None
     captions: Captions | None = None
     # Refused with a reason (so the 422 names masters[i].<field>), never in the schema nor in
@@ -205,11 +206,12 @@ class RenderOptions(_Model):
         "job.canceled), signed with the tenant's default webhook secret",
     )
 
-    traditional: Traditional | None = Field(
+    traditional: TraditionalChoice | None = Field(
         None,
         description="also write subtitles.zh-Hant.srt/.vtt/.ass, converted from the Simplified "
-        "track by OpenCC: tw (Taiwan characters and phrasing) or hk (Hong Kong); default: by "
-        "the voice's locale for a zh job (zh-TW -> tw, zh-HK -> hk), else none",
+        "track by OpenCC: tw (Taiwan characters and phrasing) or hk (Hong Kong); none: no "
+        "Traditional track; default: by the voice's locale for a zh job (zh-TW -> tw, "
+        "zh-HK -> hk), else none",
     )
     burn_in_script: Script = Field(
         "hans",
@@ -239,6 +241,11 @@ class RenderOptions(_Model):
             return None if v is None else check_url(v)
         except InputError as exc:
             raise ValueError(str(exc)) from None
+
+    @property
+    def hant(self) -> Traditional | None:
+        """The Traditional track's variant; None: the job has none."""
+        return None if self.traditional == "none" else self.traditional
 
     def shows_screen_text(self, spec: JobSpec) -> bool:
         """Shot text is on when asked for (option, then script), else with burn-in only:

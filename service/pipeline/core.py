@@ -163,8 +163,8 @@ class Pipeline:
                 f"{spec.language!r}",
                 loc=where,
             )
-        if spec.language != "zh" and (options.traditional or options.burn_in_script == "hant"):
-            field = "traditional" if options.traditional else "burn_in_script"
+        if spec.language != "zh" and (options.hant or options.burn_in_script == "hant"):
+            field = "traditional" if options.hant else "burn_in_script"
             raise InputError(
                 f"options {field}: Traditional tracks are for zh jobs",
                 loc=("options", field),
@@ -176,10 +176,10 @@ class Pipeline:
             found = default_variant(spec.language, locales)
             if found is not None:
                 options = options.model_copy(update={"traditional": found})
-        if options.burn_in_script == "hant" and options.traditional is None:
+        if options.burn_in_script == "hant" and options.hant is None:
             raise InputError(
                 "options burn_in_script: 'hant' shows the Traditional track; ask for one with "
-                "traditional: tw or hk (or use a zh-TW/zh-HK voice)",
+                "traditional: tw or hk (or use a zh-TW/zh-HK voice without traditional: none)",
                 loc=("options", "burn_in_script"),
             )
         return options

@@ -266,10 +266,10 @@ def tracks_report(plan: JobPlan) -> dict[str, Any]:
     spec, options = plan.spec, plan.options
     names = ["subtitles.srt", "subtitles.vtt", "subtitles.ass"]
     out: dict[str, Any] = {}
-    if options.traditional is not None and spec.language == "zh":
+    if options.hant is not None and spec.language == "zh":
         names += [f"subtitles.zh-Hant.{ext}" for ext in ("srt", "vtt", "ass")]
         out["traditional"] = Traditional(
-            variant=options.traditional,
+            variant=options.hant,
             chosen_by="voice" if plan.traditional_by_voice else "options",
             burned_in=options.burn_in_script == "hant",
         )

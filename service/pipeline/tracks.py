@@ -163,7 +163,7 @@ def subtitle_tracks(
     ``overlays``' order, then screen text) and, when the job asks for them, make the
     Traditional and English tracks beside them."""
     spec = plan.spec
-    variant = plan.options.traditional if spec.language == "zh" else None
+    variant = plan.options.hant if spec.language == "zh" else None
     if converter is None or variant is None:
         if not bilingual(plan):
             return Tracks(settle(cues, layout))
@@ -219,5 +219,5 @@ def write_others(tracks: Tracks, canvas: Canvas, outdir: Path) -> None:
 def shown_track(plan: JobPlan, ext: str) -> str:
     """The subtitle file the video carries (burned in, or as its soft track): the
     Traditional one when ``burn_in_script`` is hant and the job has it."""
-    hant = plan.options.burn_in_script == "hant" and plan.options.traditional is not None
+    hant = plan.options.burn_in_script == "hant" and plan.options.hant is not None
     return f"{HANT if hant else 'subtitles'}.{ext}"

@@ -17,8 +17,9 @@ from tests.api.test_jobs import SPEC
 @pytest.mark.parametrize(
     ("options", "field", "said"),
     [
-        ({"traditional": "cn"}, "traditional", "'tw' or 'hk'"),
+        ({"traditional": "cn"}, "traditional", "'tw', 'hk' or 'none'"),
         ({"burn_in_script": "hant"}, "burn_in_script", "traditional: tw or hk"),
+        ({"burn_in_script": "hant", "traditional": "none"}, "burn_in_script", "traditional: tw"),
         ({"burn_in_script": "latin"}, "burn_in_script", "'hans' or 'hant'"),
     ],
 )
@@ -91,3 +92,19 @@ def test_a_taiwan_voice_gets_a_traditional_track_and_a_translation_an_english_on
         }
         assert manifest["translations"] == {"segments_without": [2], "qualifiers_without": []}
         assert "subtitles.en.vtt" in manifest["subtitle_tracks"]
+
+
+def test_a_taiwan_voice_with_traditional_none_gets_the_simplified_track_alone(
+    fleet: Fleet,
+) -> None:
+    body = SPEC | {"voice": "zh-TW-HsiaoChenNeural", "options": {"traditional": "none"}}
+    with fleet.client() as c:
+        job_id = c.post("/v1/jobs", json=body).json()["id"]
+        fleet.work()
+        job = c.get(f"/v1/jobs/{job_id}").json()
+        assert job["status"] == "succeeded", job["error"]
+        assert "subtitles.srt" in job["artifacts"]
+        assert not [a for a in job["artifacts"] if "zh-Hant" in a]
+        manifest = c.get(job["links"]["artifacts"]["manifest.json"]).json()
+        assert "traditional" not in manifest
+        assert manifest["subtitle_tracks"] == ["subtitles.srt", "subtitles.vtt", "subtitles.ass"]
