@@ -84,7 +84,7 @@ $("signin").addEventListener("submit", (e) => {
 });
 $("signout").addEventListener("click", () => {
   localStorage.removeItem(KEY);
-  localStorage.removeItem(DRAFT); draftVideo(null);
+  localStorage.removeItem(DRAFT); draftVideo(null); closeBatch();
   if (location.hash && location.hash !== "#/new") history.replaceState(null, "", "#/new");
   stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   $("job-list").replaceChildren();
@@ -114,7 +114,13 @@ async function loadJobs() {
   if (S.listTimer) clearTimeout(S.listTimer);
   S.listTimer = null;
   try {
-    const data = await api("/v1/jobs?limit=30");
+    // A search the listed jobs could not answer asks the server (GET /v1/jobs?q=&status=).
+    const f = $("job-filter").value, q = S.search ? $("job-search").value.trim() : "";
+    const params = new URLSearchParams({ limit: "30" });
+    if (q) params.set("q", q.slice(0, 100));
+    if (q && f && f !== "active") params.set("status", f);
+    const data = await api("/v1/jobs?" + params);
+    $("job-list").dataset.q = q;
     const ul = $("job-list");
     ul.replaceChildren(...data.jobs.map((j) => el("li", {},
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
@@ -122,7 +128,7 @@ async function loadJobs() {
         el("span", { class: "t", text: j.title || t("untitled"), lang: textLang(j.title) }),
         el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
         el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? t("fixTag") : "") })))));
-    $("jobs-msg").textContent = data.jobs.length ? "" : t("noJobs");
+    $("jobs-msg").textContent = data.jobs.length ? "" : t(q ? "noMatch" : "noJobs");
     filterJobs();
     // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
     // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
@@ -138,15 +144,20 @@ function listed(j) {
 $("refresh-jobs").addEventListener("click", loadJobs);
 // Search (title or id) and the state filter: the listed jobs that match stay shown.
 function filterJobs() {
-  const q = $("job-search").value.trim().toLowerCase(), f = $("job-filter").value;
+  const raw = $("job-search").value.trim(), q = raw.toLowerCase(), f = $("job-filter").value;
+  const served = raw && $("job-list").dataset.q === raw;  // the list is the server's answer to it
   let shown = 0;
   for (const li of $("job-list").children) {
     const b = li.querySelector("button"), st = b.querySelector(".state").dataset.state;
-    const hit = (!q || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
+    const hit = (!q || served || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
       && (!f || (f === "active" ? !TERMINAL.includes(st) : st === f));
     li.hidden = !hit; shown += hit;
   }
   if ($("job-list").children.length) $("jobs-msg").textContent = shown ? "" : t("noMatch");
+  // Nothing listed matches: the server searches all of this key's jobs (titles, ids) after a pause.
+  clearTimeout(S.searchTimer);
+  if (!shown && q && !served) S.searchTimer = setTimeout(() => { S.search = true; loadJobs(); }, 300);
+  else if (!q && S.search) { S.search = false; S.searchTimer = setTimeout(loadJobs, 0); }
 }
 $("job-search").addEventListener("input", filterJobs);
 $("job-filter").addEventListener("change", filterJobs);
@@ -160,8 +171,10 @@ function go(id) {
 }
 function route() {
   const m = location.hash.match(/^#\/jobs\/([A-Za-z0-9_-]{1,64})$/);
-  if (m) { if (m[1] !== S.jobId || $("job").hidden) openJob(m[1]); return; }
-  stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
+  if (m) { closeBatch(); if (m[1] !== S.jobId || $("job").hidden) openJob(m[1]); return; }
+  const b = location.hash.match(/^#\/batches\/([A-Za-z0-9_-]{1,64})$/);
+  if (b) { if (b[1] !== S.batchId || $("batch").hidden) openBatch(b[1]); return; }
+  closeBatch(); stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   document.querySelectorAll("#job-list button").forEach((b) => b.setAttribute("aria-current", "false"));
 }
 window.addEventListener("hashchange", route);
@@ -264,7 +277,7 @@ $("video").addEventListener("change", () => { showVideo(); draftVideo($("video")
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
 
 // --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
-const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck"], CHECKS = ["burn", "extend-video", "exports"];
+const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
 function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
 function saveDraft() {
   const d = { script: $("script").value, name: scriptName };
@@ -309,6 +322,7 @@ function options() {
   if ($("overflow").value) o.on_overflow = $("overflow").value;
   if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
   if ($("preset").value) o.preset = $("preset").value;
+  if ($("style").value) o.style = $("style").value;
   if ($("music").files[0]) {
     o.music_level = parseFloat($("music-level").value || "-8");
     o.music_duck = parseFloat($("music-duck").value || "12");
@@ -455,6 +469,7 @@ function stopPolling() {
 async function openJob(id) {
   stopPolling();
   for (const u of S.urls) URL.revokeObjectURL(u);
+  delete $("job").dataset.stream;
   S.urls = []; S.jobId = id; S.noStream = false; S.job = null; S.source = null; S.manifest = null; S.loaded = null;
   S.subs = null; S.burned = false; S.drawn = ""; $("cues").replaceChildren(); $("burned-note").hidden = true;
   if (segAudio) segAudio.pause();
@@ -477,8 +492,8 @@ async function poll() {
   if (id !== S.jobId) return;
   S.job = job; showJob(job); listed(job);
   const terminal = TERMINAL.includes(job.status);
-  // EventSource cannot send the Authorization header: with a key the page keeps polling.
-  if (!terminal && !key() && window.EventSource && !S.noStream) follow(id);
+  // EventSource cannot send the Authorization header: with a key the stream is read by fetch().
+  if (!terminal && !S.noStream) follow(id);
   else if (!terminal) S.timer = setTimeout(poll, 400);
   else { stopPolling(); loadJobs(); if (S.loaded !== job.id) { S.loaded = job.id; await loadResult(job); } }
 }
@@ -486,26 +501,25 @@ async function poll() {
 // 100 ms); a dropped stream falls back to polling for this job.
 function follow(id) {
   if (S.events) return;
-  const es = new EventSource("/v1/jobs/" + id + "/events");
-  S.events = es;
   const changed = () => {
     if (id !== S.jobId || S.pending) return;
     S.pending = true;
     setTimeout(() => { S.pending = false; if (id === S.jobId && S.events === es) poll(); }, 100);
   };
-  for (const name of ["status", "update", "segment"]) es.addEventListener(name, changed);
-  es.onerror = () => {
-    es.close();
+  const es = openStream("/v1/jobs/" + id + "/events", { status: changed, update: changed, segment: changed }, () => {
     if (S.events !== es) return;
     S.events = null; S.noStream = true;
     if (id === S.jobId) poll();
-  };
+  });
+  S.events = es;
+  $("job").dataset.stream = es.kind;
 }
 function showJob(j) {
   $("job-h").textContent = j.title || t("job");
   $("job-h").lang = textLang(j.title) || "";
   $("job-meta").replaceChildren(t("jobMeta", j.id, when(j.created)),
-    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
+    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []),
+    ...(j.batch ? [t("inBatch"), el("a", { href: "#/batches/" + j.batch, class: "batch-link", text: j.batch.slice(0, 8) })] : []));
   $("job-progress").value = j.progress;
   const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
@@ -573,6 +587,7 @@ async function loadResult(job) {
     }
     fixForm(S.source.spec);
     $("fix").hidden = false;
+    fixDiff();
     // Each segment's syllables (the pace a drag shows), as a check of the job's own spec counts them.
     S.syllables = null;
     api("/v1/scripts:parse", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -738,18 +753,7 @@ function drawCues() {
   }));
 }
 
-function downloads(job) {
-  const base = "/v1/jobs/" + job.id + "/artifacts/";
-  // Each segment's WAV is in timeline-package.zip beside the timelines that name it.
-  const packaged = job.artifacts.includes("timeline-package.zip");
-  const listed = job.artifacts.filter((n) => !(packaged && n.startsWith("segments/")));
-  $("downloads").replaceChildren(...listed.map((n) => el("li", {},
-    el("button", { type: "button", "data-name": n, onclick: async () => {
-      try {
-        const a = el("a", { href: await artifactURL(base + n), download: n }); document.body.append(a); a.click(); a.remove();
-      } catch (e) { $("job-error").textContent = e.message; }
-    }, text: t("download", n) }))));
-}
+function downloads(job) { downloadsGrouped(job); }
 // What the engine was told to say (the manifest's spoken_text: pinyin, or the English reading),
 // and a correction: the words selected in the segment's text become a pronunciation line.
 function reading(i, lang) {
@@ -772,10 +776,11 @@ function fixForm(spec) {
   const opts = S.source.options || {};
   $("fix-overflow").value = opts.on_overflow || (spec.fit && spec.fit.on_overflow) || "fail";
   $("fix-engine").value = (S.source.options && S.source.options.engine) || "";
+  fixOptionsShow(opts);
   $("fix-list").replaceChildren(...spec.segments.map((s, i) => {
     const voice = el("select", { id: `fix-voice-${i}` });
     fillVoices(voice, s.voice || "", lang, t("jobsVoice"));
-    const box = el("div", { class: "fixseg", "data-index": i },
+    const box = el("div", { class: "fixseg", "data-index": i, "data-seg": JSON.stringify(s) },
       el("label", { for: `fix-text-${i}`, text: t("fixText", i + 1, s.label ? " · " + s.label : "") }),
       el("textarea", { id: `fix-text-${i}`, rows: 2, lang: lang === "en" ? "en" : "zh-CN" }),
       el("div", { class: "row" },
@@ -783,6 +788,7 @@ function fixForm(spec) {
         el("label", {}, t("voiceLabel"), voice)),
       reading(i, lang));
     box.querySelector("textarea").value = s.text;
+    fixTools(box, i, spec.segments.length);
     box.addEventListener("input", () => box.classList.add("changed"));
     box.addEventListener("change", () => box.classList.add("changed"));
     return box;
@@ -791,12 +797,7 @@ function fixForm(spec) {
 $("rerender").addEventListener("click", async () => {
   $("fix-error").textContent = "";
   const spec = JSON.parse(JSON.stringify(S.source.spec));
-  spec.segments = spec.segments.map((s, i) => {
-    const out = Object.assign({}, s, { text: $(`fix-text-${i}`).value, seconds: parseFloat($(`fix-secs-${i}`).value) });
-    const v = $(`fix-voice-${i}`).value;
-    if (v) out.voice = v; else delete out.voice;
-    return out;
-  });
+  spec.segments = fixSegments();
   const pron = {};
   for (const line of $("fix-pron").value.split("\n")) {
     if (!line.trim()) continue;
@@ -809,12 +810,13 @@ $("rerender").addEventListener("click", async () => {
   try {
     spec.fit = Object.assign({}, spec.fit || {}, { on_overflow: $("fix-overflow").value });
     const body = { spec };
-    const opts = S.source.options || {}, engine = $("fix-engine").value;
-    if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow)) {
+    const opts = S.source.options || {}, engine = $("fix-engine").value, more = fixOptionChanges(opts);
+    if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow) || Object.keys(more).length) {
       const o = Object.assign({}, opts);  // the parent's options, but for these two
       delete o.preset_values;
       if (engine) o.engine = engine; else delete o.engine;
       if (o.on_overflow) o.on_overflow = spec.fit.on_overflow;
+      for (const [k, v] of Object.entries(more)) { if (v === null) delete o[k]; else o[k] = v; }
       body.options = o;
     }
     const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
