@@ -750,15 +750,31 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
     assert driver.find_element(By.ID, "batch-zip").is_displayed()
     assert _axe_views(driver, "batch") == []
     first = rows[0][2]
-    driver.find_element(By.CSS_SELECTOR, f"#batch-items a[href='#/jobs/{first}']").click()
+    # A re-read (each event re-reads the batch, the list is re-read every few seconds) keeps
+    # the nodes the editor is on: the focused item link and job button stay focused.
+    kept = """const [sel, reread] = [arguments[0], arguments[1]], done = arguments[arguments.length - 1];
+        const a = document.querySelector(sel); a.focus();
+        (reread === 'batch' ? readBatch(S.batchId) : loadJobs()).then(() =>
+          done([document.activeElement === a, document.contains(a)]));"""
+    link = f"#batch-items a[href='#/jobs/{first}']"
+    assert driver.execute_async_script(kept, link, "batch") == [True, True]
+    button = f"#job-list [data-id='{first}']"
+    assert driver.execute_async_script(kept, button, "list") == [True, True]
+    # The view may still re-render as the stream's last events land: find and click as one
+    # step, again if the link was replaced in between.
+    until(driver, 10, lambda d: d.find_element(By.CSS_SELECTOR, link).click() or True, "click")
     until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{first}"), "item's job")
     until(driver, 10, lambda d: d.find_element(By.ID, "job").is_displayed(), "job view")
     driver.back()
     until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "back to the batch")
     assert batch in driver.current_url
     driver.forward()  # the item's job view links back to its batch
-    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-meta a.batch-link"), "link")
-    driver.find_element(By.CSS_SELECTOR, "#job-meta a.batch-link").click()
+    until(
+        driver,
+        10,
+        lambda d: d.find_element(By.CSS_SELECTOR, "#job-meta a.batch-link").click() or True,
+        "the link to the batch",
+    )
     until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "the batch again")
 
 

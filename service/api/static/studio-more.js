@@ -208,7 +208,7 @@ function showBatch(b) {
   $("batch-status").replaceChildren(el("span", { class: "state " + b.status, "data-state": b.status, text: t("state." + b.status) }),
     ` · ${new Intl.NumberFormat(LANG, { style: "percent" }).format(b.progress)}`);
   $("batch-cancel").hidden = TERMINAL.includes(b.status);
-  $("batch-items").tBodies[0].replaceChildren(...b.items.map((it) => el("tr", { "data-job": it.job, "data-state": it.status },
+  keyed($("batch-items").tBodies[0], b.items.map((it) => el("tr", { "data-key": it.job, "data-job": it.job, "data-state": it.status },
     el("td", { text: it.name, lang: textLang(it.name) }),
     el("td", { class: "state " + it.status, "data-state": it.status, text: t("state." + it.status) }),
     el("td", { text: it.stage && !TERMINAL.includes(it.status) ? stageName(it.stage) : (it.error ? plainWords(it.error.message) : "") }),

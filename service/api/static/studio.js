@@ -24,6 +24,31 @@ function el(tag, attrs, ...kids) {
   for (const k of kids) if (k !== null && k !== undefined) e.append(k);
   return e;
 }
+// Re-rendered content in place: a node that is still there keeps its identity (and the focus
+// or a click under way in it); only what changed is written. `style` through the CSSOM (CSP).
+function morph(a, b) {
+  if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) { a.replaceWith(b); return b; }
+  if (a.nodeType !== 1) { if (a.data !== b.data) a.data = b.data; return a; }
+  for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
+  for (const { name, value } of b.attributes) {
+    if (name === "style") { if (a.style.cssText !== b.style.cssText) a.style.cssText = b.style.cssText; }
+    else if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  }
+  patch(a, [...b.childNodes]);
+  return a;
+}
+function patch(parent, kids) {
+  const old = [...parent.childNodes];
+  kids.forEach((k, i) => { if (typeof k === "string") k = document.createTextNode(k); if (old[i]) morph(old[i], k); else parent.append(k); });
+  for (const n of old.slice(kids.length)) n.remove();
+}
+// Children matched by their data-key (a job's, a batch item's): moved, not remade, when the order changes.
+function keyed(parent, nodes) {
+  const old = new Map([...parent.children].map((n) => [n.dataset.key, n]));
+  const next = nodes.map((n) => { const was = old.get(n.dataset.key); old.delete(n.dataset.key); return was ? morph(was, n) : n; });
+  for (const n of old.values()) n.remove();
+  next.forEach((n, i) => { if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null); });
+}
 // A warning {code, message, segment}: the code rides along for styling and tests.
 function warningItem(w) {
   return el("li", { "data-code": w.code, "data-segment": w.segment || null, text: w.message });
@@ -122,7 +147,7 @@ async function loadJobs() {
     const data = await api("/v1/jobs?" + params);
     $("job-list").dataset.q = q;
     const ul = $("job-list");
-    ul.replaceChildren(...data.jobs.map((j) => el("li", {},
+    keyed(ul, data.jobs.map((j) => el("li", { "data-key": j.id },
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
         onclick: () => go(j.id) },
         el("span", { class: "t", text: j.title || t("untitled"), lang: textLang(j.title) }),
@@ -517,9 +542,9 @@ function follow(id) {
 function showJob(j) {
   $("job-h").textContent = j.title || t("job");
   $("job-h").lang = textLang(j.title) || "";
-  $("job-meta").replaceChildren(t("jobMeta", j.id, when(j.created)),
+  patch($("job-meta"), [t("jobMeta", j.id, when(j.created)),
     ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []),
-    ...(j.batch ? [t("inBatch"), el("a", { href: "#/batches/" + j.batch, class: "batch-link", text: j.batch.slice(0, 8) })] : []));
+    ...(j.batch ? [t("inBatch"), el("a", { href: "#/batches/" + j.batch, class: "batch-link", text: j.batch.slice(0, 8) })] : [])]);
   $("job-progress").value = j.progress;
   const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
