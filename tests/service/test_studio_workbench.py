@@ -631,7 +631,7 @@ def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: 
     assert "".join(texts[:2]).replace(" ", "") == TWO_LINES.replace(" ", ""), texts
     secs = [
         float(e.get_attribute("value"))
-        for e in driver.find_elements(By.CSS_SELECTOR, "#fix-list input[type=number]")
+        for e in driver.find_elements(By.CSS_SELECTOR, "#fix-list input[id^=fix-secs]")
     ]
     assert secs == [2.5, 2.5, 2.5], secs
     kinds = [
@@ -659,6 +659,52 @@ def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: 
         source = c.get(f"/v1/jobs/{child}/source").json()
     assert [s["seconds"] for s in source["spec"]["segments"]] == [2.5, 5.0], source["spec"]
     assert source["options"]["style"]["preset"] == name and source["parent"] == job_id, source
+
+
+def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> None:
+    """Segment 1's rate and pitch, the qualifier, and a shot's end and on-screen text changed
+    in the fix panel: the diff lists each before the re-render; the child's manifest has the
+    segment's rate and pitch (segment 2 as it was, from the TTS cache), its subtitles the new
+    qualifier and the shot's new text over its new span, not the old text."""
+    stack, driver, _ = bench
+    shot = {"index": 1, "name": "开场", "start": 0, "end": 3, "screen_text": "旧的屏幕字"}
+    spec = {**SPEC, "shots": [shot], "screen_text": True}
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        parent = c.post("/v1/jobs", json=spec).json()["id"]
+        assert wait_for(c, parent)["status"] == "succeeded"
+    driver.get(f"{stack.url}/#/jobs/{parent}")
+    until(driver, 30, lambda d: d.find_element(By.ID, "fix-rate-0").is_displayed(), "fix panel")
+
+    def type_into(box: Any, text: str) -> None:
+        box.clear()
+        box.send_keys(text)
+
+    type_into(driver.find_element(By.ID, "fix-rate-0"), "20")
+    type_into(driver.find_element(By.ID, "fix-pitch-0"), "-5")
+    type_into(driver.find_element(By.ID, "fix-qualifiers"), "结果来自论文自报，未经复现")
+    row = driver.find_element(By.CSS_SELECTOR, "#fix-shots .fixshot")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.end"), "4")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.text"), "新的屏幕字")
+    diff = driver.find_element(By.ID, "fix-diff").text
+    for change in ("+20%", "-5Hz", "未经复现", "3 s → 0–4 s", "“旧的屏幕字” → “新的屏幕字”"):
+        assert change in diff, (change, diff)
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#diff-table tbody tr")) == 1  # segment 1
+    driver.find_element(By.ID, "rerender").click()
+    until(driver, 20, lambda d: parent not in d.current_url and "#/jobs/" in d.current_url, "child")
+    child = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job = wait_for(c, child)
+        assert job["status"] == "succeeded", job["error"]
+        manifest = c.get(f"/v1/jobs/{child}/artifacts/manifest.json").json()
+        vtt = c.get(f"/v1/jobs/{child}/artifacts/subtitles.vtt").text
+    one, two = manifest["segments"]
+    assert (one["requested_rate"], one["pitch"]) == ("+20%", "-5Hz"), one
+    assert (two["requested_rate"], two["pitch"]) == (None, None), two
+    assert job["segments"][1]["tts_calls"] == 0, job["segments"]  # unchanged: the cache's
+    assert "结果来自论文自报 未经复现" in vtt, vtt  # the subtitles' layout drops the comma
+    assert "新的屏幕字" in vtt and "旧的屏幕字" not in vtt, vtt
+    (screen,) = [cue for cue in manifest["cues"] if cue["text"] == "新的屏幕字"]
+    assert (screen["start"], screen["end"]) == (0, 4), screen
 
 
 def test_download_all_and_the_masters_grouped(bench: Any) -> None:

@@ -229,13 +229,17 @@ function fixSegments() {
     const out = Object.assign({}, base, { text: $(`fix-text-${i}`).value, seconds: parseFloat($(`fix-secs-${i}`).value) });
     const v = $(`fix-voice-${i}`).value;
     if (v) out.voice = v; else delete out.voice;
+    for (const [k, unit] of [["rate", "%"], ["pitch", "Hz"]]) {
+      const x = $(`fix-${k}-${i}`).value.trim();
+      if (x === "" || !isFinite(Number(x))) delete out[k]; else out[k] = (Number(x) >= 0 ? "+" : "") + Math.round(Number(x)) + unit;
+    }
     return out;
   });
 }
 function restructure(change) {
   const segs = fixSegments();
   change(segs);
-  const spec = Object.assign({}, S.source.spec, { segments: segs });
+  const spec = Object.assign({}, S.source.spec, fixExtras(S.source.spec), { segments: segs });
   const keep = ["fix-pron", "fix-overflow", "fix-engine", "fix-style"].map((id) => [id, $(id).value]), burn = $("fix-burn").checked;
   fixForm(spec);
   for (const [id, v] of keep) $(id).value = v;
@@ -289,10 +293,12 @@ function fixDiff() {
   const old = S.source.spec.segments, now = fixSegments(), rows = [];
   for (const [i, j] of alignSegments(old, now)) {
     const a = i === null ? null : old[i], b = j === null ? null : now[j];
-    if (a && b && a.text === b.text && Number(a.seconds) === b.seconds && (a.voice || "") === (b.voice || "")) continue;
+    const tone = a && b ? voiceChanges(a, b) : [];
+    if (a && b && a.text === b.text && Number(a.seconds) === b.seconds && (a.voice || "") === (b.voice || "") && !tone.length) continue;
     const kind = !a ? "added" : !b ? "removed" : "changed", lang = textLang((a || b).text);
     const text = a && b && a.text !== b.text ? [el("del", { lang, text: a.text }), " → ", el("ins", { lang, text: b.text })]
       : [el("span", { lang, text: (b || a).text })];
+    if (tone.length) text.push(el("span", { class: "muted", text: " · " + tone.join(" · ") }));
     const secs = a && b ? (Number(a.seconds) !== b.seconds ? t("diffSecs", fmt(a.seconds), fmt(b.seconds)) : fmt(b.seconds) + " s")
       : fmt((b || a).seconds) + " s";
     rows.push(el("tr", { "data-kind": kind },
@@ -300,7 +306,8 @@ function fixDiff() {
       el("td", {}, ...text), el("td", { text: secs })));
   }
   const opts = fixOptionChanges(S.source.options || {});
-  const optText = Object.entries(opts).map(([k, v]) => `${k === "style" ? t("style") : t("fixBurn")}: ${v === null ? t("styleDefault") : k === "style" ? $("fix-style").value : v}`);
+  const optText = Object.entries(opts).map(([k, v]) => `${k === "style" ? t("style") : t("fixBurn")}: ${v === null ? t("styleDefault") : k === "style" ? $("fix-style").value : v}`)
+    .concat(extrasDiff(S.source.spec));
   $("fix-diff").replaceChildren(...[el("h4", { text: t("diffH") }),
     rows.length ? el("div", { class: "scroll" }, el("table", { id: "diff-table" },
       el("thead", {}, el("tr", {}, ...["#", t("colState"), t("colText"), t("colSeconds")].map((h) => el("th", { scope: "col", text: h })))),

@@ -810,7 +810,10 @@ function fixForm(spec) {
       el("textarea", { id: `fix-text-${i}`, rows: 2, lang: lang === "en" ? "en" : "zh-CN" }),
       el("div", { class: "row" },
         el("label", {}, t("seconds"), el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
-        el("label", {}, t("voiceLabel"), voice)),
+        el("label", {}, t("voiceLabel"), voice),
+        // The segment's starting rate and pitch shift (edge-style '+10%', '-2Hz'; fitting still decides the end rate).
+        el("label", {}, t("rateLabel"), el("input", { id: `fix-rate-${i}`, type: "number", min: "-50", max: "100", step: "5", value: signedNumber(s.rate) })),
+        el("label", {}, t("pitchLabel"), el("input", { id: `fix-pitch-${i}`, type: "number", min: "-50", max: "50", step: "1", value: signedNumber(s.pitch) }))),
       reading(i, lang));
     box.querySelector("textarea").value = s.text;
     fixTools(box, i, spec.segments.length);
@@ -818,11 +821,13 @@ function fixForm(spec) {
     box.addEventListener("change", () => box.classList.add("changed"));
     return box;
   }));
+  fixExtrasShow(spec);
 }
 $("rerender").addEventListener("click", async () => {
   $("fix-error").textContent = "";
   const spec = JSON.parse(JSON.stringify(S.source.spec));
   spec.segments = fixSegments();
+  Object.assign(spec, fixExtras(spec));
   const pron = {};
   for (const line of $("fix-pron").value.split("\n")) {
     if (!line.trim()) continue;
