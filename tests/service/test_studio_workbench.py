@@ -824,6 +824,61 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
     until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "the batch again")
 
 
+def test_two_tabs_of_one_studio_stay_in_step(bench: Any) -> None:
+    """Two windows on the same studio, neither reloaded: the script, the engine and the video
+    chosen in one's compose form show in the other's; a job submitted in one is listed in the
+    other at once, not at the list's next 20 s read. (Windows, not tabs: switching tabs makes
+    one visible, and a tab shown reads its list again anyway.)"""
+    stack, driver, video = bench
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.removeItem('narrate.draft')")
+    driver.refresh()
+    first = driver.current_window_handle
+    driver.switch_to.new_window("window")
+    second = driver.current_window_handle
+    driver.get(stack.url + "/#/new")
+    until(driver, 10, lambda d: d.execute_script("return S.listTimer !== null"), "listed")
+    driver.execute_script("window.sameDocument = true")  # gone if this tab reloads
+    script = "[段 1 · 3 秒] 两个标签页。"
+
+    def in_second(cond: Any, what: str) -> Any:
+        driver.switch_to.window(second)
+        try:
+            return until(driver, 5, cond, what)
+        finally:
+            driver.switch_to.window(first)
+
+    try:
+        driver.switch_to.window(first)
+        driver.find_element(By.ID, "script").send_keys(script)
+        Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+        driver.find_element(By.ID, "video").send_keys(str(video))
+        in_second(
+            lambda d: d.find_element(By.ID, "script").get_attribute("value") == script,
+            "the draft's script in the other tab",
+        )
+        in_second(
+            lambda d: d.find_element(By.ID, "engine").get_attribute("value") == "espeak", "engine"
+        )
+        in_second(lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "the video")
+        driver.find_element(By.ID, "submit").click()
+        until(driver, 20, lambda d: "#/jobs/" in d.current_url, "submitted")
+        job_id = driver.current_url.rsplit("/", 1)[1]
+        in_second(
+            lambda d: d.find_elements(By.CSS_SELECTOR, f"#job-list [data-id='{job_id}']"),
+            "the job listed in the other tab",
+        )
+        driver.switch_to.window(second)
+        assert driver.execute_script("return window.sameDocument") is True  # no reload
+        assert driver.current_url.endswith("#/new")
+    finally:
+        driver.switch_to.window(second)
+        driver.close()
+        driver.switch_to.window(first)
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        assert wait_for(c, job_id, timeout=120)["status"] == "succeeded"
+
+
 def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None:
     """Signed in with a key, the job view reads GET /v1/jobs/{id}/events with fetch() and
     the Authorization header (EventSource cannot send it) and follows the job to its end."""

@@ -159,7 +159,7 @@ $("batch-submit").addEventListener("click", async () => {
   $("batch-submit").disabled = true;
   try {
     const b = await api("/v1/batches", { method: "POST", body: fd });
-    location.hash = "#/batches/" + b.id; loadJobs();
+    location.hash = "#/batches/" + b.id; jobsChanged();
   } catch (e) { showProblems($("batch-error"), t("notSubmittedBatch"), e); }
   finally { $("batch-submit").disabled = false; }
 });
@@ -219,7 +219,7 @@ function showBatch(b) {
 }
 $("batch-cancel").addEventListener("click", async () => {
   try { await api("/v1/batches/" + S.batchId, { method: "DELETE" }); } catch (e) { $("batch-error-view").textContent = e.message; }
-  readBatch(S.batchId);
+  readBatch(S.batchId); jobsChanged();
 });
 
 // --- the fix panel's structure: add, split, merge, remove; and the diff before re-rendering

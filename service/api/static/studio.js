@@ -107,19 +107,21 @@ $("signin").addEventListener("submit", (e) => {
   $("key").value = "";
   signedIn();
 });
-$("signout").addEventListener("click", () => {
+$("signout").addEventListener("click", signOutHere);
+// Signed out here, or in another tab of this studio (its `storage` event): nothing of the
+// tenant's work stays on the page.
+function signOutHere() {
   localStorage.removeItem(KEY);
   localStorage.removeItem(DRAFT); draftVideo(null); closeBatch();
   if (location.hash && location.hash !== "#/new") history.replaceState(null, "", "#/new");
   stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   $("job-list").replaceChildren();
-  // Nothing of the last tenant's work stays on the page.
   $("job-form").reset(); $("parsed").replaceChildren(); $("form-error").textContent = "";
   $("video-name").textContent = ""; $("timeline").replaceChildren(); $("fix-list").replaceChildren();
   for (const u of S.urls) URL.revokeObjectURL(u);
   S.urls = []; S.job = null; S.source = null; S.manifest = null; S.subs = null; $("cues").replaceChildren();
   signedIn();
-});
+}
 async function signedIn() {
   $("who").textContent = key() ? t("whoKey") : t("whoNone");
   await Promise.all([loadJobs(), loadVoices(), loadPresets()]);
@@ -305,7 +307,7 @@ $("script").addEventListener("input", () => { if (!$("script").value.trim().star
 const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
 function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
 function saveDraft() {
-  const d = { script: $("script").value, name: scriptName };
+  const f = $("video").files[0], d = { script: $("script").value, name: scriptName, video: f ? `${f.name}:${f.size}` : "" };
   for (const f of FIELDS) d[f] = $(f).value;
   for (const f of CHECKS) d[f] = $(f).checked;
   try { localStorage.setItem(DRAFT, JSON.stringify(d)); } catch (_) { /* storage full: no draft */ }
@@ -336,7 +338,12 @@ function idb(op, name, value) {
     };
   });
 }
-function draftVideo(file) { idb(file ? "put" : "delete", "video", file).catch(() => {}); }
+// Stored, then announced (the other tabs read it from IndexedDB when the write is done).
+function draftVideo(file) {
+  idb(file ? "put" : "delete", "video", file).then(() => {
+    try { localStorage.setItem(DRAFT + ".video", `${file ? file.name + ":" + file.size : ""}@${Date.now()}`); } catch (_) { /* full */ }
+  }).catch(() => {});
+}
 $("job-form").addEventListener("input", saveDraft);
 $("job-form").addEventListener("change", saveDraft);
 
@@ -481,7 +488,7 @@ $("job-form").addEventListener("submit", async (e) => {
       e.items = body && Array.isArray(body.detail) ? body.detail : null;
       showProblems($("form-error"), t("notSubmitted", ""), e); return;
     }
-    go(body.id); loadJobs();
+    go(body.id); jobsChanged();
   };
   xhr.send(fd);
 });
@@ -573,7 +580,7 @@ function stageName(st) {
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
-  stopPolling(); poll();
+  stopPolling(); poll(); jobsChanged();
 });
 
 // --- preview, downloads, fix -------------------------------------------------------------
@@ -851,7 +858,7 @@ $("rerender").addEventListener("click", async () => {
     }
     const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     $("fix-msg").textContent = "";
-    go(r.id); loadJobs();
+    go(r.id); jobsChanged();
   } catch (e) { showProblems($("fix-error"), t("notRerendered", ""), e); $("fix-msg").textContent = ""; }
   finally { $("rerender").disabled = false; }
 });
