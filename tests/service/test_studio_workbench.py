@@ -665,7 +665,8 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
     """Segment 1's rate and pitch, the qualifier, and a shot's end and on-screen text changed
     in the fix panel: the diff lists each before the re-render; the child's manifest has the
     segment's rate and pitch (segment 2 as it was, from the TTS cache), its subtitles the new
-    qualifier and the shot's new text over its new span, not the old text."""
+    qualifier and the shot's new text over its new span, not the old text. axe finds nothing
+    in the panel so edited at both sizes."""
     stack, driver, _ = bench
     shot = {"index": 1, "name": "开场", "start": 0, "end": 3, "screen_text": "旧的屏幕字"}
     spec = {**SPEC, "shots": [shot], "screen_text": True}
@@ -689,6 +690,7 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
     for change in ("+20%", "-5Hz", "未经复现", "3 s → 0–4 s", "“旧的屏幕字” → “新的屏幕字”"):
         assert change in diff, (change, diff)
     assert len(driver.find_elements(By.CSS_SELECTOR, "#diff-table tbody tr")) == 1  # segment 1
+    assert _axe_views(driver, "fix-tune") == []
     driver.find_element(By.ID, "rerender").click()
     until(driver, 20, lambda d: parent not in d.current_url and "#/jobs/" in d.current_url, "child")
     child = driver.current_url.rsplit("/", 1)[1]

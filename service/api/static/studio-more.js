@@ -312,7 +312,7 @@ function fixDiff() {
     rows.length ? el("div", { class: "scroll" }, el("table", { id: "diff-table" },
       el("thead", {}, el("tr", {}, ...["#", t("colState"), t("colText"), t("colSeconds")].map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, ...rows))) : null,
-    optText.length ? el("p", { text: optText.join(" · ") }) : null,
+    ...optText.map((x) => el("p", { text: x })),
     !rows.length && !optText.length ? el("p", { class: "muted", text: t("diffNone") }) : null].filter(Boolean));
 }
 $("fix-list").addEventListener("input", fixDiff);

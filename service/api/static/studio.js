@@ -766,7 +766,8 @@ function drawCues() {
   const box = $("cues"), v = $("player");
   if (!S.subs || S.burned || $("preview").hidden) { if (S.drawn) { box.replaceChildren(); S.drawn = ""; } return; }
   // The picture's box inside the element (object-fit: contain), in the element's own pixels.
-  const W = v.clientWidth, H = v.clientHeight, vw = v.videoWidth || W, vh = v.videoHeight || H;
+  // Audio only (no picture): the cues keep above the player's control bar, at a readable size.
+  const bar = v.videoWidth ? 0 : 48, W = v.clientWidth, H = Math.max(1, v.clientHeight - bar), vw = v.videoWidth || W, vh = v.videoHeight || H;
   const k = Math.min(W / vw, H / vh), w = vw * k, h = vh * k;
   const t = v.currentTime, on = S.subs.cues.filter((c) => t >= c.start && t < c.end);
   const drawn = `${on.map((c) => S.subs.cues.indexOf(c)).join(",")}@${Math.round(w)}x${Math.round(h)}`;
@@ -778,7 +779,7 @@ function drawCues() {
     const st = c.settings, [line, anchor] = (st.line || "88%,end").split(",");
     const size = parseFloat(st.size || "100"), at = parseFloat(st.position || "50"), y = parseFloat(line);
     const look = ((S.manifest || {}).style || {})[LOOKS[c.cls]] || {};
-    let css = `left:${at - size / 2}%;width:${size}%;font-size:${((look.size || 0.0333) * h).toFixed(2)}px;`;
+    let css = `left:${at - size / 2}%;width:${size}%;font-size:${Math.max((look.size || 0.0333) * h, bar ? 14 : 0).toFixed(2)}px;`;
     css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
     return el("div", { class: "cue " + c.cls, style: css + (S.subs.styles[c.cls] || ""), lang },
       ...c.lines.map((l) => el("span", { class: "line", text: l })));
@@ -869,6 +870,8 @@ $("lang").addEventListener("change", () => {
   signedIn();
   if (S.job) { showJob(S.job); if (S.manifest) { timeline(S.manifest); downloads(S.job); } }
   if (S.source && !document.querySelector(".fixseg.changed")) fixForm(S.source.spec);  // edits kept otherwise
+  if (S.source) fixDiff();
+  loadStyles();  // the style selects' "default" option
   if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
 });
 $("example").addEventListener("click", () => {
