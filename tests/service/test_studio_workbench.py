@@ -559,3 +559,367 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
     finally:
         Select(driver.find_element(By.ID, "lang")).select_by_value("en")
     assert {k: v for k, v in found.items() if v} == {}
+
+
+# --- round three: styles, download-all, batches, the fix panel's structure, SSE with a key ---
+
+
+def _axe_views(driver: Any, view: str) -> list[str]:
+    """axe-core's violations of the current view at both sizes (saved as screenshots with
+    STUDIO_SCREENSHOTS set); an empty list when axe-core could not be packed."""
+    from tests.service.axe import axe_source, violations
+    from tests.service.test_studio import SHOTS, screenshot
+
+    source = axe_source()
+    found: list[str] = []
+    for size in SIZES:
+        _at_size(driver, size)
+        if source is not None:
+            found += [f"{size}: {v}" for v in violations(driver, source)]
+        if SHOTS is not None:
+            screenshot(driver, SHOTS / f"studio-{view}-{size}.png", SIZES[size][0], SIZES[size][2])
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return found
+
+
+STILL = "const i = document.getElementById(arguments[0]); return i && !i.hidden && i.complete && i.naturalWidth > 0 ? i.dataset.style : null"
+
+
+def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: Any) -> None:
+    """The compose form's style picker lists GET /v1/styles and shows the chosen style's
+    libass still on a neutral frame; the fix panel's still is drawn on the job's own video.
+    Split a segment, merge two back, change the style: the diff against the parent lists
+    each change before the re-render, and the child job has the segments and the style."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    driver.get(stack.url + "/#/new")
+    until(
+        driver, 10, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#style option")) > 1, "styles"
+    )
+    name = driver.find_elements(By.CSS_SELECTOR, "#style option")[1].get_attribute("value")
+    Select(driver.find_element(By.ID, "style")).select_by_value(name)
+    until(driver, 30, lambda d: d.execute_script(STILL, "style-still") == name, "compose still")
+    shown = driver.execute_script("return document.getElementById('style-still').src")
+    assert "job=" not in shown, shown  # a neutral frame: no job yet
+
+    open_preview(driver, stack, job_id)
+    until(
+        driver, 30, lambda d: d.execute_script(STILL, "fix-style-still") == "default", "job still"
+    )
+    stills = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+        ".filter(n => n.includes('/preview.png'))"
+    )
+    assert any(f"job={job_id}" in n for n in stills), stills
+    assert 'id="diff-table"' not in driver.page_source
+    assert (
+        driver.find_element(By.ID, "fix-diff")
+        .text.strip()
+        .endswith(driver.execute_script("return t('diffNone')"))
+    )
+    driver.find_element(By.CSS_SELECTOR, "#fix-list .fixseg[data-index='0'] button.split").click()
+    until(
+        driver,
+        5,
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#fix-list .fixseg")) == 3,
+        "split",
+    )
+    texts = [
+        e.get_attribute("value")
+        for e in driver.find_elements(By.CSS_SELECTOR, "#fix-list textarea")
+    ]
+    assert "".join(texts[:2]).replace(" ", "") == TWO_LINES.replace(" ", ""), texts
+    secs = [
+        float(e.get_attribute("value"))
+        for e in driver.find_elements(By.CSS_SELECTOR, "#fix-list input[id^=fix-secs]")
+    ]
+    assert secs == [2.5, 2.5, 2.5], secs
+    kinds = [
+        r.get_attribute("data-kind")
+        for r in driver.find_elements(By.CSS_SELECTOR, "#diff-table tbody tr")
+    ]
+    assert sorted(kinds) == ["added", "changed"], kinds
+    # Merge the second half with the last segment: still three changes against the parent.
+    driver.find_element(By.CSS_SELECTOR, "#fix-list .fixseg[data-index='1'] button.merge").click()
+    until(
+        driver,
+        5,
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#fix-list .fixseg")) == 2,
+        "merged",
+    )
+    Select(driver.find_element(By.ID, "fix-style")).select_by_value(name)
+    until(driver, 30, lambda d: d.execute_script(STILL, "fix-style-still") == name, "fix still")
+    diff = driver.find_element(By.ID, "fix-diff").text
+    assert name in diff and "5" in diff, diff
+    assert _axe_views(driver, "fix-diff") == []
+    driver.find_element(By.ID, "rerender").click()
+    until(driver, 20, lambda d: job_id not in d.current_url and "#/jobs/" in d.current_url, "child")
+    child = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        source = c.get(f"/v1/jobs/{child}/source").json()
+    assert [s["seconds"] for s in source["spec"]["segments"]] == [2.5, 5.0], source["spec"]
+    assert source["options"]["style"]["preset"] == name and source["parent"] == job_id, source
+
+
+def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> None:
+    """Segment 1's rate and pitch, the qualifier, and a shot's end and on-screen text changed
+    in the fix panel: the diff lists each before the re-render; the child's manifest has the
+    segment's rate and pitch (segment 2 as it was, from the TTS cache), its subtitles the new
+    qualifier and the shot's new text over its new span, not the old text. axe finds nothing
+    in the panel so edited at both sizes."""
+    stack, driver, _ = bench
+    shot = {"index": 1, "name": "开场", "start": 0, "end": 3, "screen_text": "旧的屏幕字"}
+    spec = {**SPEC, "shots": [shot], "screen_text": True}
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        parent = c.post("/v1/jobs", json=spec).json()["id"]
+        assert wait_for(c, parent)["status"] == "succeeded"
+    driver.get(f"{stack.url}/#/jobs/{parent}")
+    until(driver, 30, lambda d: d.find_element(By.ID, "fix-rate-0").is_displayed(), "fix panel")
+
+    def type_into(box: Any, text: str) -> None:
+        box.clear()
+        box.send_keys(text)
+
+    type_into(driver.find_element(By.ID, "fix-rate-0"), "20")
+    type_into(driver.find_element(By.ID, "fix-pitch-0"), "-5")
+    type_into(driver.find_element(By.ID, "fix-qualifiers"), "结果来自论文自报，未经复现")
+    row = driver.find_element(By.CSS_SELECTOR, "#fix-shots .fixshot")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.end"), "4")
+    type_into(row.find_element(By.CSS_SELECTOR, "input.text"), "新的屏幕字")
+    diff = driver.find_element(By.ID, "fix-diff").text
+    for change in ("+20%", "-5Hz", "未经复现", "3 s → 0–4 s", "“旧的屏幕字” → “新的屏幕字”"):
+        assert change in diff, (change, diff)
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#diff-table tbody tr")) == 1  # segment 1
+    assert _axe_views(driver, "fix-tune") == []
+    driver.find_element(By.ID, "rerender").click()
+    until(driver, 20, lambda d: parent not in d.current_url and "#/jobs/" in d.current_url, "child")
+    child = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job = wait_for(c, child)
+        assert job["status"] == "succeeded", job["error"]
+        manifest = c.get(f"/v1/jobs/{child}/artifacts/manifest.json").json()
+        vtt = c.get(f"/v1/jobs/{child}/artifacts/subtitles.vtt").text
+    one, two = manifest["segments"]
+    assert (one["requested_rate"], one["pitch"]) == ("+20%", "-5Hz"), one
+    assert (two["requested_rate"], two["pitch"]) == (None, None), two
+    assert job["segments"][1]["tts_calls"] == 0, job["segments"]  # unchanged: the cache's
+    assert "结果来自论文自报 未经复现" in vtt, vtt  # the subtitles' layout drops the comma
+    assert "新的屏幕字" in vtt and "旧的屏幕字" not in vtt, vtt
+    (screen,) = [cue for cue in manifest["cues"] if cue["text"] == "新的屏幕字"]
+    assert (screen["start"], screen["end"]) == (0, 4), screen
+
+
+def test_download_all_and_the_masters_grouped(bench: Any) -> None:
+    """The job view offers the whole job as one zip (GET /v1/jobs/{id}/artifacts.zip, a
+    real zip of its artifacts); masters/<name>/... files are listed under their master."""
+    import io
+    import zipfile
+
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    open_preview(driver, stack, job_id)
+    assert driver.find_element(By.ID, "download-all").is_displayed()
+    got = httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts.zip", timeout=30)
+    assert got.status_code == 200
+    assert "video.mp4" in zipfile.ZipFile(io.BytesIO(got.content)).namelist()
+    groups = driver.execute_script(
+        """downloadsGrouped({id: arguments[0], artifacts: ['narration.wav', 'masters/vertical/video.mp4',
+             'masters/vertical/subtitles.srt', 'masters/square/video.mp4']});
+           const out = Array.from(document.querySelectorAll('#masters .master')).map(m =>
+             [m.dataset.master, Array.from(m.querySelectorAll('button')).map(b => b.dataset.name)]);
+           out.push(Array.from(document.querySelectorAll('#downloads button')).map(b => b.dataset.name));
+           return out;""",
+        job_id,
+    )
+    assert groups == [
+        ["vertical", ["masters/vertical/video.mp4", "masters/vertical/subtitles.srt"]],
+        ["square", ["masters/square/video.mp4"]],
+        ["narration.wav"],
+    ], groups
+
+
+def test_a_search_the_list_cannot_answer_asks_the_server(bench: Any) -> None:
+    """A piece from the middle of a job's id matches nothing listed (the list matches ids by
+    their start): the page asks GET /v1/jobs?q= and lists the server's answer; an empty
+    search lists the recent jobs again."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    driver.get(stack.url + "/#/new")
+    until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-list li"), "listed")
+    box = driver.find_element(By.ID, "job-search")
+    box.send_keys(job_id[9:17])
+    shown = "return Array.from(document.querySelectorAll('#job-list li:not([hidden]) button')).map(b => b.dataset.id)"
+    until(driver, 10, lambda d: d.execute_script(shown) == [job_id], "the server's answer")
+    asked = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('q='))"
+    )
+    assert any(job_id[9:17] in n for n in asked), asked
+    box.clear()
+    box.send_keys(" ")
+    until(driver, 10, lambda d: len(d.execute_script(shown)) > 1, "all again")
+
+
+def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Path) -> None:
+    """Two script files chosen at once go in as one batch; #/batches/<id> follows its event
+    stream to the end, each item links to its job, the batch zip is offered; axe finds
+    nothing in the batch view at both sizes."""
+    stack, driver, _ = bench
+    files = []
+    for name, text in (("intro", "[段 1 · 2 秒] 开场。"), ("outro", "[段 1 · 2 秒] 结尾。")):
+        (tmp_path / f"{name}.md").write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / f"{name}.md"))
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.removeItem('narrate.draft')")
+    driver.refresh()
+    Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+    driver.find_element(By.ID, "batch-files").send_keys("\n".join(files))
+    driver.find_element(By.ID, "batch-submit").click()
+    until(driver, 20, lambda d: "#/batches/" in d.current_url, "batch view")
+    batch = driver.current_url.rsplit("/", 1)[1]
+    until(
+        driver,
+        10,
+        lambda d: d.find_element(By.ID, "batch").get_attribute("data-stream"),
+        "streamed",
+    )
+    assert driver.find_element(By.ID, "batch").get_attribute("data-stream") == "eventsource"
+    until(
+        driver,
+        120,
+        lambda d: d.find_element(By.ID, "batch").get_attribute("data-status") == "succeeded",
+        "batch done",
+    )
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#batch-items tbody tr'))"
+        ".map(r => [r.cells[0].textContent, r.dataset.state, r.dataset.job])"
+    )
+    assert [r[0] for r in rows] == ["intro", "outro"], rows
+    assert {r[1] for r in rows} == {"succeeded"}, rows
+    assert driver.find_element(By.ID, "batch-zip").is_displayed()
+    assert _axe_views(driver, "batch") == []
+    first = rows[0][2]
+    # A re-read (each event re-reads the batch, the list is re-read every few seconds) keeps
+    # the nodes the editor is on: the focused item link and job button stay focused.
+    kept = """const [sel, reread] = [arguments[0], arguments[1]], done = arguments[arguments.length - 1];
+        const a = document.querySelector(sel); a.focus();
+        (reread === 'batch' ? readBatch(S.batchId) : loadJobs()).then(() =>
+          done([document.activeElement === a, document.contains(a)]));"""
+    link = f"#batch-items a[href='#/jobs/{first}']"
+    assert driver.execute_async_script(kept, link, "batch") == [True, True]
+    button = f"#job-list [data-id='{first}']"
+    assert driver.execute_async_script(kept, button, "list") == [True, True]
+    # The view may still re-render as the stream's last events land: find and click as one
+    # step, again if the link was replaced in between.
+    until(driver, 10, lambda d: d.find_element(By.CSS_SELECTOR, link).click() or True, "click")
+    until(driver, 10, lambda d: d.current_url.endswith(f"#/jobs/{first}"), "item's job")
+    until(driver, 10, lambda d: d.find_element(By.ID, "job").is_displayed(), "job view")
+    driver.back()
+    until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "back to the batch")
+    assert batch in driver.current_url
+    driver.forward()  # the item's job view links back to its batch
+    until(
+        driver,
+        10,
+        lambda d: d.find_element(By.CSS_SELECTOR, "#job-meta a.batch-link").click() or True,
+        "the link to the batch",
+    )
+    until(driver, 10, lambda d: d.find_element(By.ID, "batch").is_displayed(), "the batch again")
+
+
+def test_two_tabs_of_one_studio_stay_in_step(bench: Any) -> None:
+    """Two windows on the same studio, neither reloaded: the script, the engine and the video
+    chosen in one's compose form show in the other's; a job submitted in one is listed in the
+    other at once, not at the list's next 20 s read. (Windows, not tabs: switching tabs makes
+    one visible, and a tab shown reads its list again anyway.)"""
+    stack, driver, video = bench
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.removeItem('narrate.draft')")
+    driver.refresh()
+    first = driver.current_window_handle
+    driver.switch_to.new_window("window")
+    second = driver.current_window_handle
+    driver.get(stack.url + "/#/new")
+    until(driver, 10, lambda d: d.execute_script("return S.listTimer !== null"), "listed")
+    driver.execute_script("window.sameDocument = true")  # gone if this tab reloads
+    script = "[段 1 · 3 秒] 两个标签页。"
+
+    def in_second(cond: Any, what: str) -> Any:
+        driver.switch_to.window(second)
+        try:
+            return until(driver, 5, cond, what)
+        finally:
+            driver.switch_to.window(first)
+
+    try:
+        driver.switch_to.window(first)
+        driver.find_element(By.ID, "script").send_keys(script)
+        Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+        driver.find_element(By.ID, "video").send_keys(str(video))
+        in_second(
+            lambda d: d.find_element(By.ID, "script").get_attribute("value") == script,
+            "the draft's script in the other tab",
+        )
+        in_second(
+            lambda d: d.find_element(By.ID, "engine").get_attribute("value") == "espeak", "engine"
+        )
+        in_second(lambda d: "clip.mp4" in d.find_element(By.ID, "video-name").text, "the video")
+        driver.find_element(By.ID, "submit").click()
+        until(driver, 20, lambda d: "#/jobs/" in d.current_url, "submitted")
+        job_id = driver.current_url.rsplit("/", 1)[1]
+        in_second(
+            lambda d: d.find_elements(By.CSS_SELECTOR, f"#job-list [data-id='{job_id}']"),
+            "the job listed in the other tab",
+        )
+        driver.switch_to.window(second)
+        assert driver.execute_script("return window.sameDocument") is True  # no reload
+        assert driver.current_url.endswith("#/new")
+    finally:
+        driver.switch_to.window(second)
+        driver.close()
+        driver.switch_to.window(first)
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        assert wait_for(c, job_id, timeout=120)["status"] == "succeeded"
+
+
+def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None:
+    """Signed in with a key, the job view reads GET /v1/jobs/{id}/events with fetch() and
+    the Authorization header (EventSource cannot send it) and follows the job to its end."""
+    import json
+
+    stack, driver, _ = bench
+    segments = [{"text": f"带钥匙第{n}段。", "seconds": 1.5} for n in range(8)]
+    spec = {"title": "keyed", "language": "zh", "segments": segments}  # 8 x 0.4 s of faults
+    driver.get(stack.url + "/#/new")
+    driver.find_element(By.ID, "key").send_keys(stack.keys["alpha"])
+    driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
+    with httpx.Client(
+        base_url=stack.url, timeout=30, headers={"Authorization": f"Bearer {stack.keys['alpha']}"}
+    ) as c:
+        r = c.post("/v1/jobs", files={"script": ("s.json", json.dumps(spec).encode(), "application/json")},
+                   data={"options": json.dumps({"engine": "espeak"})})  # fmt: skip
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+    try:
+        driver.get(f"{stack.url}/#/jobs/{job_id}")
+        until(
+            driver,
+            10,
+            lambda d: d.find_element(By.ID, "job").get_attribute("data-stream"),
+            "stream",
+        )
+        assert driver.find_element(By.ID, "job").get_attribute("data-stream") == "fetch"
+        until(
+            driver,
+            60,
+            lambda d: (
+                d.find_element(By.CSS_SELECTOR, "#job-status .state").get_attribute("data-state")
+                == "succeeded"
+            ),
+            "followed to the end",
+        )
+        assert (
+            driver.execute_script("return localStorage.getItem('narrate.key')")
+            == stack.keys["alpha"]
+        )
+    finally:
+        driver.find_element(By.ID, "signout").click()

@@ -34,6 +34,9 @@ STATIC = Path(__file__).parent.parent / "static"
 FILES = {
     "studio.js": "text/javascript; charset=utf-8",
     "studio-i18n.js": "text/javascript; charset=utf-8",
+    "studio-more.js": "text/javascript; charset=utf-8",
+    "studio-fix.js": "text/javascript; charset=utf-8",
+    "studio-tabs.js": "text/javascript; charset=utf-8",
     "studio.css": "text/css; charset=utf-8",
 }
 MAX_FIELD = 1 << 20  # a script field, in characters (the script body limit is 1 MiB too)

@@ -24,6 +24,31 @@ function el(tag, attrs, ...kids) {
   for (const k of kids) if (k !== null && k !== undefined) e.append(k);
   return e;
 }
+// Re-rendered content in place: a node that is still there keeps its identity (and the focus
+// or a click under way in it); only what changed is written. `style` through the CSSOM (CSP).
+function morph(a, b) {
+  if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) { a.replaceWith(b); return b; }
+  if (a.nodeType !== 1) { if (a.data !== b.data) a.data = b.data; return a; }
+  for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
+  for (const { name, value } of b.attributes) {
+    if (name === "style") { if (a.style.cssText !== b.style.cssText) a.style.cssText = b.style.cssText; }
+    else if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  }
+  patch(a, [...b.childNodes]);
+  return a;
+}
+function patch(parent, kids) {
+  const old = [...parent.childNodes];
+  kids.forEach((k, i) => { if (typeof k === "string") k = document.createTextNode(k); if (old[i]) morph(old[i], k); else parent.append(k); });
+  for (const n of old.slice(kids.length)) n.remove();
+}
+// Children matched by their data-key (a job's, a batch item's): moved, not remade, when the order changes.
+function keyed(parent, nodes) {
+  const old = new Map([...parent.children].map((n) => [n.dataset.key, n]));
+  const next = nodes.map((n) => { const was = old.get(n.dataset.key); old.delete(n.dataset.key); return was ? morph(was, n) : n; });
+  for (const n of old.values()) n.remove();
+  next.forEach((n, i) => { if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null); });
+}
 // A warning {code, message, segment}: the code rides along for styling and tests.
 function warningItem(w) {
   return el("li", { "data-code": w.code, "data-segment": w.segment || null, text: w.message });
@@ -82,19 +107,21 @@ $("signin").addEventListener("submit", (e) => {
   $("key").value = "";
   signedIn();
 });
-$("signout").addEventListener("click", () => {
+$("signout").addEventListener("click", signOutHere);
+// Signed out here, or in another tab of this studio (its `storage` event): nothing of the
+// tenant's work stays on the page.
+function signOutHere() {
   localStorage.removeItem(KEY);
-  localStorage.removeItem(DRAFT); draftVideo(null);
+  localStorage.removeItem(DRAFT); draftVideo(null); closeBatch();
   if (location.hash && location.hash !== "#/new") history.replaceState(null, "", "#/new");
   stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   $("job-list").replaceChildren();
-  // Nothing of the last tenant's work stays on the page.
   $("job-form").reset(); $("parsed").replaceChildren(); $("form-error").textContent = "";
   $("video-name").textContent = ""; $("timeline").replaceChildren(); $("fix-list").replaceChildren();
   for (const u of S.urls) URL.revokeObjectURL(u);
   S.urls = []; S.job = null; S.source = null; S.manifest = null; S.subs = null; $("cues").replaceChildren();
   signedIn();
-});
+}
 async function signedIn() {
   $("who").textContent = key() ? t("whoKey") : t("whoNone");
   await Promise.all([loadJobs(), loadVoices(), loadPresets()]);
@@ -114,15 +141,21 @@ async function loadJobs() {
   if (S.listTimer) clearTimeout(S.listTimer);
   S.listTimer = null;
   try {
-    const data = await api("/v1/jobs?limit=30");
+    // A search the listed jobs could not answer asks the server (GET /v1/jobs?q=&status=).
+    const f = $("job-filter").value, q = S.search ? $("job-search").value.trim() : "";
+    const params = new URLSearchParams({ limit: "30" });
+    if (q) params.set("q", q.slice(0, 100));
+    if (q && f && f !== "active") params.set("status", f);
+    const data = await api("/v1/jobs?" + params);
+    $("job-list").dataset.q = q;
     const ul = $("job-list");
-    ul.replaceChildren(...data.jobs.map((j) => el("li", {},
+    keyed(ul, data.jobs.map((j) => el("li", { "data-key": j.id },
       el("button", { type: "button", "data-id": j.id, "aria-current": j.id === S.jobId ? "true" : null,
         onclick: () => go(j.id) },
         el("span", { class: "t", text: j.title || t("untitled"), lang: textLang(j.title) }),
         el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
         el("span", { class: "muted", text: " · " + when(j.created) + (j.parent ? t("fixTag") : "") })))));
-    $("jobs-msg").textContent = data.jobs.length ? "" : t("noJobs");
+    $("jobs-msg").textContent = data.jobs.length ? "" : t(q ? "noMatch" : "noJobs");
     filterJobs();
     // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
     // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
@@ -138,15 +171,20 @@ function listed(j) {
 $("refresh-jobs").addEventListener("click", loadJobs);
 // Search (title or id) and the state filter: the listed jobs that match stay shown.
 function filterJobs() {
-  const q = $("job-search").value.trim().toLowerCase(), f = $("job-filter").value;
+  const raw = $("job-search").value.trim(), q = raw.toLowerCase(), f = $("job-filter").value;
+  const served = raw && $("job-list").dataset.q === raw;  // the list is the server's answer to it
   let shown = 0;
   for (const li of $("job-list").children) {
     const b = li.querySelector("button"), st = b.querySelector(".state").dataset.state;
-    const hit = (!q || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
+    const hit = (!q || served || b.dataset.id.startsWith(q) || b.textContent.toLowerCase().includes(q))
       && (!f || (f === "active" ? !TERMINAL.includes(st) : st === f));
     li.hidden = !hit; shown += hit;
   }
   if ($("job-list").children.length) $("jobs-msg").textContent = shown ? "" : t("noMatch");
+  // Nothing listed matches: the server searches all of this key's jobs (titles, ids) after a pause.
+  clearTimeout(S.searchTimer);
+  if (!shown && q && !served) S.searchTimer = setTimeout(() => { S.search = true; loadJobs(); }, 300);
+  else if (!q && S.search) { S.search = false; S.searchTimer = setTimeout(loadJobs, 0); }
 }
 $("job-search").addEventListener("input", filterJobs);
 $("job-filter").addEventListener("change", filterJobs);
@@ -160,8 +198,10 @@ function go(id) {
 }
 function route() {
   const m = location.hash.match(/^#\/jobs\/([A-Za-z0-9_-]{1,64})$/);
-  if (m) { if (m[1] !== S.jobId || $("job").hidden) openJob(m[1]); return; }
-  stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
+  if (m) { closeBatch(); if (m[1] !== S.jobId || $("job").hidden) openJob(m[1]); return; }
+  const b = location.hash.match(/^#\/batches\/([A-Za-z0-9_-]{1,64})$/);
+  if (b) { if (b[1] !== S.batchId || $("batch").hidden) openBatch(b[1]); return; }
+  closeBatch(); stopPolling(); S.jobId = null; $("job").hidden = true; $("compose").hidden = false;
   document.querySelectorAll("#job-list button").forEach((b) => b.setAttribute("aria-current", "false"));
 }
 window.addEventListener("hashchange", route);
@@ -264,10 +304,10 @@ $("video").addEventListener("change", () => { showVideo(); draftVideo($("video")
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
 
 // --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
-const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck"], CHECKS = ["burn", "extend-video", "exports"];
+const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
 function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
 function saveDraft() {
-  const d = { script: $("script").value, name: scriptName };
+  const f = $("video").files[0], d = { script: $("script").value, name: scriptName, video: f ? `${f.name}:${f.size}` : "" };
   for (const f of FIELDS) d[f] = $(f).value;
   for (const f of CHECKS) d[f] = $(f).checked;
   try { localStorage.setItem(DRAFT, JSON.stringify(d)); } catch (_) { /* storage full: no draft */ }
@@ -298,7 +338,12 @@ function idb(op, name, value) {
     };
   });
 }
-function draftVideo(file) { idb(file ? "put" : "delete", "video", file).catch(() => {}); }
+// Stored, then announced (the other tabs read it from IndexedDB when the write is done).
+function draftVideo(file) {
+  idb(file ? "put" : "delete", "video", file).then(() => {
+    try { localStorage.setItem(DRAFT + ".video", `${file ? file.name + ":" + file.size : ""}@${Date.now()}`); } catch (_) { /* full */ }
+  }).catch(() => {});
+}
 $("job-form").addEventListener("input", saveDraft);
 $("job-form").addEventListener("change", saveDraft);
 
@@ -309,6 +354,7 @@ function options() {
   if ($("overflow").value) o.on_overflow = $("overflow").value;
   if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
   if ($("preset").value) o.preset = $("preset").value;
+  if ($("style").value) o.style = $("style").value;
   if ($("music").files[0]) {
     o.music_level = parseFloat($("music-level").value || "-8");
     o.music_duck = parseFloat($("music-duck").value || "12");
@@ -442,7 +488,7 @@ $("job-form").addEventListener("submit", async (e) => {
       e.items = body && Array.isArray(body.detail) ? body.detail : null;
       showProblems($("form-error"), t("notSubmitted", ""), e); return;
     }
-    go(body.id); loadJobs();
+    go(body.id); jobsChanged();
   };
   xhr.send(fd);
 });
@@ -455,6 +501,7 @@ function stopPolling() {
 async function openJob(id) {
   stopPolling();
   for (const u of S.urls) URL.revokeObjectURL(u);
+  delete $("job").dataset.stream;
   S.urls = []; S.jobId = id; S.noStream = false; S.job = null; S.source = null; S.manifest = null; S.loaded = null;
   S.subs = null; S.burned = false; S.drawn = ""; $("cues").replaceChildren(); $("burned-note").hidden = true;
   if (segAudio) segAudio.pause();
@@ -477,8 +524,8 @@ async function poll() {
   if (id !== S.jobId) return;
   S.job = job; showJob(job); listed(job);
   const terminal = TERMINAL.includes(job.status);
-  // EventSource cannot send the Authorization header: with a key the page keeps polling.
-  if (!terminal && !key() && window.EventSource && !S.noStream) follow(id);
+  // EventSource cannot send the Authorization header: with a key the stream is read by fetch().
+  if (!terminal && !S.noStream) follow(id);
   else if (!terminal) S.timer = setTimeout(poll, 400);
   else { stopPolling(); loadJobs(); if (S.loaded !== job.id) { S.loaded = job.id; await loadResult(job); } }
 }
@@ -486,26 +533,25 @@ async function poll() {
 // 100 ms); a dropped stream falls back to polling for this job.
 function follow(id) {
   if (S.events) return;
-  const es = new EventSource("/v1/jobs/" + id + "/events");
-  S.events = es;
   const changed = () => {
     if (id !== S.jobId || S.pending) return;
     S.pending = true;
     setTimeout(() => { S.pending = false; if (id === S.jobId && S.events === es) poll(); }, 100);
   };
-  for (const name of ["status", "update", "segment"]) es.addEventListener(name, changed);
-  es.onerror = () => {
-    es.close();
+  const es = openStream("/v1/jobs/" + id + "/events", { status: changed, update: changed, segment: changed }, () => {
     if (S.events !== es) return;
     S.events = null; S.noStream = true;
     if (id === S.jobId) poll();
-  };
+  });
+  S.events = es;
+  $("job").dataset.stream = es.kind;
 }
 function showJob(j) {
   $("job-h").textContent = j.title || t("job");
   $("job-h").lang = textLang(j.title) || "";
-  $("job-meta").replaceChildren(t("jobMeta", j.id, when(j.created)),
-    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []));
+  patch($("job-meta"), [t("jobMeta", j.id, when(j.created)),
+    ...(j.parent ? [t("fixOf"), el("a", { href: "#/jobs/" + j.parent, text: j.parent.slice(0, 8) })] : []),
+    ...(j.batch ? [t("inBatch"), el("a", { href: "#/batches/" + j.batch, class: "batch-link", text: j.batch.slice(0, 8) })] : [])]);
   $("job-progress").value = j.progress;
   const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
@@ -534,7 +580,7 @@ function stageName(st) {
 }
 $("cancel").addEventListener("click", async () => {
   try { await api("/v1/jobs/" + S.jobId, { method: "DELETE" }); } catch (e) { $("job-error").textContent = e.message; }
-  stopPolling(); poll();
+  stopPolling(); poll(); jobsChanged();
 });
 
 // --- preview, downloads, fix -------------------------------------------------------------
@@ -573,6 +619,7 @@ async function loadResult(job) {
     }
     fixForm(S.source.spec);
     $("fix").hidden = false;
+    fixDiff();
     // Each segment's syllables (the pace a drag shows), as a check of the job's own spec counts them.
     S.syllables = null;
     api("/v1/scripts:parse", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -719,7 +766,8 @@ function drawCues() {
   const box = $("cues"), v = $("player");
   if (!S.subs || S.burned || $("preview").hidden) { if (S.drawn) { box.replaceChildren(); S.drawn = ""; } return; }
   // The picture's box inside the element (object-fit: contain), in the element's own pixels.
-  const W = v.clientWidth, H = v.clientHeight, vw = v.videoWidth || W, vh = v.videoHeight || H;
+  // Audio only (no picture): the cues keep above the player's control bar, at a readable size.
+  const bar = v.videoWidth ? 0 : 48, W = v.clientWidth, H = Math.max(1, v.clientHeight - bar), vw = v.videoWidth || W, vh = v.videoHeight || H;
   const k = Math.min(W / vw, H / vh), w = vw * k, h = vh * k;
   const t = v.currentTime, on = S.subs.cues.filter((c) => t >= c.start && t < c.end);
   const drawn = `${on.map((c) => S.subs.cues.indexOf(c)).join(",")}@${Math.round(w)}x${Math.round(h)}`;
@@ -731,25 +779,14 @@ function drawCues() {
     const st = c.settings, [line, anchor] = (st.line || "88%,end").split(",");
     const size = parseFloat(st.size || "100"), at = parseFloat(st.position || "50"), y = parseFloat(line);
     const look = ((S.manifest || {}).style || {})[LOOKS[c.cls]] || {};
-    let css = `left:${at - size / 2}%;width:${size}%;font-size:${((look.size || 0.0333) * h).toFixed(2)}px;`;
+    let css = `left:${at - size / 2}%;width:${size}%;font-size:${Math.max((look.size || 0.0333) * h, bar ? 14 : 0).toFixed(2)}px;`;
     css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
     return el("div", { class: "cue " + c.cls, style: css + (S.subs.styles[c.cls] || ""), lang },
       ...c.lines.map((l) => el("span", { class: "line", text: l })));
   }));
 }
 
-function downloads(job) {
-  const base = "/v1/jobs/" + job.id + "/artifacts/";
-  // Each segment's WAV is in timeline-package.zip beside the timelines that name it.
-  const packaged = job.artifacts.includes("timeline-package.zip");
-  const listed = job.artifacts.filter((n) => !(packaged && n.startsWith("segments/")));
-  $("downloads").replaceChildren(...listed.map((n) => el("li", {},
-    el("button", { type: "button", "data-name": n, onclick: async () => {
-      try {
-        const a = el("a", { href: await artifactURL(base + n), download: n }); document.body.append(a); a.click(); a.remove();
-      } catch (e) { $("job-error").textContent = e.message; }
-    }, text: t("download", n) }))));
-}
+function downloads(job) { downloadsGrouped(job); }
 // What the engine was told to say (the manifest's spoken_text: pinyin, or the English reading),
 // and a correction: the words selected in the segment's text become a pronunciation line.
 function reading(i, lang) {
@@ -772,31 +809,33 @@ function fixForm(spec) {
   const opts = S.source.options || {};
   $("fix-overflow").value = opts.on_overflow || (spec.fit && spec.fit.on_overflow) || "fail";
   $("fix-engine").value = (S.source.options && S.source.options.engine) || "";
+  fixOptionsShow(opts);
   $("fix-list").replaceChildren(...spec.segments.map((s, i) => {
     const voice = el("select", { id: `fix-voice-${i}` });
     fillVoices(voice, s.voice || "", lang, t("jobsVoice"));
-    const box = el("div", { class: "fixseg", "data-index": i },
+    const box = el("div", { class: "fixseg", "data-index": i, "data-seg": JSON.stringify(s) },
       el("label", { for: `fix-text-${i}`, text: t("fixText", i + 1, s.label ? " · " + s.label : "") }),
       el("textarea", { id: `fix-text-${i}`, rows: 2, lang: lang === "en" ? "en" : "zh-CN" }),
       el("div", { class: "row" },
         el("label", {}, t("seconds"), el("input", { id: `fix-secs-${i}`, type: "number", min: "0.1", step: "0.1", value: s.seconds })),
-        el("label", {}, t("voiceLabel"), voice)),
+        el("label", {}, t("voiceLabel"), voice),
+        // The segment's starting rate and pitch shift (edge-style '+10%', '-2Hz'; fitting still decides the end rate).
+        el("label", {}, t("rateLabel"), el("input", { id: `fix-rate-${i}`, type: "number", min: "-50", max: "100", step: "5", value: signedNumber(s.rate) })),
+        el("label", {}, t("pitchLabel"), el("input", { id: `fix-pitch-${i}`, type: "number", min: "-50", max: "50", step: "1", value: signedNumber(s.pitch) }))),
       reading(i, lang));
     box.querySelector("textarea").value = s.text;
+    fixTools(box, i, spec.segments.length);
     box.addEventListener("input", () => box.classList.add("changed"));
     box.addEventListener("change", () => box.classList.add("changed"));
     return box;
   }));
+  fixExtrasShow(spec);
 }
 $("rerender").addEventListener("click", async () => {
   $("fix-error").textContent = "";
   const spec = JSON.parse(JSON.stringify(S.source.spec));
-  spec.segments = spec.segments.map((s, i) => {
-    const out = Object.assign({}, s, { text: $(`fix-text-${i}`).value, seconds: parseFloat($(`fix-secs-${i}`).value) });
-    const v = $(`fix-voice-${i}`).value;
-    if (v) out.voice = v; else delete out.voice;
-    return out;
-  });
+  spec.segments = fixSegments();
+  Object.assign(spec, fixExtras(spec));
   const pron = {};
   for (const line of $("fix-pron").value.split("\n")) {
     if (!line.trim()) continue;
@@ -809,17 +848,18 @@ $("rerender").addEventListener("click", async () => {
   try {
     spec.fit = Object.assign({}, spec.fit || {}, { on_overflow: $("fix-overflow").value });
     const body = { spec };
-    const opts = S.source.options || {}, engine = $("fix-engine").value;
-    if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow)) {
+    const opts = S.source.options || {}, engine = $("fix-engine").value, more = fixOptionChanges(opts);
+    if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow) || Object.keys(more).length) {
       const o = Object.assign({}, opts);  // the parent's options, but for these two
       delete o.preset_values;
       if (engine) o.engine = engine; else delete o.engine;
       if (o.on_overflow) o.on_overflow = spec.fit.on_overflow;
+      for (const [k, v] of Object.entries(more)) { if (v === null) delete o[k]; else o[k] = v; }
       body.options = o;
     }
     const r = await api(`/v1/jobs/${S.job.id}/rerender`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     $("fix-msg").textContent = "";
-    go(r.id); loadJobs();
+    go(r.id); jobsChanged();
   } catch (e) { showProblems($("fix-error"), t("notRerendered", ""), e); $("fix-msg").textContent = ""; }
   finally { $("rerender").disabled = false; }
 });
@@ -830,6 +870,8 @@ $("lang").addEventListener("change", () => {
   signedIn();
   if (S.job) { showJob(S.job); if (S.manifest) { timeline(S.manifest); downloads(S.job); } }
   if (S.source && !document.querySelector(".fixseg.changed")) fixForm(S.source.spec);  // edits kept otherwise
+  if (S.source) fixDiff();
+  loadStyles();  // the style selects' "default" option
   if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
 });
 $("example").addEventListener("click", () => {
