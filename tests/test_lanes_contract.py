@@ -89,6 +89,7 @@ def test_a_move_takes_only_the_head_it_was_shown(under: Under) -> None:
     assert not under.lanes.move("alpha", msg(under, "a1", 0), False)  # moved once only
     assert under.lanes.depth() == 1 and under.lanes.depths() == {"alpha": 1}
     assert under.next() == msg(under, "a1", 0)
+    assert under.lanes.queued() == [json.loads(msg(under, "a1", 0))]  # what a taker adopts
 
 
 def test_a_finalize_pushed_first_is_the_next_and_may_jump_the_queue(under: Under) -> None:

@@ -121,6 +121,9 @@ class RedisLanes:
             pipe.lrange(lane_key(t), 0, -1)
         return [json.loads(m) for lane in pipe.execute() for m in lane]
 
+    def queued(self) -> list[dict[str, Any]]:
+        return [json.loads(m) for m in self.r.lrange(self.queue, 0, -1)]
+
 
 @store_errors
 class RedisLease:

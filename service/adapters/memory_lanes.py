@@ -62,6 +62,10 @@ class MemoryLanes:
             tasks = [t for lane in self.queue.lanes.values() for t in lane]
         return [{"task": name, "args": args} for name, args in tasks]
 
+    def queued(self) -> list[dict[str, Any]]:
+        with self.queue._lock:
+            return [{"task": name, "args": args} for name, args in self.queue.pending]
+
 
 class MemoryLease:
     """One holder at a time, and it never lapses (one process: nothing to outlive)."""

@@ -98,6 +98,19 @@ class Dispatcher:
             return None
         return False
 
+    def adopt(self) -> None:
+        """On taking the lease over: the new jobs' segments another dispatcher moved into the
+        broker's queue, not yet started, count as starting (else a tenant at its max-running
+        got one job more right after a takeover)."""
+        self.starting.clear()
+        for message in self.lanes.queued():
+            step = self.queue.step(message)
+            if step is None or step[1] == "finalize":
+                continue
+            job = self.store.get(step[0])
+            if job is not None and job.status == "queued":
+                self.starting.setdefault(job.tenant, set()).add(job.id)
+
     def _moved(self, tenant: str, head: str) -> None:
         step = self._step(head)
         if step is not None and step[1] != "finalize":
@@ -138,5 +151,8 @@ class DispatchLoop:
     def _hold(self, holding: bool) -> None:
         if holding != self.holding:
             log.info("%s %s the dispatch lease", self.holder, "holds" if holding else "lost")
-            self.dispatcher.starting.clear()  # another may have moved jobs meanwhile
+            if holding:
+                self.dispatcher.adopt()  # what another moved meanwhile
+            else:
+                self.dispatcher.starting.clear()
         self.holding = holding

@@ -47,6 +47,10 @@ class Lanes(Protocol):
         """Every message in every lane, as the broker would hold it (for the reconciler)."""
         ...
 
+    def queued(self) -> list[dict[str, Any]]:
+        """Every message in the broker's queue that no worker has taken yet."""
+        ...
+
 
 class Lease(Protocol):
     """A lease held by one holder at a time, that lapses unless renewed."""

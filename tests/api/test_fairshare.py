@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from service import wiring
+from service.jobs.dispatch import Dispatcher
 from service.ports import FINALIZE_TASK
 from tests.api.conftest import Fleet, make_fleet
 
@@ -104,6 +105,24 @@ def test_a_tenant_at_its_max_running_gets_no_new_job_dispatched(tmp_path: Path) 
     assert ran.index(("alpha", one, "finalize")) < ran.index(("alpha", two, "s0"))
     with f.client(alpha) as c:
         assert c.get(f"/v1/jobs/{two}").json()["status"] == "succeeded"
+
+
+def test_a_dispatcher_taking_over_counts_the_jobs_its_predecessor_moved(tmp_path: Path) -> None:
+    f, alpha, _ = keyed(tmp_path, {"max_running": 1}, dispatch_window=10)
+    one, two = submit(f, alpha, 2)
+    assert f.queue.refill is not None
+    first = f.queue.refill.__self__  # type: ignore[attr-defined]
+    assert first.tick() == 1  # one's segment, not yet started; two waits in alpha's lane
+    # The lease passes to another dispatcher (the first one's worker died): it must count one
+    # as starting, or alpha, at max-running 1, gets two dispatched beside it.
+    taker = Dispatcher(
+        f.settings, first.lanes, f.queue, f.service.store, first.limits, first.running
+    )
+    taker.adopt()
+    assert taker.tick() == 0
+    assert [a[0] for _, a in f.queue.pending] == [one]
+    ran = work(f)
+    assert ran.index(("alpha", one, "finalize")) < ran.index(("alpha", two, "s0"))
 
 
 def test_metrics_show_each_tenants_lane_depth_and_wait_histogram(tmp_path: Path) -> None:
