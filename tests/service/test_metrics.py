@@ -97,7 +97,9 @@ def test_scrapes_are_cheap_and_counts_are_the_jobs(mstack: Stack) -> None:
         f" job lookups meanwhile: {len(lookups)}, slowest {lookup:.3f} s"
     )
     assert [s for s, _ in results] == [200] * 50
-    assert lookups and {s for s, _ in lookups} == {200} and lookup < 1.0
+    # Before the counters a lookup waited 6.2 s behind the scrapes' scans; 3 s leaves room for
+    # a loaded CI host (1.3 s seen beside two other test workers), not for that.
+    assert lookups and {s for s, _ in lookups} == {200} and lookup < 3.0
     assert alpha.get(f"/v1/jobs/{job}").json()["status"] == "running"  # all while it ran
 
     # Creates, a cancel while queued, deletes of a finished and of a canceled job.
