@@ -665,8 +665,9 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
     """Segment 1's rate and pitch, the qualifier, and a shot's end and on-screen text changed
     in the fix panel: the diff lists each before the re-render; the child's manifest has the
     segment's rate and pitch (segment 2 as it was, from the TTS cache), its subtitles the new
-    qualifier and the shot's new text over its new span, not the old text. axe finds nothing
-    in the panel so edited at both sizes."""
+    qualifier and the shot's new text over its new span, not the old text. A language switch
+    between the edits relabels the panel and keeps the qualifiers and shots as typed. axe
+    finds nothing in the panel so edited at both sizes."""
     stack, driver, _ = bench
     shot = {"index": 1, "name": "开场", "start": 0, "end": 3, "screen_text": "旧的屏幕字"}
     spec = {**SPEC, "shots": [shot], "screen_text": True}
@@ -680,12 +681,25 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
         box.clear()
         box.send_keys(text)
 
-    type_into(driver.find_element(By.ID, "fix-rate-0"), "20")
-    type_into(driver.find_element(By.ID, "fix-pitch-0"), "-5")
     type_into(driver.find_element(By.ID, "fix-qualifiers"), "结果来自论文自报，未经复现")
     row = driver.find_element(By.CSS_SELECTOR, "#fix-shots .fixshot")
     type_into(row.find_element(By.CSS_SELECTOR, "input.end"), "4")
     type_into(row.find_element(By.CSS_SELECTOR, "input.text"), "新的屏幕字")
+    # A language switch (no segment edited yet) relabels the panel and keeps what was typed.
+    kept = """const row = document.querySelector('#fix-shots .fixshot');
+        return [document.getElementById('fix-qualifiers').value, row.querySelector('input.end').value,
+                row.querySelector('input.text').value, row.textContent.includes(arguments[0])];"""
+    for lang, label in (("zh-CN", "屏幕文字"), ("en", "on-screen text")):
+        Select(driver.find_element(By.ID, "lang")).select_by_value(lang)
+        until(driver, 5, lambda d, w=label: d.execute_script(kept, w)[3], f"the panel in {lang}")
+        assert driver.execute_script(kept, label) == [
+            "结果来自论文自报，未经复现",
+            "4",
+            "新的屏幕字",
+            True,
+        ]
+    type_into(driver.find_element(By.ID, "fix-rate-0"), "20")
+    type_into(driver.find_element(By.ID, "fix-pitch-0"), "-5")
     diff = driver.find_element(By.ID, "fix-diff").text
     for change in ("+20%", "-5Hz", "未经复现", "3 s → 0–4 s", "“旧的屏幕字” → “新的屏幕字”"):
         assert change in diff, (change, diff)

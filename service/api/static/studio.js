@@ -830,6 +830,7 @@ function fixForm(spec) {
     return box;
   }));
   fixExtrasShow(spec);
+  $("fix-list").dataset.job = S.jobId;
 }
 $("rerender").addEventListener("click", async () => {
   $("fix-error").textContent = "";
@@ -869,8 +870,7 @@ $("lang").addEventListener("change", () => {
   setLang($("lang").value);
   signedIn();
   if (S.job) { showJob(S.job); if (S.manifest) { timeline(S.manifest); downloads(S.job); } }
-  if (S.source && !document.querySelector(".fixseg.changed")) fixForm(S.source.spec);  // edits kept otherwise
-  if (S.source) fixDiff();
+  fixRelabel();
   loadStyles();  // the style selects' "default" option
   if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
 });
