@@ -419,6 +419,53 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
     )
 
 
+SAMPLES = """return performance.getEntriesByType('resource').map(e => e.name)
+    .filter(n => n.includes('/sample?'))"""
+PLAYED = "return !!S.audition && (S.audition.currentTime > 0 || S.audition.ended)"
+
+
+def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
+    """A segment's Listen button plays GET /v1/voices/{voice}/sample with the segment's text,
+    rate and pitch as typed (not yet re-rendered) in its chosen voice; a segment left on
+    "job's voice" is heard in the voice the job spoke it in. Each sample plays."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        used = c.get(f"/v1/jobs/{job_id}").json()["segments"][0]["voice"]
+    driver.get(f"{stack.url}/#/jobs/{job_id}")
+    until(driver, 30, lambda d: d.find_element(By.ID, "fix-listen-1").is_displayed(), "fix panel")
+    driver.execute_script("performance.clearResourceTimings()")
+
+    def heard(voice: str, cls: str) -> dict[str, list[str]]:
+        until(driver, 20, lambda d: d.execute_script(PLAYED), "the sample plays")
+        (url,) = [u for u in driver.execute_script(SAMPLES) if f"/voices/{voice}/" in unquote(u)]
+        driver.execute_script("S.audition.pause(); performance.clearResourceTimings()")
+        parts = urlsplit(url)
+        assert unquote(parts.path) == f"/v1/voices/{voice}/sample", url
+        assert driver.find_element(By.ID, cls).text.startswith("playing "), cls
+        return parse_qs(parts.query)
+
+    text = driver.find_element(By.ID, "fix-text-1")
+    text.clear()
+    text.send_keys("吞吐提升接近三倍。")
+    for box, value in (("fix-rate-1", "20"), ("fix-pitch-1", "-5")):
+        driver.find_element(By.ID, box).clear()
+        driver.find_element(By.ID, box).send_keys(value)
+    other = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#fix-voice-1 option')).find(o => o.value"
+        " && o.value !== arguments[0] && o.text.includes('espeak')).value",
+        used,
+    )  # an offline voice, not the job's
+    Select(driver.find_element(By.ID, "fix-voice-1")).select_by_value(other)
+    driver.find_element(By.ID, "fix-listen-1").click()
+    query = heard(other, "fix-listen-msg-1")
+    assert query == {"text": ["吞吐提升接近三倍。"], "rate": ["+20%"], "pitch": ["-5Hz"]}, query
+    driver.find_element(By.ID, "fix-listen-0").click()  # the job's voice, no rate or pitch
+    assert heard(used, "fix-listen-msg-0") == {"text": [TWO_LINES]}
+
+
 def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) -> None:
     """The compose form's music file, its level and the preset reach the job: the job has
     its music mix, and the preset's options are applied."""

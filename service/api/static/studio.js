@@ -233,25 +233,30 @@ function fillVoices(select, value, language, blank) {
   select.value = vs.some((v) => v.id === value) ? value : "";
 }
 let auditioning = null;
-// Hear the chosen voice (or the language's default) say a sample line, before any render.
-async function audition(select, rate, pitch) {
-  const lang = scriptLanguage();
-  const id = select.value || ((S.voices.find((v) => v.default && v.language === lang && v.engine === "edge")
-    || S.voices.find((v) => v.default && v.language === lang) || {}).id);
+// What "default" speaks in `lang`: its default voice, edge's first.
+function defaultVoice(lang) {
+  return (S.voices.find((v) => v.default && v.language === lang && v.engine === "edge")
+    || S.voices.find((v) => v.default && v.language === lang) || {}).id;
+}
+// Hear voice `id` say `text` (none: the server's sample line) at `rate` and `pitch` (a segment's
+// '+10%', '-2Hz'), before any render: GET /v1/voices/{id}/sample. `msg` says how it went.
+async function audition(id, msg, { text, rate, pitch, note } = {}) {
   if (!id) return;
   const q = new URLSearchParams();
+  if (text) q.set("text", text);
   if (rate) q.set("rate", rate);
   if (pitch) q.set("pitch", pitch);
-  $("audition-msg").textContent = t("auditionLoading");
+  msg.textContent = t("auditionLoading");
   try {
     if (auditioning) auditioning.pause();
+    $("player").pause();  // one thing heard at a time
     auditioning = new Audio(await artifactURL(`/v1/voices/${encodeURIComponent(id)}/sample?${q}`));
     S.audition = auditioning;
     await auditioning.play();
-    $("audition-msg").textContent = t("auditionPlaying", id);
-  } catch (e) { $("audition-msg").textContent = t("auditionFailed", e.message); }
+    msg.textContent = t("auditionPlaying", id) + (note || "");
+  } catch (e) { msg.textContent = t("auditionFailed", e.message); }
 }
-$("audition").addEventListener("click", () => audition($("voice")));
+$("audition").addEventListener("click", () => audition($("voice").value || defaultVoice(scriptLanguage()), $("audition-msg")));
 let langTimer = null;
 $("script").addEventListener("input", () => {
   clearTimeout(langTimer);
@@ -821,7 +826,8 @@ function fixForm(spec) {
         el("label", {}, t("voiceLabel"), voice),
         // The segment's starting rate and pitch shift (edge-style '+10%', '-2Hz'; fitting still decides the end rate).
         el("label", {}, t("rateLabel"), el("input", { id: `fix-rate-${i}`, type: "number", min: "-50", max: "100", step: "5", value: signedNumber(s.rate) })),
-        el("label", {}, t("pitchLabel"), el("input", { id: `fix-pitch-${i}`, type: "number", min: "-50", max: "50", step: "1", value: signedNumber(s.pitch) }))),
+        el("label", {}, t("pitchLabel"), el("input", { id: `fix-pitch-${i}`, type: "number", min: "-50", max: "50", step: "1", value: signedNumber(s.pitch) })),
+        ...listenButton(i)),
       reading(i, lang));
     box.querySelector("textarea").value = s.text;
     fixTools(box, i, spec.segments.length);
