@@ -466,6 +466,53 @@ def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
     assert heard(used, "fix-listen-msg-0") == {"text": [TWO_LINES]}
 
 
+def test_the_traditional_track_is_chosen_on_the_compose_form(bench: Any) -> None:
+    """The "Traditional Chinese track" select shows for a Chinese script only; Taiwan,
+    kept in the draft across a reload, gives a job with options.traditional "tw" whose
+    subtitles.zh-Hant.srt is in Traditional characters (评分员 -> 評分員), listed in the job
+    view's downloads beside the Simplified track."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.removeItem('narrate.draft')")
+    driver.refresh()
+    typed = """const s = document.getElementById('script'); s.value = arguments[0];
+        s.dispatchEvent(new Event('input', {bubbles: true}));"""
+    shown = "return !document.getElementById('traditional-box').hidden"
+    driver.execute_script(typed, "[Segment 1 · 3 s] Hello there.")
+    until(driver, 5, lambda d: not d.execute_script(shown), "hidden for an English script")
+    driver.execute_script(typed, "[段 1 · 4 秒] 评分员对轨迹排序。")
+    until(driver, 5, lambda d: d.execute_script(shown), "shown for a Chinese script")
+    Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+    Select(driver.find_element(By.ID, "traditional")).select_by_value("tw")
+    driver.refresh()  # the draft keeps it
+    until(
+        driver,
+        5,
+        lambda d: d.find_element(By.ID, "traditional").get_attribute("value") == "tw",
+        "kept",
+    )
+    assert driver.execute_script(shown)
+    driver.find_element(By.ID, "submit").click()
+    until(driver, 20, lambda d: "#/jobs/" in d.current_url, "submitted")
+    job_id = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job = wait_for(c, job_id, timeout=120)
+        assert job["status"] == "succeeded", job["error"]
+        assert c.get(f"/v1/jobs/{job_id}/source").json()["options"]["traditional"] == "tw"
+        assert "subtitles.zh-Hant.srt" in job["artifacts"], job["artifacts"]
+        hant = c.get(f"/v1/jobs/{job_id}/artifacts/subtitles.zh-Hant.srt").text
+        hans = c.get(f"/v1/jobs/{job_id}/artifacts/subtitles.srt").text
+    assert "評分員" in hant and "评分员" not in hant, hant
+    assert "评分员" in hans, hans
+    until(driver, 30, lambda d: d.find_element(By.ID, "preview").is_displayed(), "job view")
+    listed = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#downloads button')).map(b => b.dataset.name)"
+    )
+    assert {"subtitles.srt", "subtitles.zh-Hant.srt", "subtitles.zh-Hant.vtt"} <= set(listed), (
+        listed
+    )
+
+
 def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) -> None:
     """The compose form's music file, its level and the preset reach the job: the job has
     its music mix, and the preset's options are applied."""

@@ -209,7 +209,14 @@ window.addEventListener("hashchange", route);
 // --- voices ----------------------------------------------------------------------------
 async function loadVoices() {
   try { S.voices = await api("/v1/voices"); } catch (e) { S.voices = []; }
-  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), scriptLanguage(), t("voiceDefault"));
+  scriptVoices($("voice").value || readDraft().voice || "");
+}
+// The compose form follows the script's language: its voices, and the Traditional track's
+// choice for a Chinese script only.
+function scriptVoices(voice = $("voice").value) {
+  const lang = scriptLanguage();
+  fillVoices($("voice"), voice, lang, t("voiceDefault"));
+  $("traditional-box").hidden = lang !== "zh";
 }
 // The script's language: the last check's, the JSON's own, or Chinese when it has a Han character.
 function scriptLanguage() {
@@ -260,7 +267,7 @@ $("audition").addEventListener("click", () => audition($("voice").value || defau
 let langTimer = null;
 $("script").addEventListener("input", () => {
   clearTimeout(langTimer);
-  langTimer = setTimeout(() => fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault")), 300);
+  langTimer = setTimeout(() => scriptVoices(), 300);
 });
 
 // --- new job ---------------------------------------------------------------------------
@@ -275,7 +282,7 @@ function dropZone(zone, onFile) {
 }
 async function takeScript(file) {
   scriptName = file.name; $("script").value = await file.text();
-  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));
+  scriptVoices();
   saveDraft(); checkScript();
 }
 function takeVideo(file) {
@@ -309,7 +316,7 @@ $("video").addEventListener("change", () => { showVideo(); draftVideo($("video")
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
 
 // --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
-const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
+const FIELDS = ["engine", "voice", "overflow", "traditional", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
 function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
 function saveDraft() {
   const f = $("video").files[0], d = { script: $("script").value, name: scriptName, video: f ? `${f.name}:${f.size}` : "" };
@@ -357,6 +364,7 @@ function options() {
   if ($("engine").value) o.engine = $("engine").value;
   if ($("voice").value) o.voice = $("voice").value;
   if ($("overflow").value) o.on_overflow = $("overflow").value;
+  if ($("traditional").value && !$("traditional-box").hidden) o.traditional = $("traditional").value;
   if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
   if ($("preset").value) o.preset = $("preset").value;
   if ($("style").value) o.style = $("style").value;
@@ -883,7 +891,7 @@ $("lang").addEventListener("change", () => {
 $("example").addEventListener("click", () => {
   $("script").value = EXAMPLES[LANG] || EXAMPLES["zh-CN"];
   scriptName = $("script").value.trim().startsWith("{") ? "script.json" : "example.md";
-  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));  // a voice of its language
+  scriptVoices();  // a voice of its language
   saveDraft(); checkScript();
 });
 applyWords();
