@@ -989,6 +989,88 @@ def test_two_tabs_of_one_studio_stay_in_step(bench: Any) -> None:
         assert wait_for(c, job_id, timeout=120)["status"] == "succeeded"
 
 
+def test_a_language_switch_and_a_sign_out_reach_the_other_window(bench: Any) -> None:
+    """Two windows of one studio, signed in with a key, the second on a job of that key: the
+    language switched in the first switches the second's page (its words and lang); a
+    sign-out in the first signs the second out: its job view closes to an empty compose
+    form, the job is no longer listed, and it says no key is saved. Neither reloads."""
+    import json
+
+    stack, driver, _ = bench
+    key = stack.keys["alpha"]
+    spec = {
+        "title": "两个窗口",
+        "language": "zh",
+        "segments": [{"text": "两个窗口。", "seconds": 2}],
+    }
+    with httpx.Client(
+        base_url=stack.url, timeout=30, headers={"Authorization": f"Bearer {key}"}
+    ) as c:
+        r = c.post("/v1/jobs", files={"script": ("s.json", json.dumps(spec).encode(), "application/json")},
+                   data={"options": json.dumps({"engine": "espeak"})})  # fmt: skip
+        job_id = r.json()["id"]
+        assert wait_for(c, job_id, timeout=60)["status"] == "succeeded"
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.setItem('narrate.lang', 'en')")
+    driver.refresh()
+    driver.find_element(By.ID, "key").send_keys(key)
+    driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
+    first = driver.current_window_handle
+    driver.switch_to.new_window("window")
+    second = driver.current_window_handle
+    driver.get(f"{stack.url}/#/jobs/{job_id}")
+    until(
+        driver, 30, lambda d: d.find_element(By.ID, "fix").is_displayed(), "the job, with the key"
+    )
+    driver.execute_script("window.sameDocument = true")  # gone if this window reloads
+    page = """return [document.documentElement.lang, document.getElementById('signout').textContent,
+        document.getElementById('who').textContent, location.hash, document.getElementById('job').hidden,
+        !!document.querySelector('#job-list [data-id="' + arguments[0] + '"]'), window.sameDocument === true]"""
+
+    def in_second(cond: Any, what: str) -> Any:
+        driver.switch_to.window(second)
+        try:
+            return until(driver, 10, cond, what)
+        finally:
+            driver.switch_to.window(first)
+
+    try:
+        in_second(lambda d: d.execute_script(page, job_id)[5], "the job listed")
+        driver.switch_to.window(first)
+        Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
+        now = in_second(
+            lambda d: (
+                d.execute_script(page, job_id)[0] == "zh-CN" and d.execute_script(page, job_id)
+            ),
+            "zh",
+        )
+        assert now == [
+            "zh-CN",
+            "退出",
+            "密钥已保存在本浏览器",
+            f"#/jobs/{job_id}",
+            False,
+            True,
+            True,
+        ], now
+        driver.find_element(By.ID, "signout").click()
+        now = in_second(
+            lambda d: (
+                d.execute_script(page, job_id)[3] == "#/new" and d.execute_script(page, job_id)
+            ),
+            "out",
+        )
+        assert now == ["zh-CN", "退出", "未用密钥（仅本机可用）", "#/new", True, False, True], now
+        driver.switch_to.window(second)
+        assert driver.execute_script("return localStorage.getItem('narrate.key')") is None
+        assert driver.find_element(By.ID, "compose").is_displayed()
+    finally:
+        driver.switch_to.window(second)
+        driver.close()
+        driver.switch_to.window(first)
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")
+
+
 def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None:
     """Signed in with a key, the job view reads GET /v1/jobs/{id}/events with fetch() and
     the Authorization header (EventSource cannot send it) and follows the job to its end."""
