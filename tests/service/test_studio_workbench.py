@@ -14,18 +14,24 @@ import httpx
 import pytest
 
 from tests.conftest import make_video
-from tests.service.conftest import Stack, chromium, needs_chromium, start_stack, wait_for
+from tests.service.conftest import Stack, needs_chromium, wait_for
+from tests.service.studio_fixtures import (
+    SHOTS,
+    SIZES,
+    at_size,
+    axe_views,
+    running_stack,
+    screenshot,
+    studio_browser,
+    until,
+)
 
 pytestmark = [pytest.mark.integration, needs_chromium]
 pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import (  # noqa: E402
-    NoSuchElementException,
-    StaleElementReferenceException,
-)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 TWO_LINES = "长上下文推理最贵的不是算力,而是 KV 缓存。"  # a two-line narration cue
 SPEC: dict[str, Any] = {
@@ -40,25 +46,11 @@ SPEC: dict[str, Any] = {
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Any, Path]]:
     tmp = tmp_path_factory.mktemp("workbench")
-    s = start_stack(
-        tmp / "stack", workers=1, faults="segment_sleep=0.4,bug_on=故障", require_keys="false"
-    )
-    video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
-    flags = ("--autoplay-policy=no-user-gesture-required", "--window-size=1440,900")
-    try:
-        with chromium(tmp / "profile", *flags) as driver:
+    faults = "segment_sleep=0.4,bug_on=故障"
+    with running_stack(tmp / "stack", workers=1, faults=faults, require_keys="false") as s:
+        video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
+        with studio_browser(tmp / "profile") as driver:
             yield s, driver, video
-    finally:
-        s.stop()
-
-
-def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
-    return WebDriverWait(
-        driver,
-        timeout,
-        poll_frequency=0.1,
-        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
-    ).until(cond, message=what)
 
 
 RENDERED: dict[str, str] = {}  # one render per set of options for the module's tests
@@ -427,7 +419,8 @@ PLAYED = "return !!S.audition && (S.audition.currentTime > 0 || S.audition.ended
 def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
     """A segment's Listen button plays GET /v1/voices/{voice}/sample with the segment's text,
     rate and pitch as typed (not yet re-rendered) in its chosen voice; a segment left on
-    "job's voice" is heard in the voice the job spoke it in. Each sample plays."""
+    "job's voice" is heard in the voice the job spoke it in. Each sample plays; axe finds
+    nothing in the panel so at both sizes."""
     from urllib.parse import parse_qs, unquote, urlsplit
 
     stack, driver, video = bench
@@ -464,6 +457,7 @@ def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
     assert query == {"text": ["吞吐提升接近三倍。"], "rate": ["+20%"], "pitch": ["-5Hz"]}, query
     driver.find_element(By.ID, "fix-listen-0").click()  # the job's voice, no rate or pitch
     assert heard(used, "fix-listen-msg-0") == {"text": [TWO_LINES]}
+    assert axe_views(driver, "fix-listen") == []
 
 
 def test_the_traditional_track_is_chosen_on_the_compose_form(bench: Any) -> None:
@@ -548,33 +542,12 @@ def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) ->
     assert options["preset"] == "youtube" and options["music_level"] == -12, options
 
 
-SIZES = {"desktop": (1440, 900, False), "phone": (390, 844, True)}
-
-
-def _at_size(driver: Any, size: str) -> None:
-    width, height, mobile = SIZES[size]
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
-    )
-    WebDriverWait(driver, 10).until(
-        lambda d: (
-            d.execute_async_script(
-                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
-                "() => done(window.innerWidth)));"
-            )
-            == width
-        )
-    )
-
-
 def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> None:
     """axe-core finds nothing on the compose view (with a checked script and with its
     errors), the job view (watch, preview, fix) at 1440x900 and 390x844, in both languages;
     the skip link is the first stop of the keyboard and lands in the content. With
     STUDIO_SCREENSHOTS set, each view is saved there at each size."""
     from tests.service.axe import axe_source, violations
-    from tests.service.test_studio import SHOTS, screenshot
 
     source = axe_source()
     if source is None:
@@ -593,7 +566,7 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
 
     def look(view: str) -> None:
         for size in SIZES:
-            _at_size(driver, size)
+            at_size(driver, size)
             found[f"{view} {size}"] = violations(driver, source)
             if shots is not None:
                 screenshot(
@@ -656,24 +629,6 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
 
 
 # --- round three: styles, download-all, batches, the fix panel's structure, SSE with a key ---
-
-
-def _axe_views(driver: Any, view: str) -> list[str]:
-    """axe-core's violations of the current view at both sizes (saved as screenshots with
-    STUDIO_SCREENSHOTS set); an empty list when axe-core could not be packed."""
-    from tests.service.axe import axe_source, violations
-    from tests.service.test_studio import SHOTS, screenshot
-
-    source = axe_source()
-    found: list[str] = []
-    for size in SIZES:
-        _at_size(driver, size)
-        if source is not None:
-            found += [f"{size}: {v}" for v in violations(driver, source)]
-        if SHOTS is not None:
-            screenshot(driver, SHOTS / f"studio-{view}-{size}.png", SIZES[size][0], SIZES[size][2])
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    return found
 
 
 STILL = "const i = document.getElementById(arguments[0]); return i && !i.hidden && i.complete && i.naturalWidth > 0 ? i.dataset.style : null"
@@ -745,7 +700,7 @@ def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: 
     until(driver, 30, lambda d: d.execute_script(STILL, "fix-style-still") == name, "fix still")
     diff = driver.find_element(By.ID, "fix-diff").text
     assert name in diff and "5" in diff, diff
-    assert _axe_views(driver, "fix-diff") == []
+    assert axe_views(driver, "fix-diff") == []
     driver.find_element(By.ID, "rerender").click()
     until(driver, 20, lambda d: job_id not in d.current_url and "#/jobs/" in d.current_url, "child")
     child = driver.current_url.rsplit("/", 1)[1]
@@ -798,7 +753,7 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
     for change in ("+20%", "-5Hz", "未经复现", "3 s → 0–4 s", "“旧的屏幕字” → “新的屏幕字”"):
         assert change in diff, (change, diff)
     assert len(driver.find_elements(By.CSS_SELECTOR, "#diff-table tbody tr")) == 1  # segment 1
-    assert _axe_views(driver, "fix-tune") == []
+    assert axe_views(driver, "fix-tune") == []
     driver.find_element(By.ID, "rerender").click()
     until(driver, 20, lambda d: parent not in d.current_url and "#/jobs/" in d.current_url, "child")
     child = driver.current_url.rsplit("/", 1)[1]
@@ -904,7 +859,7 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
     assert [r[0] for r in rows] == ["intro", "outro"], rows
     assert {r[1] for r in rows} == {"succeeded"}, rows
     assert driver.find_element(By.ID, "batch-zip").is_displayed()
-    assert _axe_views(driver, "batch") == []
+    assert axe_views(driver, "batch") == []
     first = rows[0][2]
     # A re-read (each event re-reads the batch, the list is re-read every few seconds) keeps
     # the nodes the editor is on: the focused item link and job button stay focused.
