@@ -5,9 +5,7 @@ fix one segment and re-render it, and check that another tenant sees none of it.
 from __future__ import annotations
 
 import array
-import base64
 import io
-import os
 import re
 import time
 import wave
@@ -19,79 +17,32 @@ import httpx
 import pytest
 
 from tests.conftest import BUNDLED_EXAMPLE, ROOT, make_video
-from tests.service.conftest import Stack, chromium, needs_chromium, start_stack, submit, wait_for
+from tests.service.conftest import Stack, needs_chromium, submit, wait_for
+from tests.service.studio_fixtures import (
+    SHOTS,
+    running_stack,
+    screenshot,
+    sign_in,
+    studio_browser,
+    until,
+)
 
 pytestmark = [pytest.mark.integration, needs_chromium]
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import (  # noqa: E402
-    NoSuchElementException,
-    StaleElementReferenceException,
-)
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
-
-SHOTS = (
-    Path(os.environ.get("STUDIO_SCREENSHOTS", "")) if os.environ.get("STUDIO_SCREENSHOTS") else None
-)
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def studio_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = start_stack(tmp_path_factory.mktemp("studio"), max_video_bytes=50_000_000)
-    yield s
-    s.stop()
+    with running_stack(tmp_path_factory.mktemp("studio"), max_video_bytes=50_000_000) as s:
+        yield s
 
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    flags = ("--autoplay-policy=no-user-gesture-required", "--window-size=1440,1000")
-    with chromium(tmp_path / "profile", *flags) as driver:  # CSP reports: the browser log
+    with studio_browser(tmp_path / "profile", height=1000) as driver:  # CSP reports: its log
         yield driver
-
-
-def sign_in(driver: Any, key: str) -> None:
-    driver.find_element(By.ID, "key").send_keys(key)
-    driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
-
-
-def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
-    # The page redraws its tables on every poll: an element read mid-redraw is stale.
-    return WebDriverWait(
-        driver,
-        timeout,
-        poll_frequency=0.2,
-        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
-    ).until(cond, message=what)
-
-
-def screenshot(driver: Any, path: Path, width: int, mobile: bool) -> None:
-    """A full-page PNG at ``width`` CSS pixels."""
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile},
-    )
-    # The page has re-laid itself out at the new width (two animation frames later).
-    WebDriverWait(driver, 10).until(
-        lambda d: (
-            d.execute_async_script(
-                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
-                "() => done(window.innerWidth)));"
-            )
-            == width
-        )
-    )
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    shot = driver.execute_cdp_cmd(
-        "Page.captureScreenshot",
-        {
-            "format": "png",
-            "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
-        },
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(base64.b64decode(shot["data"]))
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def vtt_texts(vtt: str) -> list[str]:
@@ -370,8 +321,7 @@ def test_rerender_validates_and_links(studio_stack: Stack) -> None:
 
 def test_no_key_needed_on_loopback(tmp_path: Path, browser: Any) -> None:
     """With keys not required (a loopback server), the page works without signing in."""
-    stack = start_stack(tmp_path / "open", workers=0, require_keys="false")
-    try:
+    with running_stack(tmp_path / "open", workers=0, require_keys="false") as stack:
         browser.get(stack.url + "/")
         until(
             browser, 10, lambda d: d.find_element(By.ID, "jobs-msg").text == "No jobs yet.", "list"
@@ -395,8 +345,6 @@ def test_no_key_needed_on_loopback(tmp_path: Path, browser: Any) -> None:
             lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"),
             "parsed",
         )
-    finally:
-        stack.stop()
 
 
 def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
@@ -404,7 +352,6 @@ def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
 ) -> None:
     """The page reads the job's error {code, message, segment} and warnings: it says the
     message, marks the segment the error names as failed, and keeps each warning's code."""
-    stack = start_stack(tmp_path / "broken", workers=1, espeak="/nonexistent/espeak-ng")
     spec = {
         "title": "no espeak",
         "segments": [
@@ -414,7 +361,7 @@ def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
         "fit": {"on_overflow": "squeeze"},
         "options": {"engine": "espeak"},
     }
-    try:
+    with running_stack(tmp_path / "broken", workers=1, espeak="/nonexistent/espeak-ng") as stack:
         with stack.client() as c:
             job_id = c.post("/v1/jobs", json=spec).json()["id"]
             assert wait_for(c, job_id, timeout=60)["status"] == "failed"
@@ -434,17 +381,14 @@ def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
         assert warned.get_attribute("data-code") == "pace.squeezed"
         assert warned.get_attribute("data-segment") == "2"
         assert warned.text.startswith("segment 2: squeezed to ")
-    finally:
-        stack.stop()
 
 
 def test_the_page_follows_a_running_job_by_its_event_stream(tmp_path: Path, browser: Any) -> None:
     """Without a key the page watches a job through GET /v1/jobs/{id}/events (EventSource),
     not by polling, to the job's end; the stream is closed then."""
-    stack = start_stack(
+    with running_stack(
         tmp_path / "sse", workers=1, faults="segment_sleep=0.8", require_keys="false"
-    )
-    try:
+    ) as stack:
         with httpx.Client(base_url=stack.url, timeout=30) as c:
             job_id = submit(c, "[段 1 · 2 秒] 第一段。\n\n[段 2 · 2 秒] 第二段。").json()["id"]
         browser.get(stack.url + "/")
@@ -467,5 +411,3 @@ def test_the_page_follows_a_running_job_by_its_event_stream(tmp_path: Path, brow
             "job succeeded",
         )
         assert browser.execute_script("return S.events") is None
-    finally:
-        stack.stop()

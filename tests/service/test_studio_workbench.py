@@ -14,18 +14,24 @@ import httpx
 import pytest
 
 from tests.conftest import make_video
-from tests.service.conftest import Stack, chromium, needs_chromium, start_stack, wait_for
+from tests.service.conftest import Stack, needs_chromium, wait_for
+from tests.service.studio_fixtures import (
+    SHOTS,
+    SIZES,
+    at_size,
+    axe_views,
+    running_stack,
+    screenshot,
+    studio_browser,
+    until,
+)
 
 pytestmark = [pytest.mark.integration, needs_chromium]
 pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import (  # noqa: E402
-    NoSuchElementException,
-    StaleElementReferenceException,
-)
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 TWO_LINES = "长上下文推理最贵的不是算力,而是 KV 缓存。"  # a two-line narration cue
 SPEC: dict[str, Any] = {
@@ -40,25 +46,11 @@ SPEC: dict[str, Any] = {
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Any, Path]]:
     tmp = tmp_path_factory.mktemp("workbench")
-    s = start_stack(
-        tmp / "stack", workers=1, faults="segment_sleep=0.4,bug_on=故障", require_keys="false"
-    )
-    video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
-    flags = ("--autoplay-policy=no-user-gesture-required", "--window-size=1440,900")
-    try:
-        with chromium(tmp / "profile", *flags) as driver:
+    faults = "segment_sleep=0.4,bug_on=故障"
+    with running_stack(tmp / "stack", workers=1, faults=faults, require_keys="false") as s:
+        video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
+        with studio_browser(tmp / "profile") as driver:
             yield s, driver, video
-    finally:
-        s.stop()
-
-
-def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
-    return WebDriverWait(
-        driver,
-        timeout,
-        poll_frequency=0.1,
-        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
-    ).until(cond, message=what)
 
 
 RENDERED: dict[str, str] = {}  # one render per set of options for the module's tests
@@ -419,6 +411,102 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
     )
 
 
+SAMPLES = """return performance.getEntriesByType('resource').map(e => e.name)
+    .filter(n => n.includes('/sample?'))"""
+PLAYED = "return !!S.audition && (S.audition.currentTime > 0 || S.audition.ended)"
+
+
+def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
+    """A segment's Listen button plays GET /v1/voices/{voice}/sample with the segment's text,
+    rate and pitch as typed (not yet re-rendered) in its chosen voice; a segment left on
+    "job's voice" is heard in the voice the job spoke it in. Each sample plays; axe finds
+    nothing in the panel so at both sizes."""
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video)
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        used = c.get(f"/v1/jobs/{job_id}").json()["segments"][0]["voice"]
+    driver.get(f"{stack.url}/#/jobs/{job_id}")
+    until(driver, 30, lambda d: d.find_element(By.ID, "fix-listen-1").is_displayed(), "fix panel")
+    driver.execute_script("performance.clearResourceTimings()")
+
+    def heard(voice: str, cls: str) -> dict[str, list[str]]:
+        until(driver, 20, lambda d: d.execute_script(PLAYED), "the sample plays")
+        (url,) = [u for u in driver.execute_script(SAMPLES) if f"/voices/{voice}/" in unquote(u)]
+        driver.execute_script("S.audition.pause(); performance.clearResourceTimings()")
+        parts = urlsplit(url)
+        assert unquote(parts.path) == f"/v1/voices/{voice}/sample", url
+        assert driver.find_element(By.ID, cls).text.startswith("playing "), cls
+        return parse_qs(parts.query)
+
+    text = driver.find_element(By.ID, "fix-text-1")
+    text.clear()
+    text.send_keys("吞吐提升接近三倍。")
+    for box, value in (("fix-rate-1", "20"), ("fix-pitch-1", "-5")):
+        driver.find_element(By.ID, box).clear()
+        driver.find_element(By.ID, box).send_keys(value)
+    other = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#fix-voice-1 option')).find(o => o.value"
+        " && o.value !== arguments[0] && o.text.includes('espeak')).value",
+        used,
+    )  # an offline voice, not the job's
+    Select(driver.find_element(By.ID, "fix-voice-1")).select_by_value(other)
+    driver.find_element(By.ID, "fix-listen-1").click()
+    query = heard(other, "fix-listen-msg-1")
+    assert query == {"text": ["吞吐提升接近三倍。"], "rate": ["+20%"], "pitch": ["-5Hz"]}, query
+    driver.find_element(By.ID, "fix-listen-0").click()  # the job's voice, no rate or pitch
+    assert heard(used, "fix-listen-msg-0") == {"text": [TWO_LINES]}
+    assert axe_views(driver, "fix-listen") == []
+
+
+def test_the_traditional_track_is_chosen_on_the_compose_form(bench: Any) -> None:
+    """The "Traditional Chinese track" select shows for a Chinese script only; Taiwan,
+    kept in the draft across a reload, gives a job with options.traditional "tw" whose
+    subtitles.zh-Hant.srt is in Traditional characters (评分员 -> 評分員), listed in the job
+    view's downloads beside the Simplified track."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.removeItem('narrate.draft')")
+    driver.refresh()
+    typed = """const s = document.getElementById('script'); s.value = arguments[0];
+        s.dispatchEvent(new Event('input', {bubbles: true}));"""
+    shown = "return !document.getElementById('traditional-box').hidden"
+    driver.execute_script(typed, "[Segment 1 · 3 s] Hello there.")
+    until(driver, 5, lambda d: not d.execute_script(shown), "hidden for an English script")
+    driver.execute_script(typed, "[段 1 · 4 秒] 评分员对轨迹排序。")
+    until(driver, 5, lambda d: d.execute_script(shown), "shown for a Chinese script")
+    Select(driver.find_element(By.ID, "engine")).select_by_value("espeak")
+    Select(driver.find_element(By.ID, "traditional")).select_by_value("tw")
+    driver.refresh()  # the draft keeps it
+    until(
+        driver,
+        5,
+        lambda d: d.find_element(By.ID, "traditional").get_attribute("value") == "tw",
+        "kept",
+    )
+    assert driver.execute_script(shown)
+    driver.find_element(By.ID, "submit").click()
+    until(driver, 20, lambda d: "#/jobs/" in d.current_url, "submitted")
+    job_id = driver.current_url.rsplit("/", 1)[1]
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job = wait_for(c, job_id, timeout=120)
+        assert job["status"] == "succeeded", job["error"]
+        assert c.get(f"/v1/jobs/{job_id}/source").json()["options"]["traditional"] == "tw"
+        assert "subtitles.zh-Hant.srt" in job["artifacts"], job["artifacts"]
+        hant = c.get(f"/v1/jobs/{job_id}/artifacts/subtitles.zh-Hant.srt").text
+        hans = c.get(f"/v1/jobs/{job_id}/artifacts/subtitles.srt").text
+    assert "評分員" in hant and "评分员" not in hant, hant
+    assert "评分员" in hans, hans
+    until(driver, 30, lambda d: d.find_element(By.ID, "preview").is_displayed(), "job view")
+    listed = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#downloads button')).map(b => b.dataset.name)"
+    )
+    assert {"subtitles.srt", "subtitles.zh-Hant.srt", "subtitles.zh-Hant.vtt"} <= set(listed), (
+        listed
+    )
+
+
 def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) -> None:
     """The compose form's music file, its level and the preset reach the job: the job has
     its music mix, and the preset's options are applied."""
@@ -454,33 +542,12 @@ def test_a_music_bed_and_a_preset_go_with_the_job(bench: Any, tmp_path: Path) ->
     assert options["preset"] == "youtube" and options["music_level"] == -12, options
 
 
-SIZES = {"desktop": (1440, 900, False), "phone": (390, 844, True)}
-
-
-def _at_size(driver: Any, size: str) -> None:
-    width, height, mobile = SIZES[size]
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
-    )
-    WebDriverWait(driver, 10).until(
-        lambda d: (
-            d.execute_async_script(
-                "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame("
-                "() => done(window.innerWidth)));"
-            )
-            == width
-        )
-    )
-
-
 def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> None:
     """axe-core finds nothing on the compose view (with a checked script and with its
     errors), the job view (watch, preview, fix) at 1440x900 and 390x844, in both languages;
     the skip link is the first stop of the keyboard and lands in the content. With
     STUDIO_SCREENSHOTS set, each view is saved there at each size."""
     from tests.service.axe import axe_source, violations
-    from tests.service.test_studio import SHOTS, screenshot
 
     source = axe_source()
     if source is None:
@@ -499,7 +566,7 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
 
     def look(view: str) -> None:
         for size in SIZES:
-            _at_size(driver, size)
+            at_size(driver, size)
             found[f"{view} {size}"] = violations(driver, source)
             if shots is not None:
                 screenshot(
@@ -562,24 +629,6 @@ def test_every_view_is_accessible_at_both_sizes(bench: Any, tmp_path: Path) -> N
 
 
 # --- round three: styles, download-all, batches, the fix panel's structure, SSE with a key ---
-
-
-def _axe_views(driver: Any, view: str) -> list[str]:
-    """axe-core's violations of the current view at both sizes (saved as screenshots with
-    STUDIO_SCREENSHOTS set); an empty list when axe-core could not be packed."""
-    from tests.service.axe import axe_source, violations
-    from tests.service.test_studio import SHOTS, screenshot
-
-    source = axe_source()
-    found: list[str] = []
-    for size in SIZES:
-        _at_size(driver, size)
-        if source is not None:
-            found += [f"{size}: {v}" for v in violations(driver, source)]
-        if SHOTS is not None:
-            screenshot(driver, SHOTS / f"studio-{view}-{size}.png", SIZES[size][0], SIZES[size][2])
-    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    return found
 
 
 STILL = "const i = document.getElementById(arguments[0]); return i && !i.hidden && i.complete && i.naturalWidth > 0 ? i.dataset.style : null"
@@ -651,7 +700,7 @@ def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: 
     until(driver, 30, lambda d: d.execute_script(STILL, "fix-style-still") == name, "fix still")
     diff = driver.find_element(By.ID, "fix-diff").text
     assert name in diff and "5" in diff, diff
-    assert _axe_views(driver, "fix-diff") == []
+    assert axe_views(driver, "fix-diff") == []
     driver.find_element(By.ID, "rerender").click()
     until(driver, 20, lambda d: job_id not in d.current_url and "#/jobs/" in d.current_url, "child")
     child = driver.current_url.rsplit("/", 1)[1]
@@ -665,8 +714,9 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
     """Segment 1's rate and pitch, the qualifier, and a shot's end and on-screen text changed
     in the fix panel: the diff lists each before the re-render; the child's manifest has the
     segment's rate and pitch (segment 2 as it was, from the TTS cache), its subtitles the new
-    qualifier and the shot's new text over its new span, not the old text. axe finds nothing
-    in the panel so edited at both sizes."""
+    qualifier and the shot's new text over its new span, not the old text. A language switch
+    between the edits relabels the panel and keeps the qualifiers and shots as typed. axe
+    finds nothing in the panel so edited at both sizes."""
     stack, driver, _ = bench
     shot = {"index": 1, "name": "开场", "start": 0, "end": 3, "screen_text": "旧的屏幕字"}
     spec = {**SPEC, "shots": [shot], "screen_text": True}
@@ -680,17 +730,30 @@ def test_the_fix_panel_changes_rate_pitch_qualifiers_and_shots(bench: Any) -> No
         box.clear()
         box.send_keys(text)
 
-    type_into(driver.find_element(By.ID, "fix-rate-0"), "20")
-    type_into(driver.find_element(By.ID, "fix-pitch-0"), "-5")
     type_into(driver.find_element(By.ID, "fix-qualifiers"), "结果来自论文自报，未经复现")
     row = driver.find_element(By.CSS_SELECTOR, "#fix-shots .fixshot")
     type_into(row.find_element(By.CSS_SELECTOR, "input.end"), "4")
     type_into(row.find_element(By.CSS_SELECTOR, "input.text"), "新的屏幕字")
+    # A language switch (no segment edited yet) relabels the panel and keeps what was typed.
+    kept = """const row = document.querySelector('#fix-shots .fixshot');
+        return [document.getElementById('fix-qualifiers').value, row.querySelector('input.end').value,
+                row.querySelector('input.text').value, row.textContent.includes(arguments[0])];"""
+    for lang, label in (("zh-CN", "屏幕文字"), ("en", "on-screen text")):
+        Select(driver.find_element(By.ID, "lang")).select_by_value(lang)
+        until(driver, 5, lambda d, w=label: d.execute_script(kept, w)[3], f"the panel in {lang}")
+        assert driver.execute_script(kept, label) == [
+            "结果来自论文自报，未经复现",
+            "4",
+            "新的屏幕字",
+            True,
+        ]
+    type_into(driver.find_element(By.ID, "fix-rate-0"), "20")
+    type_into(driver.find_element(By.ID, "fix-pitch-0"), "-5")
     diff = driver.find_element(By.ID, "fix-diff").text
     for change in ("+20%", "-5Hz", "未经复现", "3 s → 0–4 s", "“旧的屏幕字” → “新的屏幕字”"):
         assert change in diff, (change, diff)
     assert len(driver.find_elements(By.CSS_SELECTOR, "#diff-table tbody tr")) == 1  # segment 1
-    assert _axe_views(driver, "fix-tune") == []
+    assert axe_views(driver, "fix-tune") == []
     driver.find_element(By.ID, "rerender").click()
     until(driver, 20, lambda d: parent not in d.current_url and "#/jobs/" in d.current_url, "child")
     child = driver.current_url.rsplit("/", 1)[1]
@@ -796,7 +859,7 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
     assert [r[0] for r in rows] == ["intro", "outro"], rows
     assert {r[1] for r in rows} == {"succeeded"}, rows
     assert driver.find_element(By.ID, "batch-zip").is_displayed()
-    assert _axe_views(driver, "batch") == []
+    assert axe_views(driver, "batch") == []
     first = rows[0][2]
     # A re-read (each event re-reads the batch, the list is re-read every few seconds) keeps
     # the nodes the editor is on: the focused item link and job button stay focused.
@@ -879,6 +942,88 @@ def test_two_tabs_of_one_studio_stay_in_step(bench: Any) -> None:
         driver.switch_to.window(first)
     with httpx.Client(base_url=stack.url, timeout=30) as c:
         assert wait_for(c, job_id, timeout=120)["status"] == "succeeded"
+
+
+def test_a_language_switch_and_a_sign_out_reach_the_other_window(bench: Any) -> None:
+    """Two windows of one studio, signed in with a key, the second on a job of that key: the
+    language switched in the first switches the second's page (its words and lang); a
+    sign-out in the first signs the second out: its job view closes to an empty compose
+    form, the job is no longer listed, and it says no key is saved. Neither reloads."""
+    import json
+
+    stack, driver, _ = bench
+    key = stack.keys["alpha"]
+    spec = {
+        "title": "两个窗口",
+        "language": "zh",
+        "segments": [{"text": "两个窗口。", "seconds": 2}],
+    }
+    with httpx.Client(
+        base_url=stack.url, timeout=30, headers={"Authorization": f"Bearer {key}"}
+    ) as c:
+        r = c.post("/v1/jobs", files={"script": ("s.json", json.dumps(spec).encode(), "application/json")},
+                   data={"options": json.dumps({"engine": "espeak"})})  # fmt: skip
+        job_id = r.json()["id"]
+        assert wait_for(c, job_id, timeout=60)["status"] == "succeeded"
+    driver.get(stack.url + "/#/new")
+    driver.execute_script("localStorage.setItem('narrate.lang', 'en')")
+    driver.refresh()
+    driver.find_element(By.ID, "key").send_keys(key)
+    driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
+    first = driver.current_window_handle
+    driver.switch_to.new_window("window")
+    second = driver.current_window_handle
+    driver.get(f"{stack.url}/#/jobs/{job_id}")
+    until(
+        driver, 30, lambda d: d.find_element(By.ID, "fix").is_displayed(), "the job, with the key"
+    )
+    driver.execute_script("window.sameDocument = true")  # gone if this window reloads
+    page = """return [document.documentElement.lang, document.getElementById('signout').textContent,
+        document.getElementById('who').textContent, location.hash, document.getElementById('job').hidden,
+        !!document.querySelector('#job-list [data-id="' + arguments[0] + '"]'), window.sameDocument === true]"""
+
+    def in_second(cond: Any, what: str) -> Any:
+        driver.switch_to.window(second)
+        try:
+            return until(driver, 10, cond, what)
+        finally:
+            driver.switch_to.window(first)
+
+    try:
+        in_second(lambda d: d.execute_script(page, job_id)[5], "the job listed")
+        driver.switch_to.window(first)
+        Select(driver.find_element(By.ID, "lang")).select_by_value("zh-CN")
+        now = in_second(
+            lambda d: (
+                d.execute_script(page, job_id)[0] == "zh-CN" and d.execute_script(page, job_id)
+            ),
+            "zh",
+        )
+        assert now == [
+            "zh-CN",
+            "退出",
+            "密钥已保存在本浏览器",
+            f"#/jobs/{job_id}",
+            False,
+            True,
+            True,
+        ], now
+        driver.find_element(By.ID, "signout").click()
+        now = in_second(
+            lambda d: (
+                d.execute_script(page, job_id)[3] == "#/new" and d.execute_script(page, job_id)
+            ),
+            "out",
+        )
+        assert now == ["zh-CN", "退出", "未用密钥（仅本机可用）", "#/new", True, False, True], now
+        driver.switch_to.window(second)
+        assert driver.execute_script("return localStorage.getItem('narrate.key')") is None
+        assert driver.find_element(By.ID, "compose").is_displayed()
+    finally:
+        driver.switch_to.window(second)
+        driver.close()
+        driver.switch_to.window(first)
+        Select(driver.find_element(By.ID, "lang")).select_by_value("en")
 
 
 def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None:

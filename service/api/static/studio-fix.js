@@ -1,6 +1,7 @@
 // narrate studio, the fix panel's script-wide parts: the qualifiers (the caveat lines of the
 // top layer) and the shots (times and on-screen text), shown from the parent's spec, edited,
-// sent whole with the re-render and listed in the diff; and each segment's rate and pitch.
+// sent whole with the re-render and listed in the diff; and each segment's rate and pitch,
+// heard before the re-render (its Listen button).
 "use strict";
 // '+10%' -> "10", '-2Hz' -> "-2", none -> "" (a number input's value).
 function signedNumber(v) { const m = String(v || "").match(/^([+-]?\d+)/); return m ? String(Number(m[1])) : ""; }
@@ -74,3 +75,25 @@ $("fix-add-shot").addEventListener("click", () => {
   fixDiff();
 });
 for (const id of ["fix-qualifiers", "fix-shots"]) { $(id).addEventListener("input", fixDiff); $(id).addEventListener("change", fixDiff); }
+
+// --- a segment heard as typed: its text, voice, rate and pitch through the voice sample ------
+const SAMPLE_CHARS = 60;  // GET /v1/voices/{id}/sample's bound: a sentence, not a script
+function listenButton(i) {
+  return [el("button", { type: "button", class: "listen", id: `fix-listen-${i}`, "data-index": i,
+    "aria-label": t("listenAria", i + 1), onclick: () => listen(i), text: t("listen") }),
+  el("span", { id: `fix-listen-msg-${i}`, class: "muted", "aria-live": "polite" })];
+}
+// The voice a segment that names none is spoken in: its speaker's, the job's (options, script),
+// else the one the job used for it, else the language's default.
+function jobVoice(i, seg) {
+  const spec = S.source.spec, o = S.source.options || {}, pv = o.preset_values || {};
+  const used = S.job && S.job.segments && S.job.segments[i];
+  return (seg.speaker && (spec.speakers || {})[seg.speaker]) || o.voice || pv.voice || spec.voice
+    || (used && used.voice) || defaultVoice(spec.language || "zh");
+}
+function listen(i) {
+  const seg = fixSegments()[i], chars = [...seg.text.trim()];  // code points, as the server counts
+  const note = chars.length > SAMPLE_CHARS ? t("listenFirst", SAMPLE_CHARS) : "";
+  audition(seg.voice || jobVoice(i, seg), $(`fix-listen-msg-${i}`),
+    { text: chars.slice(0, SAMPLE_CHARS).join(""), rate: seg.rate, pitch: seg.pitch, note });
+}

@@ -236,16 +236,28 @@ function fixSegments() {
     return out;
   });
 }
-function restructure(change) {
-  const segs = fixSegments();
-  change(segs);
+// The panel drawn again from what it holds now (a restructure, a language switch): the
+// segments `segs`, and the qualifiers, shots, pronunciations and options as typed; the
+// segments `changed(i)` names stay marked.
+function fixRedraw(segs, changed) {
   const spec = Object.assign({}, S.source.spec, fixExtras(S.source.spec), { segments: segs });
   const keep = ["fix-pron", "fix-overflow", "fix-engine", "fix-style"].map((id) => [id, $(id).value]), burn = $("fix-burn").checked;
   fixForm(spec);
   for (const [id, v] of keep) $(id).value = v;
   $("fix-burn").checked = burn; still("fix-style");
-  document.querySelectorAll("#fix-list .fixseg").forEach((box) => box.classList.add("changed"));
+  document.querySelectorAll("#fix-list .fixseg").forEach((box, i) => { if (changed(i)) box.classList.add("changed"); });
   fixDiff();
+}
+function restructure(change) {
+  const segs = fixSegments();
+  change(segs);
+  fixRedraw(segs, () => true);
+}
+// A language switch: the panel's words change, not what the editor typed in it.
+function fixRelabel() {
+  if (!S.source || $("fix-list").dataset.job !== S.jobId) return;  // not drawn for this job yet
+  const was = [...document.querySelectorAll("#fix-list .fixseg")].map((box) => box.classList.contains("changed"));
+  fixRedraw(fixSegments(), (i) => was[i]);
 }
 function splitAt(text) {
   const mid = Math.floor(text.length / 2), marks = [...text.matchAll(/[。！？；，,.!?;]\s*/g)].map((m) => m.index + m[0].length);

@@ -19,7 +19,7 @@ function takeDraft() {
   for (const f of FIELDS) if (typeof d[f] === "string") $(f).value = d[f];
   for (const f of CHECKS) if (typeof d[f] === "boolean") $(f).checked = d[f];
   if (busy) busy.value = kept;
-  fillVoices($("voice"), d.voice || $("voice").value, scriptLanguage(), t("voiceDefault"));
+  scriptVoices(d.voice || $("voice").value);
   if ($("style").value !== (d.style || "") && typeof still === "function") still("style");
 }
 function takeDraftVideo() {

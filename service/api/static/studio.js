@@ -209,7 +209,14 @@ window.addEventListener("hashchange", route);
 // --- voices ----------------------------------------------------------------------------
 async function loadVoices() {
   try { S.voices = await api("/v1/voices"); } catch (e) { S.voices = []; }
-  fillVoices($("voice"), $("voice").value || (readDraft().voice || ""), scriptLanguage(), t("voiceDefault"));
+  scriptVoices($("voice").value || readDraft().voice || "");
+}
+// The compose form follows the script's language: its voices, and the Traditional track's
+// choice for a Chinese script only.
+function scriptVoices(voice = $("voice").value) {
+  const lang = scriptLanguage();
+  fillVoices($("voice"), voice, lang, t("voiceDefault"));
+  $("traditional-box").hidden = lang !== "zh";
 }
 // The script's language: the last check's, the JSON's own, or Chinese when it has a Han character.
 function scriptLanguage() {
@@ -233,29 +240,34 @@ function fillVoices(select, value, language, blank) {
   select.value = vs.some((v) => v.id === value) ? value : "";
 }
 let auditioning = null;
-// Hear the chosen voice (or the language's default) say a sample line, before any render.
-async function audition(select, rate, pitch) {
-  const lang = scriptLanguage();
-  const id = select.value || ((S.voices.find((v) => v.default && v.language === lang && v.engine === "edge")
-    || S.voices.find((v) => v.default && v.language === lang) || {}).id);
+// What "default" speaks in `lang`: its default voice, edge's first.
+function defaultVoice(lang) {
+  return (S.voices.find((v) => v.default && v.language === lang && v.engine === "edge")
+    || S.voices.find((v) => v.default && v.language === lang) || {}).id;
+}
+// Hear voice `id` say `text` (none: the server's sample line) at `rate` and `pitch` (a segment's
+// '+10%', '-2Hz'), before any render: GET /v1/voices/{id}/sample. `msg` says how it went.
+async function audition(id, msg, { text, rate, pitch, note } = {}) {
   if (!id) return;
   const q = new URLSearchParams();
+  if (text) q.set("text", text);
   if (rate) q.set("rate", rate);
   if (pitch) q.set("pitch", pitch);
-  $("audition-msg").textContent = t("auditionLoading");
+  msg.textContent = t("auditionLoading");
   try {
     if (auditioning) auditioning.pause();
+    $("player").pause();  // one thing heard at a time
     auditioning = new Audio(await artifactURL(`/v1/voices/${encodeURIComponent(id)}/sample?${q}`));
     S.audition = auditioning;
     await auditioning.play();
-    $("audition-msg").textContent = t("auditionPlaying", id);
-  } catch (e) { $("audition-msg").textContent = t("auditionFailed", e.message); }
+    msg.textContent = t("auditionPlaying", id) + (note || "");
+  } catch (e) { msg.textContent = t("auditionFailed", e.message); }
 }
-$("audition").addEventListener("click", () => audition($("voice")));
+$("audition").addEventListener("click", () => audition($("voice").value || defaultVoice(scriptLanguage()), $("audition-msg")));
 let langTimer = null;
 $("script").addEventListener("input", () => {
   clearTimeout(langTimer);
-  langTimer = setTimeout(() => fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault")), 300);
+  langTimer = setTimeout(() => scriptVoices(), 300);
 });
 
 // --- new job ---------------------------------------------------------------------------
@@ -270,7 +282,7 @@ function dropZone(zone, onFile) {
 }
 async function takeScript(file) {
   scriptName = file.name; $("script").value = await file.text();
-  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));
+  scriptVoices();
   saveDraft(); checkScript();
 }
 function takeVideo(file) {
@@ -304,7 +316,7 @@ $("video").addEventListener("change", () => { showVideo(); draftVideo($("video")
 $("script").addEventListener("input", () => { if (!$("script").value.trim().startsWith("{")) scriptName = scriptName.endsWith(".json") ? "script.md" : scriptName; });
 
 // --- the draft: the compose form is saved as it is edited (the video in IndexedDB) ---------
-const FIELDS = ["engine", "voice", "overflow", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
+const FIELDS = ["engine", "voice", "overflow", "traditional", "original", "preset", "music-level", "music-duck", "style"], CHECKS = ["burn", "extend-video", "exports"];
 function readDraft() { try { return JSON.parse(localStorage.getItem(DRAFT) || "{}") || {}; } catch (_) { return {}; } }
 function saveDraft() {
   const f = $("video").files[0], d = { script: $("script").value, name: scriptName, video: f ? `${f.name}:${f.size}` : "" };
@@ -352,6 +364,7 @@ function options() {
   if ($("engine").value) o.engine = $("engine").value;
   if ($("voice").value) o.voice = $("voice").value;
   if ($("overflow").value) o.on_overflow = $("overflow").value;
+  if ($("traditional").value && !$("traditional-box").hidden) o.traditional = $("traditional").value;
   if ($("exports").checked) o.exports = ["otio", "fcpxml", "fcp7", "edl"];
   if ($("preset").value) o.preset = $("preset").value;
   if ($("style").value) o.style = $("style").value;
@@ -821,7 +834,8 @@ function fixForm(spec) {
         el("label", {}, t("voiceLabel"), voice),
         // The segment's starting rate and pitch shift (edge-style '+10%', '-2Hz'; fitting still decides the end rate).
         el("label", {}, t("rateLabel"), el("input", { id: `fix-rate-${i}`, type: "number", min: "-50", max: "100", step: "5", value: signedNumber(s.rate) })),
-        el("label", {}, t("pitchLabel"), el("input", { id: `fix-pitch-${i}`, type: "number", min: "-50", max: "50", step: "1", value: signedNumber(s.pitch) }))),
+        el("label", {}, t("pitchLabel"), el("input", { id: `fix-pitch-${i}`, type: "number", min: "-50", max: "50", step: "1", value: signedNumber(s.pitch) })),
+        ...listenButton(i)),
       reading(i, lang));
     box.querySelector("textarea").value = s.text;
     fixTools(box, i, spec.segments.length);
@@ -830,6 +844,7 @@ function fixForm(spec) {
     return box;
   }));
   fixExtrasShow(spec);
+  $("fix-list").dataset.job = S.jobId;
 }
 $("rerender").addEventListener("click", async () => {
   $("fix-error").textContent = "";
@@ -869,15 +884,14 @@ $("lang").addEventListener("change", () => {
   setLang($("lang").value);
   signedIn();
   if (S.job) { showJob(S.job); if (S.manifest) { timeline(S.manifest); downloads(S.job); } }
-  if (S.source && !document.querySelector(".fixseg.changed")) fixForm(S.source.spec);  // edits kept otherwise
-  if (S.source) fixDiff();
+  fixRelabel();
   loadStyles();  // the style selects' "default" option
   if (S.parsed && !$("compose").hidden) showParsed(S.parsed);
 });
 $("example").addEventListener("click", () => {
   $("script").value = EXAMPLES[LANG] || EXAMPLES["zh-CN"];
   scriptName = $("script").value.trim().startsWith("{") ? "script.json" : "example.md";
-  fillVoices($("voice"), $("voice").value, scriptLanguage(), t("voiceDefault"));  // a voice of its language
+  scriptVoices();  // a voice of its language
   saveDraft(); checkScript();
 });
 applyWords();
