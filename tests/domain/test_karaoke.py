@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from dataclasses import replace
 
 import pysubs2
@@ -145,6 +146,21 @@ def test_static_captions_write_no_switch() -> None:
     assert "\\t(" not in WRITERS["ass"]([cue], _canvas("static"))
     assert "\\t(" not in WRITERS["srt"]([cue], _canvas("highlight"))  # SRT stays static
     assert "\\t(" not in WRITERS["vtt"]([cue], _canvas("highlight"))
+
+
+@pytest.mark.parametrize("mode", ["highlight", "reveal"])
+def test_vtt_marks_each_words_onset_for_players_and_the_preview(mode: str) -> None:
+    words = timed_words(TEXT, [(0, len(TEXT), 1000, 2100)], "zh", tagged_words)
+    cue = _cue(words, 1000, ("代码 Agent 的 RL", "用测试当奖励"))
+    block = WRITERS["vtt"]([cue], _canvas(mode)).split("\n\n")[-1].splitlines()
+    assert block[0].startswith("00:00:01.000 --> ")
+    stamps = re.findall(r"<(\d\d):(\d\d):(\d\d)\.(\d{3})>", "\n".join(block[1:]))
+    onsets = [((int(m) * 60 + int(sec)) * 1000 + int(ms)) for _, m, sec, ms in stamps]
+    assert onsets == [w.start_ms for w in words[1:]]  # the first is spoken as the cue starts
+    assert onsets == sorted(set(onsets)) and 1000 < onsets[0] and onsets[-1] < cue.end_ms
+    # The words are the cue's: tags aside, the lines as the static VTT writes them.
+    plain = WRITERS["vtt"]([cue], _canvas("static")).split("\n\n")[-1].splitlines()[1:]
+    assert [re.sub(r"<\d[^>]*>", "", line) for line in block[1:]] == plain
 
 
 def test_burn_in_draws_a_state_at_every_switch() -> None:

@@ -198,6 +198,58 @@ def _frame(stack: Stack, job_id: str, tmp: Path, at: float) -> Any:
     return np.frombuffer(raw, dtype=np.uint8).reshape(640, 360).astype(int)
 
 
+WORDS = """return Array.from(document.querySelectorAll('#cues .cue.narration')).map(c => ({
+  text: c.textContent,
+  words: Array.from(c.querySelectorAll('.word')).map(w => ({text: w.textContent,
+    color: getComputedStyle(w).color, hidden: getComputedStyle(w).visibility === 'hidden'}))}));"""
+
+
+def vtt_onsets(vtt: str) -> list[tuple[float, str]]:
+    """The first narration cue's pieces: (onset in seconds, its text up to the next)."""
+    import re
+
+    block = next(b for b in vtt.split("\n\n") if "-->" in b and "c.narration" in b)
+    start = block.split(" --> ")[0]
+    pieces, at = [], start
+    for line in block.splitlines()[1:]:
+        for i, part in enumerate(re.split(r"<(\d\d:\d\d:\d\d\.\d{3})>", line)):
+            if i % 2:
+                at = part
+            elif re.sub(r"<[^>]*>", "", part):
+                pieces.append((at, re.sub(r"<[^>]*>", "", part)))
+    secs = [sum(float(x) * 60**k for k, x in enumerate(reversed(t.split(":")))) for t, _ in pieces]
+    return [(t, text) for t, (_, text) in zip(secs, pieces, strict=True)]
+
+
+@pytest.mark.parametrize("captions", ["highlight", "reveal"])
+def test_a_word_by_word_preview_shows_the_word_being_spoken(bench: Any, captions: str) -> None:
+    """The VTT marks each word's onset; between two onsets the preview draws what the ASS
+    draws then: highlight, that word alone in the highlight colour; reveal, the words spoken
+    so far, the rest hidden in their place."""
+    stack, driver, video = bench
+    job_id = job_with_video(stack, video, style="vertical-safe-highlight", captions=captions)
+    vtt = httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/subtitles.vtt").text
+    pieces = vtt_onsets(vtt)
+    assert len(pieces) >= 4, vtt
+    open_preview(driver, stack, job_id)
+    for k in (1, len(pieces) // 2, len(pieces) - 2):
+        seek(driver, (pieces[k][0] + pieces[k + 1][0]) / 2)
+        (cue,) = driver.execute_script(WORDS)
+        if captions == "highlight":
+            (word,) = cue["words"]
+            assert word["text"] == pieces[k][1], (k, cue)
+            assert word["color"] == "rgb(255, 214, 10)"  # the style's highlight_color, #FFD60A
+        else:
+            hidden = "".join(w["text"] for w in cue["words"] if w["hidden"])
+            assert hidden == "".join(text for _, text in pieces[k + 1 :]), (k, cue)
+        assert cue["text"].replace(" ", "") == "".join(t for _, t in pieces).replace(" ", "")
+        if SHOTS is not None and k == len(pieces) // 2:
+            ready = "return document.getElementById('player').readyState >= 3"
+            until(driver, 10, lambda d: d.execute_script(ready), "no spinner")
+            for size, (width, _, mobile) in SIZES.items():
+                screenshot(driver, SHOTS / f"studio-preview-{captions}-{size}.png", width, mobile)
+
+
 def test_a_burned_in_preview_shows_its_subtitles_once(bench: Any, tmp_path: Path) -> None:
     """No drawn cue over a burned-in picture; and the page's cue box over the plain picture
     sits where libass burned the same cue (centre within 2 % of the picture's height, bottom

@@ -770,7 +770,18 @@ function parseVTT(text) {
     const [from, rest] = lines[at].split("-->"), parts = rest.trim().split(/\s+/), settings = {};
     for (const p of parts.slice(1)) { const i = p.indexOf(":"); settings[p.slice(0, i)] = p.slice(i + 1); }
     const body = lines.slice(at + 1), cls = ((body[0] || "").match(/^<c\.([\w-]+)>/) || [])[1] || "narration";
-    cues.push({ start: secs(from), end: secs(parts[0]), settings, cls, lines: body.map(plain) });
+    const start = secs(from);
+    // A word-by-word cue's lines carry each word's onset (<hh:mm:ss.mmm>): pieces from one to
+    // the next (a line without one, e.g. a bilingual cue's English, is one untimed piece).
+    let onset = start;
+    const pieces = (l) => {
+      const out = [], timed = /<\d+:\d\d:\d\d\.\d+>/.test(l);
+      l.split(/<(\d+:\d\d:\d\d\.\d+)>/).forEach((part, i) => {
+        if (i % 2) onset = secs(part); else if (plain(part)) out.push({ at: onset, text: plain(part), timed });
+      });
+      return out;
+    };
+    cues.push({ start, end: secs(parts[0]), settings, cls, lines: body.map(plain), pieces: body.map(pieces) });
   }
   return { styles, cues };
 }
@@ -783,7 +794,8 @@ function drawCues() {
   const bar = v.videoWidth ? 0 : 48, W = v.clientWidth, H = Math.max(1, v.clientHeight - bar), vw = v.videoWidth || W, vh = v.videoHeight || H;
   const k = Math.min(W / vw, H / vh), w = vw * k, h = vh * k;
   const t = v.currentTime, on = S.subs.cues.filter((c) => t >= c.start && t < c.end);
-  const drawn = `${on.map((c) => S.subs.cues.indexOf(c)).join(",")}@${Math.round(w)}x${Math.round(h)}`;
+  const mode = ((S.manifest || {}).style || {}).captions, begun = (c) => c.pieces.flat().filter((p) => p.timed && p.at <= t);
+  const drawn = `${on.map((c) => `${S.subs.cues.indexOf(c)}.${begun(c).length}`).join(",")}@${Math.round(w)}x${Math.round(h)}`;
   if (drawn === S.drawn) return;
   S.drawn = drawn;
   box.style.cssText = `left:${v.offsetLeft + (W - w) / 2}px;top:${v.offsetTop + (H - h) / 2}px;width:${w}px;height:${h}px`;
@@ -795,10 +807,19 @@ function drawCues() {
     let css = `left:${at - size / 2}%;width:${size}%;font-size:${Math.max((look.size || 0.0333) * h, bar ? 14 : 0).toFixed(2)}px;`;
     css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
     return el("div", { class: "cue " + c.cls, style: css + (S.subs.styles[c.cls] || ""), lang },
-      ...c.lines.map((l) => el("span", { class: "line", text: l })));
+      ...c.pieces.map((l) => el("span", { class: "line" }, ...wordByWord(l, mode, look, t, begun(c).pop()))));
   }));
 }
 
+// A line's pieces as the ASS draws them at time t: highlight, the word being spoken (the last
+// begun) in the highlight colour; reveal, the words not spoken yet hidden, holding their place.
+function wordByWord(pieces, mode, look, t, now) {
+  return pieces.map((p) => {
+    const style = !p.timed ? null : mode === "highlight" && p === now && look.highlight_color ? `color:${look.highlight_color}`
+      : mode === "reveal" && p.at > t ? "visibility:hidden" : null;
+    return style ? el("span", { class: "word", style, text: p.text }) : p.text;
+  });
+}
 function downloads(job) { downloadsGrouped(job); }
 // What the engine was told to say (the manifest's spoken_text: pinyin, or the English reading),
 // and a correction: the words selected in the segment's text become a pronunciation line.

@@ -18,7 +18,7 @@ words still hold their place, so the lines never move)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -204,3 +204,29 @@ def karaoke_lines(
     if k < len(words):
         return None
     return "\\N".join(out)
+
+
+def timestamped_lines(
+    lines: Sequence[str],
+    words: Sequence[TimedWord],
+    cue: tuple[int, int],
+    escape: Callable[[str], str],
+    stamp: Callable[[int], str],
+) -> list[str] | None:
+    """A cue's lines as WebVTT's karaoke writes them: ``<stamp>`` before each word spoken
+    after the cue starts (inside it, in increasing order, as the format requires), the text
+    between through ``escape``; players (and the studio's preview) tell the spoken words by
+    them. None when the words cannot all be found in the lines (the cue is written plain)."""
+    out: list[str] = []
+    k, last = 0, cue[0]
+    for line in lines:
+        spots, nxt = _align(line, words, k)
+        text, cursor = "", 0
+        for j, (a, _) in enumerate(spots):
+            at = words[k + j].start_ms
+            if last < at < cue[1]:
+                text += f"{escape(line[cursor:a])}<{stamp(at)}>"
+                cursor, last = a, at
+        out.append(text + escape(line[cursor:]))
+        k = nxt
+    return out if k >= len(words) else None

@@ -15,7 +15,7 @@ import srt
 
 from service.domain.style import DEFAULT_STYLE, Look, Style, rgba
 from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue
-from service.domain.subtitles.karaoke import Ink, karaoke_lines
+from service.domain.subtitles.karaoke import Ink, karaoke_lines, timestamped_lines
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
@@ -185,7 +185,11 @@ TRANSLATION = "translation"  # a bilingual narration cue's English lines: class 
 def _vtt_lines(c: Cue, canvas: Canvas) -> list[str]:
     cls = VTT_CLASSES[c.layer]
     theirs = TRANSLATION if c.layer == NARRATION else cls
-    own = [f"<c.{cls}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.lines)]
+    lines = [_no_timing(line) for line in _lines(c.lines)]
+    timed = None
+    if c.words and canvas.style.captions in ("highlight", "reveal"):  # the words' onsets
+        timed = timestamped_lines(lines, c.words, (c.start_ms, c.end_ms), _vtt_escape, _vtt_time)
+    own = [f"<c.{cls}>{line}</c>" for line in timed or map(_vtt_escape, lines)]
     translated = [
         f"<c.{theirs}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.translation)
     ]
