@@ -157,7 +157,7 @@ def test_vtt_marks_each_words_onset_for_players_and_the_preview(mode: str) -> No
     stamps = re.findall(r"<(\d\d):(\d\d):(\d\d)\.(\d{3})>", "\n".join(block[1:]))
     onsets = [((int(m) * 60 + int(sec)) * 1000 + int(ms)) for _, m, sec, ms in stamps]
     assert onsets == [w.start_ms for w in words[1:]]  # the first is spoken as the cue starts
-    assert onsets == sorted(set(onsets)) and 1000 < onsets[0] and onsets[-1] < cue.end_ms
+    assert onsets == sorted(set(onsets)) and onsets[0] > 1000 and onsets[-1] < cue.end_ms
     # The words are the cue's: tags aside, the lines as the static VTT writes them.
     plain = WRITERS["vtt"]([cue], _canvas("static")).split("\n\n")[-1].splitlines()[1:]
     assert [re.sub(r"<\d[^>]*>", "", line) for line in block[1:]] == plain

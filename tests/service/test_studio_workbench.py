@@ -204,6 +204,9 @@ WORDS = """return Array.from(document.querySelectorAll('#cues .cue.narration')).
     color: getComputedStyle(w).color, hidden: getComputedStyle(w).visibility === 'hidden'}))}));"""
 
 
+BUFFERED = "return document.getElementById('player').readyState >= 3"
+
+
 def vtt_onsets(vtt: str) -> list[tuple[float, str]]:
     """The first narration cue's pieces: (onset in seconds, its text up to the next)."""
     import re
@@ -244,8 +247,7 @@ def test_a_word_by_word_preview_shows_the_word_being_spoken(bench: Any, captions
             assert hidden == "".join(text for _, text in pieces[k + 1 :]), (k, cue)
         assert cue["text"].replace(" ", "") == "".join(t for _, t in pieces).replace(" ", "")
         if SHOTS is not None and k == len(pieces) // 2:
-            ready = "return document.getElementById('player').readyState >= 3"
-            until(driver, 10, lambda d: d.execute_script(ready), "no spinner")
+            until(driver, 10, lambda d: d.execute_script(BUFFERED), "no spinner")
             for size, (width, _, mobile) in SIZES.items():
                 screenshot(driver, SHOTS / f"studio-preview-{captions}-{size}.png", width, mobile)
 
