@@ -14,6 +14,7 @@ the dispatcher looked at), so a dispatcher killed anywhere loses and duplicates 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -122,7 +123,11 @@ class RedisLanes:
         return [json.loads(m) for lane in pipe.execute() for m in lane]
 
     def queued(self) -> list[dict[str, Any]]:
-        return [json.loads(m) for m in self.r.lrange(self.queue, 0, -1)]
+        found = []
+        for m in self.r.lrange(self.queue, 0, -1):
+            with contextlib.suppress(ValueError):  # not kombu's: not a step to count
+                found.append(json.loads(m))
+        return found
 
 
 @store_errors
