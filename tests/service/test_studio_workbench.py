@@ -235,6 +235,19 @@ def test_a_word_by_word_preview_shows_the_word_being_spoken(bench: Any, captions
     pieces = vtt_onsets(vtt)
     assert len(pieces) >= 4, vtt
     open_preview(driver, stack, job_id)
+    # The calls column says what the calls were: the cache's, or one of them the refit.
+    job = httpx.get(f"{stack.url}/v1/jobs/{job_id}").json()
+    manifest = httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/manifest.json").json()
+    said = [
+        "0 (cached)"
+        if s["tts_calls"] == 0
+        else f"{s['tts_calls']} (one at the fitting rate)"
+        if s["tts_calls"] > 1 and m["native_rate"] not in (None, 1)
+        else str(s["tts_calls"])
+        for s, m in zip(job["segments"], manifest["segments"], strict=True)
+    ]
+    cells = "return Array.from(document.querySelectorAll('#seg-table tbody tr')).map(r => r.cells[5].textContent)"
+    until(driver, 10, lambda d: d.execute_script(cells) == said, f"calls {said}")
     for k in (1, len(pieces) // 2, len(pieces) - 2):
         seek(driver, (pieces[k][0] + pieces[k + 1][0]) / 2)
         (cue,) = driver.execute_script(WORDS)

@@ -581,7 +581,15 @@ function showJob(j) {
   $("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => { const state = stateOf(s); return el("tr", { "data-index": s.index },
     el("td", { text: s.index }), el("td", { class: "state " + state.replace(" ", "-"), "data-state": state, text: t("state." + state) }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
-    el("td", { text: s.tts_calls === null || s.tts_calls === undefined ? "" : s.tts_calls === 0 ? "0 (cached)" : String(s.tts_calls) })); }));
+    el("td", { text: ttsCalls(s) })); }));
+}
+// A segment's synthesis calls in the editor's words: none (every reading came from the cache),
+// or how many, one of them the reading again at the rate that fits its seconds.
+function ttsCalls(s) {
+  if (s.tts_calls === null || s.tts_calls === undefined) return "";
+  if (s.tts_calls === 0) return t("ttsCached");
+  const m = S.manifest && S.manifest.segments[s.index - 1];
+  return s.tts_calls > 1 && m && m.native_rate && m.native_rate !== 1 ? t("ttsRefit", s.tts_calls) : String(s.tts_calls);
 }
 // What each stage is, in the editor's words ("encode 42%": the picture, 42 % of its frames).
 function stageName(st) {
@@ -603,6 +611,7 @@ async function loadResult(job) {
     S.source = await api(base + "/source");
     if (job.status === "succeeded") {
       S.manifest = await api(base + "/artifacts/manifest.json");
+      if (S.job && S.job.id === job.id) showJob(S.job);  // the calls' column reads it
       const v = $("player");
       // A job with masters has no video.mp4 of its own: its first master's is shown.
       const video = job.artifacts.includes("video.mp4") ? "video.mp4"
