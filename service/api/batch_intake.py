@@ -123,11 +123,12 @@ def _item(
             raise InputError("an item's video and music must share a name", loc=("music",))
         takes = _takes(entry, groups)
         group = vgroup or mgroup or (name if takes else None)
-        if takes and group != name:
-            raise InputError(f"an item's takes and its video or music must share a name ({name})")
         if group is not None and group in groups.claimed:
             raise InputError(f"{group!r} is already paired with item {groups.claimed[group]!r}")
         groups.claimed[group or f"\0{name}"] = name
+        if takes and group != name:  # the takes are this item's: its problem, not unpaired
+            groups.claimed.setdefault(name, name)
+            raise InputError(f"an item's takes and its video or music must share a name ({name})")
         job_id = groups.ids[group] if group else new_id()
         return ItemRequest(
             name, job_id, _spec(entry), _options(shared, entry, preset), video, music,

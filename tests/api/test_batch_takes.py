@@ -110,3 +110,19 @@ def test_an_items_takes_are_held_to_a_jobs_limits(tmp_path: Path) -> None:
     with fleet.client() as c:
         r = c.post("/v1/batches", files=parts({"intro.take-1.wav": wav, "outro.take-2.wav": wav}))
     assert r.status_code == 202, r.text
+
+
+def test_an_items_takes_share_its_videos_name(fleet: Fleet, short_video: Path) -> None:
+    """The takes go where the item's video does: an item naming a video of another name
+    (clip.mp4 for intro) cannot also take intro's takes."""
+    files = [
+        *parts({"intro.take-1.wav": take(phrases(0))[0]}),
+        ("video", ("clip.mp4", short_video.read_bytes(), "video/mp4")),
+        ("batch", (None, json.dumps({"items": [{"name": "intro", "video": "clip.mp4"}]}))),
+    ]
+    with fleet.client() as c:
+        r = c.post("/v1/batches", files=files)
+    assert r.status_code == 422, r.text
+    (problem,) = r.json()["detail"]
+    assert problem["loc"] == ["items", 0] and "takes and its video or music" in problem["msg"]
+    nothing_kept(fleet)
