@@ -3,7 +3,8 @@ or refused with problems under its place (["items", i, ...]). JSON:
 ``{"items": [{"name", "spec" | "script", "options"?, "video"?, "music"?}], "options"?,
 "preset"?, "partial"?}``; multipart: ``script`` parts (each an item named by its file),
 ``video``/``music`` parts paired by name (intro.mp4 with intro.md) or named by an item's
-``video``/``music`` field, ``options`` (shared) and ``batch`` (that JSON, for overrides)."""
+``video``/``music`` field, ``take`` parts paired by name (intro.take-2.wav: segment 2 of
+intro), ``options`` (shared) and ``batch`` (that JSON, for overrides)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from service.domain.errors import InputError, Problem
 from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
+from service.domain.takes import is_take
 from service.jobs.batches import ItemRequest
 
 
@@ -98,6 +100,15 @@ def _pair(entry: dict[str, Any], groups: Groups, kind: str) -> tuple[str | None,
     return None, None
 
 
+def _takes(entry: dict[str, Any], groups: Groups) -> dict[str, tuple[str, Path]]:
+    """The item's takes, paired by its name: take part (take-2, take) -> (file, its path)."""
+    return {
+        kind: (file, path)
+        for file, (group, kind, path) in groups.files.items()
+        if group == entry["name"] and is_take(kind)
+    }
+
+
 def _item(
     i: int, entry: dict[str, Any], shared: dict[str, Any], preset: Any, groups: Groups, new_id: Any
 ) -> ItemRequest:
@@ -110,14 +121,20 @@ def _item(
         mgroup, music = _pair(entry, groups, "music")
         if vgroup and mgroup and vgroup != mgroup:
             raise InputError("an item's video and music must share a name", loc=("music",))
-        group = vgroup or mgroup
+        takes = _takes(entry, groups)
+        group = vgroup or mgroup or (name if takes else None)
         if group is not None and group in groups.claimed:
             raise InputError(f"{group!r} is already paired with item {groups.claimed[group]!r}")
         groups.claimed[group or f"\0{name}"] = name
+        if takes and group != name:  # the takes are this item's: its problem, not unpaired
+            groups.claimed.setdefault(name, name)
+            raise InputError(f"an item's takes and its video or music must share a name ({name})")
         job_id = groups.ids[group] if group else new_id()
         return ItemRequest(
-            name, job_id, _spec(entry), _options(shared, entry, preset), video, music
-        )
+            name, job_id, _spec(entry), _options(shared, entry, preset), video, music,
+            takes={k: p for k, (_, p) in takes.items()},
+            take_files={k: f for k, (f, _) in takes.items()},
+        )  # fmt: skip
     except InputError as exc:
         shown = raw_name if isinstance(raw_name, str) else f"#{i + 1}"
         return ItemRequest(str(shown), "", problems=item_problems(i, str(shown), exc))
@@ -133,13 +150,14 @@ def parse_items(
         raise InputError("options must be an object", loc=("options",))
     entries = batch_request(data, scripts)
     items = [_item(i, e, shared, data.get("preset"), groups, new_id) for i, e in enumerate(entries)]
+    part = {f: "take" if is_take(kind) else kind for f, (_, kind, _) in groups.files.items()}
     stray = [
         Problem(
             "batch.unpaired",
-            f"{kind} {f!r} pairs with no item (no {g}.md, no item {g!r})",
-            (kind, f),
+            f"{part[f]} {f!r} pairs with no item (no {g}.md, no item {g!r})",
+            (part[f], f),
         )
-        for f, (g, kind, _) in groups.files.items()
+        for f, (g, _, _) in groups.files.items()
         if g not in groups.claimed
     ]
     if stray:  # the whole batch's problem, whatever ``partial`` says

@@ -15,6 +15,15 @@ from service.ports import Incoming
 Receive = Callable[[str], Incoming]  # a take part's name -> where it goes
 
 
+def check_take(name: str, held: int, settings: Settings) -> None:
+    """A take part may come: ``name`` is a take's and its job holds fewer than max_takes
+    (a job's or a batch item's: batch_uploads.py)."""
+    if not is_take(name):
+        raise TakeError(f"{name}: not a take part (take, or take-N for segment N)", name)
+    if held >= settings.max_takes:
+        raise TakeError(f"{name}: more than {settings.max_takes} takes in one job", name)
+
+
 class TakeReader(_Reader):
     def __init__(
         self, files: dict[str, tuple[Incoming, int]], settings: Settings, receive: Receive
@@ -30,14 +39,7 @@ class TakeReader(_Reader):
         if not part.name.startswith("take"):
             super().attach(part)
             return
-        if not is_take(part.name):
-            raise TakeError(
-                f"{part.name}: not a take part (take, or take-N for segment N)", part.name
-            )
-        if len(self.upload.takes) >= self.settings.max_takes:
-            raise TakeError(
-                f"{part.name}: more than {self.settings.max_takes} takes in one job", part.name
-            )
+        check_take(part.name, len(self.upload.takes), self.settings)
         part.file = self.receive(part.name)
         self.upload.received.append(part.file)
         self.upload.takes[part.name] = part.file.path

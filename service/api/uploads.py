@@ -105,7 +105,7 @@ class _Reader:
         if part.file is not None:
             limit = self.file_limit(part.name)
             if part.size > limit:
-                raise HTTPException(413, f"{part.name} is over the limit of {limit} bytes")
+                raise HTTPException(413, f"{self.shown(part)} is over the limit of {limit} bytes")
             part.file.write(chunk)
             return
         limit = self.script_limit if part.name == "script" else 65536
@@ -115,6 +115,10 @@ class _Reader:
 
     def file_limit(self, name: str) -> int:
         return self.files[name][1]
+
+    def shown(self, part: _Part) -> str:
+        """How a 413 names a file part over its limit."""
+        return part.name
 
     def on_part_end(self) -> None:
         part = self.part

@@ -9,8 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.domain.errors import InputError, Problem
+from service.domain.errors import InputError, Problem, TakeError
 from service.domain.job import STATES
+from service.domain.takes import is_take
 
 _NAME = re.compile(r"[A-Za-z0-9\u00c0-\uffff][\w\u00c0-\uffff.\- ]{0,99}")
 
@@ -74,6 +75,32 @@ def item_name(filename: str) -> str:
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
     stem, dot, _ = base.rpartition(".")
     return stem if dot and stem else base
+
+
+def take_of(filename: str) -> tuple[str, str]:
+    """The item and the take a batch's ``take`` part is, by its file's name: intro.take-2.wav
+    is segment 2's take of intro, intro.take.wav the take of its whole script."""
+    item, dot, take = item_name(filename).rpartition(".")
+    if not (dot and item and is_take(take)):
+        raise TakeError(
+            f"{filename}: a take's file is named <item>.take-N.<ext> (segment N's) or "
+            "<item>.take.<ext> (the whole script's)",
+            filename,
+            loc=("take", filename),
+        )
+    return item, take
+
+
+def by_file(exc: InputError, files: dict[str, str]) -> InputError:
+    """A take's error (named by its part, ``take-3: no segment 3``) as a batch names it: by
+    the file (take part -> file name), ``intro.take-3.wav: no segment 3``."""
+    part = exc.loc[0] if isinstance(exc, TakeError) and exc.loc else None
+    file = files.get(str(part))
+    if file is None:
+        return exc
+    said = exc.message.removeprefix(str(part))
+    said = file + said if said != exc.message else f"{file}: {said}"
+    return TakeError(said, file, ("take", file))
 
 
 def check_item_name(name: object) -> str:

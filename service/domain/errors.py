@@ -187,12 +187,13 @@ class MediaInputError(InputError):
 
 class TakeError(InputError):
     """A recorded take that cannot be used (no such segment, not audio, too long); the
-    message starts with the part's name (``take-3: no segment 3``)."""
+    message starts with the part's name (``take-3: no segment 3``); a batch's takes are
+    named by their files (``loc`` ``["take", "intro.take-3.wav"]``)."""
 
     code = "take.invalid"
 
-    def __init__(self, message: str, part: str = "take") -> None:
-        super().__init__(message, part, loc=(part,))
+    def __init__(self, message: str, part: str = "take", loc: Loc | None = None) -> None:
+        super().__init__(message, part, loc=loc or (part,))
 
 
 TAKE_MISMATCH = "take.mismatch"  # the warning: a take's alignment cost says another text

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from service.domain.batch import Batch, BatchItem, ItemsInvalid, item_problems
+from service.domain.batch import Batch, BatchItem, ItemsInvalid, by_file, item_problems
 from service.domain.errors import InputError, Problem
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
@@ -33,6 +33,8 @@ class ItemRequest:
     video: Path | None = None
     music: Path | None = None
     problems: list[Problem] = field(default_factory=list)
+    takes: dict[str, Path] = field(default_factory=dict)  # take-2 / take -> its upload
+    take_files: dict[str, str] = field(default_factory=dict)  # take-2 -> intro.take-2.wav
 
 
 def problem_data(p: Problem) -> dict[str, object]:
@@ -100,10 +102,10 @@ class BatchService:
         try:
             return self.jobs.prepare(
                 tenant, item.job_id, item.spec, item.options, item.video,
-                music=item.music, batch=batch_id,
+                music=item.music, batch=batch_id, takes=item.takes,
             )  # fmt: skip
-        except InputError as exc:
-            return item_problems(i, item.name, exc)
+        except InputError as exc:  # a take's named by its file, as the batch got it
+            return item_problems(i, item.name, by_file(exc, item.take_files))
 
     def _store_jobs(self, batch: Batch, jobs: list[Job], idem: tuple[str, str] | None) -> None:
         """Every job, or (the store failing midway) none of them and no batch."""

@@ -1,6 +1,7 @@
 """Batches over real Redis, Celery workers and uvicorn: mixed good and bad items both ways
-(all refused, or the good ones created), videos paired by name, the zip against each job's
-own artifacts; and `narrate batch` against that service, on a terminal (a pty) and off it."""
+(all refused, or the good ones created), videos and takes paired by name, the zip against
+each job's own artifacts; and `narrate batch` against that service, on a terminal (a pty)
+and off it."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ from typing import Any
 import httpx
 import pytest
 
+from devtools.takes import take
+from tests.api.test_takes import SCRIPT, on_phrases, phrases
 from tests.conftest import ROOT, make_video
+from tests.helpers import check_render, read_manifest
 from tests.service.conftest import Stack, start_stack
 
 pytestmark = pytest.mark.integration
@@ -84,6 +88,38 @@ def test_a_batch_through_the_service_all_or_partial(stack: Stack, clip: Path) ->
         archive = zipfile.ZipFile(io.BytesIO(c.get(done["links"]["artifacts"]).content))
         assert sorted(archive.namelist()) == sorted(expected)
         assert all(archive.read(n) == data for n, data in expected.items())
+
+
+def test_a_batch_items_take_is_stored_and_spoken(stack: Stack, tmp_path: Path) -> None:
+    """intro.take-1.wav goes with intro.md as a job's take-1 does (as test_takes_api.py
+    checks it): stored with the item's inputs, segment 1 spoken from it (its cues on the
+    take's phrases), the render checked as for synthesis; outro is synthesised."""
+    right, onsets = take(phrases(0), voice="en-us+f4", wpm=205, pitch=80)
+    files: list[tuple[str, Any]] = [
+        ("script", ("intro.md", SCRIPT.encode(), "text/markdown")),
+        ("script", ("outro.md", script("乙").encode(), "text/markdown")),
+        ("take", ("intro.take-1.wav", right, "audio/wav")),
+        ("options", (None, '{"engine": "espeak"}')),
+    ]
+    with stack.client("alpha") as c:
+        r = c.post("/v1/batches", files=files)
+        assert r.status_code == 202, r.text
+        done = wait_batch(c, r.json()["id"])
+        assert done["status"] == "succeeded", done
+        zipfile.ZipFile(io.BytesIO(c.get(done["links"]["artifacts"]).content)).extractall(tmp_path)
+    jobs = {i["name"]: i["job"] for i in done["items"]}
+    inputs = stack.data_dir / "artifacts" / "alpha" / jobs["intro"] / "input"
+    assert (inputs / "source.take-1").is_file()
+    assert not list((stack.data_dir / "artifacts" / "alpha" / jobs["outro"]).rglob("*.take*"))
+    manifest = read_manifest(tmp_path / "intro")
+    first, second = manifest["segments"]
+    assert first["take"] and first["voice"] == "take-1" and first["alignment_cost"] > 0
+    assert not second["take"] and second["engine"] == "espeak"
+    assert not any(s["take"] for s in read_manifest(tmp_path / "outro")["segments"])
+    starts = [c["start"] * 1000 for c in manifest["cues"] if c["layer"] == 0]
+    mine = [s for s in starts if s < first["end"] * 1000]
+    assert len(mine) >= 2 and on_phrases(mine, onsets), (mine, onsets)
+    check_render(tmp_path / "intro", [7.0, 6.0], None)
 
 
 def narrate_batch(stack: Stack, *args: str | Path, tty: bool = False) -> tuple[int, str, str]:

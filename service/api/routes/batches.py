@@ -50,6 +50,11 @@ REQUEST_BODY: dict[str, Any] = {
                     "script": _FILE,
                     "video": _FILE,
                     "music": _FILE,
+                    "take": {
+                        **_FILE,
+                        "description": "recorded takes paired by name: intro.take-2.wav is "
+                        "segment 2 of intro, intro.take.wav its whole script",
+                    },
                     "options": {"type": "string", "description": "shared RenderOptions (JSON)"},
                     "batch": {"type": "string", "description": "the JSON form, for overrides"},
                 },
@@ -142,9 +147,10 @@ async def create_batch(
 ) -> BatchOut:
     """A batch from JSON ``{"items": [{"name", "spec" | "script", "options"?, "video"?}],
     "options"?, "preset"?, "partial"?}``, or multipart ``script`` parts (items named by their
-    files), ``video``/``music`` parts paired by name (intro.mp4 with intro.md), ``options``
-    (shared) and ``batch`` (that JSON, for overrides). Any item refused refuses the batch
-    (422 naming each item) unless ``"partial": true``."""
+    files), ``video``/``music`` parts paired by name (intro.mp4 with intro.md), ``take``
+    parts paired likewise (intro.take-2.wav: segment 2 of intro), ``options`` (shared) and
+    ``batch`` (that JSON, for overrides). Any item refused refuses the batch (422 naming each
+    item) unless ``"partial": true``."""
     intake = Intake(jobs, who)
     try:
         data, scripts, digest = await _read(request, settings, intake)
