@@ -14,10 +14,7 @@ function takeDraft() {
     && $("job-form").contains(document.activeElement) ? document.activeElement : null;
   const kept = busy ? busy.value : null;
   const d = readDraft();
-  if (typeof d.script === "string") $("script").value = d.script;
-  if (d.name) scriptName = d.name;
-  for (const f of FIELDS) if (typeof d[f] === "string") $(f).value = d[f];
-  for (const f of CHECKS) if (typeof d[f] === "boolean") $(f).checked = d[f];
+  applyDraft(d);
   if (busy) busy.value = kept;
   scriptVoices(d.voice || $("voice").value);
   if ($("style").value !== (d.style || "") && typeof still === "function") still("style");

@@ -324,12 +324,16 @@ function saveDraft() {
   for (const f of CHECKS) d[f] = $(f).checked;
   try { localStorage.setItem(DRAFT, JSON.stringify(d)); } catch (_) { /* storage full: no draft */ }
 }
-function restoreDraft() {
-  const d = readDraft();
+// A saved draft into the compose form (at load, and when another tab saves one: studio-tabs.js).
+function applyDraft(d) {
   if (typeof d.script === "string") $("script").value = d.script;
   if (d.name) scriptName = d.name;
   for (const f of FIELDS) if (typeof d[f] === "string") $(f).value = d[f];
   for (const f of CHECKS) if (typeof d[f] === "boolean") $(f).checked = d[f];
+}
+function restoreDraft() {
+  const d = readDraft();
+  applyDraft(d);
   idb("get", "video").then((file) => {
     if (!file || $("video").files.length) return;
     const dt = new DataTransfer(); dt.items.add(file); $("video").files = dt.files; showVideo();
@@ -815,8 +819,9 @@ function drawCues() {
     const look = ((S.manifest || {}).style || {})[LOOKS[c.cls]] || {};
     let css = `left:${at - size / 2}%;width:${size}%;font-size:${Math.max((look.size || 0.0333) * h, bar ? 14 : 0).toFixed(2)}px;`;
     css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
+    const now = begun(c).pop();  // the word being spoken (a word-by-word cue's)
     return el("div", { class: "cue " + c.cls, style: css + (S.subs.styles[c.cls] || ""), lang },
-      ...c.pieces.map((l) => el("span", { class: "line" }, ...wordByWord(l, mode, look, t, begun(c).pop()))));
+      ...c.pieces.map((l) => el("span", { class: "line" }, ...wordByWord(l, mode, look, t, now))));
   }));
 }
 
