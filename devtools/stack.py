@@ -4,6 +4,7 @@ Celery worker processes and uvicorn, each a subprocess that ``start_stack`` star
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,42 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A point in a fault stack's pipeline (tests/service/faults.py) where a step waits until
+    the test opens it: a segment whose text holds ``SEGHOLD<NAME>``, or the finalize of a job
+    with ``FINHOLD<NAME>`` in a segment. A job is held running by a condition the test
+    releases, never by a sleep that is long enough on a quiet machine only. The step touches
+    ``<name>.reached`` when it arrives; ``open`` lets it (and every later arrival) through."""
+
+    root: Path
+    name: str
+
+    def reached(self, timeout: float = 120) -> None:
+        """Until a step has arrived at the gate (generous: a loaded host starts slowly)."""
+        until(lambda: (self.root / f"{self.name}.reached").exists(), timeout, f"gate {self.name}")
+
+    def open(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / f"{self.name}.open").touch()
+
+    def close(self) -> None:
+        """Back to shut, and forget an arrival (the next one is waited for afresh)."""
+        for suffix in ("open", "reached"):
+            (self.root / f"{self.name}.{suffix}").unlink(missing_ok=True)
+
+
+def until(condition: Callable[[], object], timeout: float = 60, what: str = "condition") -> Any:
+    """Poll ``condition`` until it is truthy (returned) or ``timeout`` s pass (TimeoutError)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if value := condition():
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not reached within {timeout:g} s")
+        time.sleep(0.02)
 
 
 @dataclass
@@ -104,10 +142,34 @@ class Stack:
 
         return redis.Redis.from_url(self.env["NARRATE_REDIS_URL"], decode_responses=True)
 
+    @contextlib.contextmanager
+    def writes_paused(self) -> Iterator[None]:
+        """Redis takes no writes (CLIENT PAUSE WRITE, as in a failover) until the block ends:
+        ended by the test's condition, not by a pause long enough on a quiet host."""
+        r = self.redis()
+        r.execute_command("CLIENT", "PAUSE", 300_000, "WRITE")
+        try:
+            yield
+        finally:
+            r.execute_command("CLIENT", "UNPAUSE")
+
+    def logged(self, text: str, timeout: float = 120) -> None:
+        """Until a worker's log says ``text``."""
+
+        def said() -> bool:
+            logs = self.data_dir.glob("**/worker*.log")
+            return any(text in p.read_text(errors="replace") for p in logs)
+
+        until(said, timeout, f"a worker log saying {text!r}")
+
+    def gate(self, name: str) -> Gate:
+        return Gate(Path(self.env["NARRATE_TEST_GATES"]), name)
+
     def worker_pids(self) -> dict[str, int]:
         return {n: p.pid for n, p in self.procs.items() if n.startswith("worker")}
 
     def stop(self) -> None:
+        self.gate("ALL").open()  # a held step lets go, so its worker shuts down warm
         for name, proc in reversed(list(self.procs.items())):
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM if name != "redis" else signal.SIGKILL)
@@ -134,6 +196,11 @@ def start_stack(
         NARRATE_REDIS_URL=f"redis://127.0.0.1:{port}/0",
         NARRATE_DATA_DIR=str(tmp),
         NARRATE_REQUIRE_KEYS="true",
+        NARRATE_TEST_GATES=str(tmp / "gates"),
+        # A loaded test host stalls a process for seconds at times: the production 2 s Redis
+        # timeout would read as "the job store is unavailable". A test about the timeout
+        # sets its own (redis_timeout=...).
+        NARRATE_REDIS_TIMEOUT="15",
         PYTHONPATH=str(ROOT),
     )
     env.update({f"NARRATE_{k.upper()}": str(v) for k, v in settings.items()})
@@ -159,13 +226,20 @@ def wait_for(
     timeout: float = 120,
     until: tuple[str, ...] = ("succeeded", "failed", "canceled"),
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
+    """Poll the job until its status is one of ``until``. A 5xx answer (a store away for a
+    moment, as a fault test makes it) is asked again; any other non-200 is the test's error,
+    said with the body rather than as a missing "status"."""
+    deadline, job = time.monotonic() + timeout, {"status": "unknown"}
     while time.monotonic() < deadline:
-        job: dict[str, Any] = client.get(f"/v1/jobs/{job_id}").json()
-        if job["status"] in until:
-            return job
+        r = client.get(f"/v1/jobs/{job_id}")
+        if r.status_code == 200:
+            job = r.json()
+            if job["status"] in until:
+                return job
+        elif r.status_code < 500:
+            raise AssertionError(f"job {job_id}: HTTP {r.status_code} {r.text}")
         time.sleep(0.2)
-    raise TimeoutError(f"job {job_id} still {job['status']}")
+    raise TimeoutError(f"job {job_id} still {job['status']} after {timeout:g} s")
 
 
 def submit(

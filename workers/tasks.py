@@ -4,6 +4,7 @@ redelivery after a lost worker changes nothing."""
 
 from __future__ import annotations
 
+import logging
 import time
 from functools import lru_cache
 
@@ -17,6 +18,8 @@ from service.domain.errors import StoreUnavailable
 from service.jobs import WorkerSteps
 from service.ports import FINALIZE_TASK, SEGMENT_TASK
 from workers.celery_app import app
+
+log = logging.getLogger("narrate.worker")
 
 
 @lru_cache(maxsize=1)
@@ -36,6 +39,7 @@ def handed_back(exc: StoreUnavailable) -> Reject:
     acks_late and task_acks_on_failure_or_timeout off, Celery rejects a failed task's message
     without requeueing it, so it is dropped and the job sits "running". The pause first (one
     Redis timeout) keeps a Redis that keeps failing from being hammered by the same task."""
+    log.warning("the job store is unavailable (%s): the task goes back to the queue", exc)
     time.sleep(get_settings().redis_timeout)
     return Reject(exc, requeue=True)
 

@@ -103,19 +103,19 @@ def test_a_redis_error_in_the_edge_guard_hands_the_message_back(
     fallen back. Without the guard's translation the Redis error is a crash: job failed."""
     server.reset()
     s = start_stack(
-        tmp_path_factory.mktemp("edge-guard"), workers=1, faults="segment_sleep=2",
+        tmp_path_factory.mktemp("edge-guard"), workers=1, faults="gates",
         redis_timeout=1, edge_wss_url=server.url, edge_backoff=0.05, edge_receive_timeout=5,
     )  # fmt: skip
     r = s.redis()
     try:
         with s.client() as c:
-            job_id = submit(c, script("守卫", 1), None, {"engine": "edge"}).json()["id"]
-            deadline = time.monotonic() + 30
-            while '"running"' not in (r.hget(f"narrate:job:{job_id}:seg", "0") or ""):
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-            r.execute_command("CLIENT", "PAUSE", 4000, "WRITE")  # the slot's script times out
-            job = wait_for(c, job_id, timeout=40)
+            held = script("守卫 SEGHOLDPAUSE ", 1)
+            job_id = submit(c, held, None, {"engine": "edge"}).json()["id"]
+            s.gate("PAUSE").reached()  # the segment is running, held before its edge slot
+            with s.writes_paused():
+                s.gate("PAUSE").open()
+                s.logged("the task goes back to the queue")  # the slot's script timed out
+            job = wait_for(c, job_id, timeout=60)
         assert job["status"] == "succeeded", job["error"]
         assert job["engines"] == ["edge"] and job["warnings"] == []
         assert int(r.hget(f"narrate:job:{job_id}:deliveries", "segment:0") or 0) >= 2

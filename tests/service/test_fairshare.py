@@ -43,7 +43,7 @@ def fair(
 ) -> Iterator[tuple[Stack, subprocess.Popen[bytes]]]:
     tmp = tmp_path_factory.mktemp("fair")
     s = start_stack(
-        tmp, workers=0, faults="segment_sleep=0.4", dispatch_lease=1,
+        tmp, workers=0, faults="gates", dispatch_lease=1,
         worker_heartbeat=0.5, worker_dead_after=3, webhook_allow_private=True,
     )  # fmt: skip
     log = (tmp / "dispatch.log").open("wb")
@@ -62,10 +62,17 @@ def fair(
         s.stop()
 
 
-def submit(c: httpx.Client, n: int) -> list[str]:
+def held(gate: str) -> dict[str, Any]:
+    """SPEC, its first segment held at ``gate`` (tests/service/faults.py)."""
+    first = {**SPEC["segments"][0], "text": f"评分员排序 SEGHOLD{gate}。"}
+    return {**SPEC, "segments": [first, *SPEC["segments"][1:]]}
+
+
+def submit(c: httpx.Client, n: int, held_at: str = "", hold: int = 0) -> list[str]:
+    """``n`` jobs of SPEC, the first ``hold`` of them held at gate ``held_at``."""
     out = []
-    for _ in range(n):
-        r = c.post("/v1/jobs", json=SPEC)
+    for i in range(n):
+        r = c.post("/v1/jobs", json=held(held_at) if i < hold else SPEC)
         assert r.status_code == 202, r.text
         out.append(r.json()["id"])
     return out
@@ -82,15 +89,13 @@ def test_a_dispatcher_killed_mid_batch_loses_and_duplicates_no_job(
     s, disp = fair
     r = s.redis()
     with s.client("alpha") as a, s.client("beta") as b:
-        alpha, beta = submit(a, 6), submit(b, 2)
-
-        def done(job_id: str) -> bool:
-            return str(a.get(f"/v1/jobs/{job_id}").json()["status"]) == "succeeded"
-
-        eventually(lambda: any(done(j) for j in alpha), "a first job succeeded", 60)
+        # Alpha's first two jobs hold both workers: the rest of the batch waits its turn.
+        alpha, beta = submit(a, 6, "DISPATCH", hold=2), submit(b, 2)
+        s.gate("DISPATCH").reached()
         assert r.llen(LANE + "alpha") > 0  # mid-batch: alpha's later jobs wait in its lane
         disp.kill()  # SIGKILL
         disp.wait()
+        s.gate("DISPATCH").open()
         eventually(lambda: (r.get(LEASE) or "").startswith("worker"), "a worker took the lease")
         jobs = [wait_for(a, j) for j in alpha] + [wait_for(b, j) for j in beta]
         assert [j["status"] for j in jobs] == ["succeeded"] * 8, [j["error"] for j in jobs]
@@ -136,10 +141,11 @@ def test_the_lease_holders_worker_killed_hands_on_the_lease_and_its_task(
     assert holder.startswith("worker")  # (the first test ends with a worker holding it)
     victim = holder.split("@")[0]
     with s.client("alpha") as a:
-        jobs = submit(a, 4)
-        eventually(lambda: r.llen(LANE + "alpha") <= 5, "the batch under way")
+        jobs = submit(a, 4, "LEASE", hold=2)  # both workers hold a task as the victim dies
+        s.gate("LEASE").reached()
         s.kill(victim)
-        eventually(lambda: not str(r.get(LEASE) or victim).startswith(victim), "lease moved", 20)
+        eventually(lambda: not str(r.get(LEASE) or victim).startswith(victim), "lease moved", 60)
+        s.gate("LEASE").open()
         found = [wait_for(a, j) for j in jobs]
     assert [j["status"] for j in found] == ["succeeded"] * 4, [j["error"] for j in found]
     counts = [int(n) for j in jobs for n in r.hvals(f"narrate:job:{j}:deliveries")]

@@ -23,7 +23,7 @@ SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。\n\n[段 2 · 3 �
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s = start_stack(
         tmp_path_factory.mktemp("faults"),
-        faults="finalize_sleep=2,crash_on=CRASH,bug_on=BUG",
+        faults="crash_on=CRASH,bug_on=BUG",
         task_soft_time_limit=8,
         task_time_limit=9,
         restore_interval=2,
@@ -35,22 +35,21 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def test_whole_worker_killed_mid_finalize_another_finishes(stack: Stack) -> None:
     r = stack.redis()
     with stack.client() as c:
-        job_id = submit(c, SCRIPT).json()["id"]
-        deadline = time.monotonic() + 30
-        while not r.hget(f"narrate:job:{job_id}", "finalize_worker"):
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        job_id = submit(c, SCRIPT.replace("排序", "排序 FINHOLDKILL")).json()["id"]
+        stack.gate("KILL").reached()  # finalize is running, held
         victim = r.hget(f"narrate:job:{job_id}", "finalize_worker").split("@")[0]
         killed_at = time.monotonic()
         stack.kill(victim)  # the main worker process: no parent left to requeue the task
         os.kill(int(r.hget(f"narrate:job:{job_id}", "finalize_pid")), signal.SIGKILL)
-        job = wait_for(c, job_id, timeout=60)
+        stack.gate("KILL").open()  # the redelivered finalize goes through
+        job = wait_for(c, job_id, timeout=90)
         took = time.monotonic() - killed_at
     assert job["status"] == "succeeded", job["error"]
     finisher = r.hget(f"narrate:job:{job_id}", "finalize_worker").split("@")[0]
     assert finisher != victim
-    # visibility_timeout (18 s) + the restore interval (2 s) + the finalize itself
-    assert took < 18 + 2 + 10, took
+    # visibility_timeout (18 s) + the restore interval (2 s) + the finalize itself (room for
+    # a loaded host), far under the hour a lost task would wait without the restore
+    assert took < 18 + 2 + 40, took
     assert int(r.hget(f"narrate:job:{job_id}:deliveries", "finalize")) == 2
     # The killed finalize's staging directory is cleaned up with the rest of the work.
     job_dir = stack.data_dir / "artifacts" / "alpha" / job_id

@@ -15,6 +15,7 @@ import httpx
 import pytest
 import redis
 
+from devtools.stack import until
 from tests.conftest import SHORT_SCRIPT
 from tests.service.conftest import Stack, start_stack, submit, wait_for
 
@@ -23,10 +24,13 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def slow_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    # Each segment holds its worker 1.5 s, so the test can kill it mid-segment.
-    s = start_stack(tmp_path_factory.mktemp("slow"), faults="segment_sleep=1.5")
+    # A segment that names a gate holds its worker there, so the test kills it mid-segment.
+    s = start_stack(tmp_path_factory.mktemp("slow"), faults="gates")
     yield s
     s.stop()
+
+
+HELD = SHORT_SCRIPT.replace("再叠 GRPO", "再叠 GRPO SEGHOLDKILL")
 
 
 def download(c: httpx.Client, job: dict[str, Any]) -> dict[str, bytes]:
@@ -36,27 +40,23 @@ def download(c: httpx.Client, job: dict[str, Any]) -> dict[str, bytes]:
 def test_sigkill_mid_segment_is_redelivered_and_identical(
     slow_stack: Stack, short_video: Path
 ) -> None:
+    gate = slow_stack.gate("KILL")
     with slow_stack.client() as c:
-        clean = wait_for(c, submit(c, SHORT_SCRIPT, short_video).json()["id"])
+        gate.open()  # the clean run passes through
+        clean = wait_for(c, submit(c, HELD, short_video).json()["id"])
         assert clean["status"] == "succeeded", clean["error"]
-        job_id = submit(c, SHORT_SCRIPT, short_video).json()["id"]
-        victim = None
-        deadline = time.monotonic() + 30
-        while victim is None and time.monotonic() < deadline:
-            for seg in c.get(f"/v1/jobs/{job_id}").json()["segments"]:
-                if seg["state"] == "running":
-                    victim = seg
-                    break
-            time.sleep(0.05)
-        assert victim is not None
+        gate.close()
+        job_id = submit(c, HELD, short_video).json()["id"]
+        gate.reached()  # segment 1 is running, held
         r = redis.Redis.from_url(slow_stack.env["NARRATE_REDIS_URL"], decode_responses=True)
-        raw = json.loads(r.hget(f"narrate:job:{job_id}:seg", str(victim["index"] - 1)) or "{}")
+        raw = until(lambda: json.loads(r.hget(f"narrate:job:{job_id}:seg", "0") or "{}"))
         pid = raw["pid"]
         assert pid not in slow_stack.worker_pids().values()  # the pool child, not the main process
         os.kill(pid, signal.SIGKILL)
+        gate.open()  # the redelivery goes through
         job = wait_for(c, job_id)
         assert job["status"] == "succeeded", job["error"]
-        raw = json.loads(r.hget(f"narrate:job:{job_id}:seg", str(victim["index"] - 1)) or "{}")
+        raw = json.loads(r.hget(f"narrate:job:{job_id}:seg", "0") or "{}")
         assert raw["deliveries"] >= 2  # it really was redelivered
         assert download(c, job) == download(c, clean)
 
@@ -69,21 +69,20 @@ def test_a_dead_worker_main_is_redelivered_within_a_minute(
     5 s): the other worker runs the segment again within a minute, one more delivery. Before:
     nothing noticed until kombu's visibility timeout, 12 minutes later."""
     s = start_stack(
-        tmp_path_factory.mktemp("dead-main"), faults="segment_sleep=4",
+        tmp_path_factory.mktemp("dead-main"), faults="gates",
         worker_heartbeat=0.5, worker_dead_after=5,
     )  # fmt: skip
     r = s.redis()
     try:
         with s.client() as c:
-            job_id = submit(c, "[段 1 · 3 秒] 评分员对通过的轨迹排序。").json()["id"]
-            deadline = time.monotonic() + 30
-            seg: dict[str, Any] = {}
-            while seg.get("state") != "running":
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-                seg = json.loads(r.hget(f"narrate:job:{job_id}:seg", "0") or "{}")
+            job_id = submit(c, "[段 1 · 3 秒] 评分员对通过的轨迹排序 SEGHOLDMAIN。").json()["id"]
+            s.gate("MAIN").reached()
+            seg: dict[str, Any] = until(
+                lambda: json.loads(r.hget(f"narrate:job:{job_id}:seg", "0") or "{}")
+            )
             victim = seg["worker"].split("@")[0]
             kill_whole_worker(s, victim, seg["pid"])
+            s.gate("MAIN").open()
             killed_at, killed_wall = time.monotonic(), time.time()
             job = wait_for(c, job_id, timeout=60)
             took = time.monotonic() - killed_at

@@ -154,21 +154,18 @@ def test_a_redis_error_inside_a_task_hands_its_message_back(
     message goes back to the queue, and the job succeeds on the next delivery, with no
     reconciler. Before: Celery discarded the message and the job sat "running"."""
     s = start_stack(
-        tmp_path_factory.mktemp("redis-error"), workers=1, faults="segment_sleep=2",
+        tmp_path_factory.mktemp("redis-error"), workers=1, faults="gates",
         redis_timeout=1,
     )  # fmt: skip
     r = s.redis()
     try:
         with s.client() as c:
-            job_id = submit(c, SCRIPT).json()["id"]
-            deadline = time.monotonic() + 30
-            while '"running"' not in (r.hget(f"narrate:job:{job_id}:seg", "0") or ""):
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
-            r.execute_command("CLIENT", "PAUSE", 4000, "WRITE")  # the step's next write times out
-            paused = time.monotonic()
-            job = wait_for(c, job_id, timeout=40)
-            print(f"succeeded {time.monotonic() - paused:.1f} s after the pause began")
+            job_id = submit(c, SCRIPT.replace("排序", "排序 SEGHOLDPAUSE")).json()["id"]
+            s.gate("PAUSE").reached()  # the segment is running, held
+            with s.writes_paused():
+                s.gate("PAUSE").open()
+                s.logged("the task goes back to the queue")  # the step's next write timed out
+            job = wait_for(c, job_id, timeout=60)
         assert job["status"] == "succeeded", job["error"]
         assert r.hget(f"narrate:job:{job_id}:deliveries", "segment:0") == "2"
     finally:

@@ -268,23 +268,21 @@ def test_multipart_upload_is_whole_or_absent(
 def test_the_store_going_away_mid_job_fails_it_cleanly(
     fleet: Stack, s3: S3Server, short_video: Path
 ) -> None:
-    """Segments are in the store, finalize is running (held 3 s), and the store stops: the
-    job fails naming the store, nothing is served, the worker keeps nothing; once the store
-    is back, a delete takes every object."""
+    """Segments are in the store, finalize is running (held at a gate), and the store stops:
+    the job fails naming the store, nothing is served, the worker keeps nothing; once the
+    store is back, a delete takes every object."""
     for name in WORKERS:
         stop(fleet, name)
-    start(fleet, "worker3", faults="finalize_sleep=3")
+    start(fleet, "worker3")
     fleet.wait_ready(1)
     try:
         done, _ = render(fleet, SHORT_SCRIPT, None)
         with fleet.client() as c:
-            job_id = submit(c, SHORT_SCRIPT, short_video).json()["id"]
-            wait_for(c, job_id, until=("running",))
-            deadline = time.monotonic() + 60
-            while c.get(f"/v1/jobs/{job_id}").json()["stage"] != "finalize":
-                assert time.monotonic() < deadline, "finalize never started"
-                time.sleep(0.1)
+            held = SHORT_SCRIPT.replace("再叠 GRPO", "再叠 GRPO FINHOLDSTORE")
+            job_id = submit(c, held, short_video).json()["id"]
+            fleet.gate("STORE").reached()  # the segments are stored, finalize has begun
             s3.server.stop()
+            fleet.gate("STORE").open()
             try:
                 job = wait_for(c, job_id, timeout=90)
                 assert job["status"] == "failed", job

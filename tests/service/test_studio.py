@@ -386,11 +386,11 @@ def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(
 def test_the_page_follows_a_running_job_by_its_event_stream(tmp_path: Path, browser: Any) -> None:
     """Without a key the page watches a job through GET /v1/jobs/{id}/events (EventSource),
     not by polling, to the job's end; the stream is closed then."""
-    with running_stack(
-        tmp_path / "sse", workers=1, faults="segment_sleep=0.8", require_keys="false"
-    ) as stack:
+    with running_stack(tmp_path / "sse", workers=1, faults="gates", require_keys="false") as stack:
         with httpx.Client(base_url=stack.url, timeout=30) as c:
-            job_id = submit(c, "[段 1 · 2 秒] 第一段。\n\n[段 2 · 2 秒] 第二段。").json()["id"]
+            held = "[段 1 · 2 秒] 第一段 SEGHOLDSSE。\n\n[段 2 · 2 秒] 第二段。"
+            job_id = submit(c, held).json()["id"]
+        stack.gate("SSE").reached()
         browser.get(stack.url + "/")
         until(
             browser,
@@ -404,6 +404,7 @@ def test_the_page_follows_a_running_job_by_its_event_stream(tmp_path: Path, brow
             lambda d: d.execute_script("return !!S.events && S.events.readyState === 1"),
             "event stream open",
         )
+        stack.gate("SSE").open()  # the job goes on only once the page follows it
         until(
             browser,
             60,

@@ -46,7 +46,7 @@ SPEC: dict[str, Any] = {
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Any, Path]]:
     tmp = tmp_path_factory.mktemp("workbench")
-    faults = "segment_sleep=0.4,bug_on=故障"
+    faults = "bug_on=故障"
     with running_stack(tmp / "stack", workers=1, faults=faults, require_keys="false") as s:
         video = make_video(tmp / "clip.mp4", 10, size="360x640", fps=15)
         with studio_browser(tmp / "profile") as driver:
@@ -305,16 +305,18 @@ def test_the_url_names_the_view_and_the_draft_survives_a_reload(bench: Any) -> N
         **SPEC,
         "segments": [
             *SPEC["segments"],
-            {"text": "故障在这里。", "seconds": 2},
+            {"text": "故障在这里 SEGHOLDLIST。", "seconds": 2},
             SPEC["segments"][1],
         ],
     }
     with httpx.Client(base_url=stack.url, timeout=30) as c:
         failed = c.post("/v1/jobs", json=bad).json()["id"]
+    stack.gate("LIST").reached()  # held running at its third segment
     driver.get(stack.url + "/")  # a new page (not a hash change): it lists the job running
     state = f"#job-list [data-id='{failed}'] .state"
-    first = until(driver, 10, lambda d: d.find_element(By.CSS_SELECTOR, state).text, "listed")
-    assert first in ("queued", "running"), first
+    first = until(driver, 30, lambda d: d.find_element(By.CSS_SELECTOR, state).text, "listed")
+    assert first == "running", first
+    stack.gate("LIST").open()
     until(
         driver,
         60,
