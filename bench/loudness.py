@@ -28,7 +28,7 @@ from service.audio.stream import _blocks  # noqa: E402
 
 def example_mix() -> tuple[np.ndarray, int]:
     """The timeline finalize normalises for the bundled example (captured as it passes)."""
-    from tests.api.conftest import make_fleet
+    from tests.support.fleet import make_fleet
 
     caught: list[tuple[np.ndarray, int]] = []
     real = dsp.normalize_to_wav  # finalize calls it as service.audio's

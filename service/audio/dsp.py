@@ -1,6 +1,6 @@
 """Numpy-only DSP primitives: scipy's resample_poly and firwin, and ndimage's sliding
 minimum and moving average, each giving the same samples within float rounding (iir.py
-has lfilter's counterpart; tests/test_dsp.py checks them against scipy and pyloudnorm).
+has lfilter's counterpart; tests/unit/audio/test_dsp.py checks them against scipy and pyloudnorm).
 
 Why not scipy: importing scipy.signal (pyloudnorm imports it too) and scipy.ndimage costs
 ~0.7-1.3 s of CPU in a cold process, all of it on a render's critical path (one GIL), while

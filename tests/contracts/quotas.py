@@ -1,0 +1,58 @@
+"""One contract, two Quotas: the Redis one (a token bucket in one Lua step, on a key that
+expires; queued/running counts moved by the job store's own scripts) and the in-memory twin
+the fast tier runs on. Plus `narrate keys create --max-queued/--max-running/--per-minute/--max-batch-items/--weight`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from service.adapters.memory import MemoryJobStore
+from service.adapters.memory_queue import MemoryQueue
+from service.adapters.memory_quotas import MemoryQuotas
+from service.ports import JobStore, Quotas
+from tests.contracts.jobstore import job, msg
+
+
+@dataclass
+class Under:
+    quotas: Quotas
+    store: JobStore
+
+
+@pytest.fixture
+def under(request: pytest.FixtureRequest) -> Under:
+    if request.getfixturevalue("backend") == "memory":
+        store = MemoryJobStore(MemoryQueue())
+        return Under(MemoryQuotas(store), store)
+    from service.adapters.jobstore import JobStore as RedisJobStore
+    from service.adapters.quotas import RedisQuotas
+
+    redis_store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
+    redis_store.r.flushdb()
+    return Under(RedisQuotas(redis_store.r), redis_store)
+
+
+def test_the_bucket_gives_a_minutes_worth_at_once_then_says_how_long(under: Under) -> None:
+    assert [under.quotas.take("alpha", 5) for _ in range(5)] == [0.0] * 5
+    wait = under.quotas.take("alpha", 5)
+    assert 0 < wait <= 12  # one token every 12 s at 5 a minute
+    assert under.quotas.take("beta", 5) == 0.0  # each tenant its own bucket
+
+
+def test_counts_follow_each_tenants_jobs_through_their_states(under: Under) -> None:
+    s = under.store
+    for i in range(3):
+        s.create(job(f"a{i}"), None, [msg(f"a{i}", 0)], "q")
+    s.create(job("b0", "beta"), None, [msg("b0", 0)], "q")
+    assert under.quotas.in_use("alpha") == (3, 0) and under.quotas.in_use("beta") == (1, 0)
+    assert s.advance("a0", "running") and s.advance("a1", "running")
+    assert not s.advance("a0", "queued")  # never back: the counts do not move either
+    assert under.quotas.in_use("alpha") == (1, 2)
+    assert s.advance("a0", "succeeded") and s.advance("a2", "canceled")
+    assert under.quotas.in_use("alpha") == (0, 1)
+    found = s.get("a1")
+    assert found is not None
+    s.discard(found)
+    assert under.quotas.in_use("alpha") == (0, 0) and under.quotas.in_use("beta") == (1, 0)

@@ -1,0 +1,120 @@
+"""Fault injection for the service tests: the worker and API entry points the fault stacks
+run (``celery -A tests.support.faults:worker_app``, ``uvicorn tests.support.faults:api_app``).
+
+NARRATE_TEST_FAULTS, comma-separated: segment_sleep=S and finalize_sleep=S (a step that
+takes that much longer), crash_on=WORD (a segment whose text holds WORD kills its worker
+process), bug_on=WORD (such a segment raises a plain Python error), submit_sleep=S (the API's
+submit step, after the body is read). The faults wrap the pipeline the composition root
+builds, so each lands where the step calls it.
+
+Gates (always on in a fault stack; devtools.stack.Gate is the test's side): a segment whose
+text holds ``SEGHOLD<NAME>`` waits at gate NAME before it renders, a job's finalize waits at
+NAME when one of its segments holds ``FINHOLD<NAME>``, a submit whose script holds
+``APIHOLD<NAME>`` waits at NAME after its body is read. A test that needs a job still running
+holds it there and releases it, rather than sleeping "long enough"."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from service import wiring
+from service.adapters.media import FfmpegMedia
+from service.config import Settings
+from service.pipeline import JobPlan, Pipeline, SegmentResult
+from service.ports import Workspace
+
+
+def fault(name: str) -> str:
+    """A fault's value ("" when unset; "1" when set without a value)."""
+    for item in os.environ.get("NARRATE_TEST_FAULTS", "").split(","):
+        key, _, value = item.partition("=")
+        if key.strip() == name:
+            return value.strip() or "1"
+    return ""
+
+
+def _sleep(name: str) -> None:
+    if delay := fault(name):
+        time.sleep(float(delay))
+
+
+def _hold(kind: str, text: str) -> None:
+    """Wait at every gate ``text`` names for ``kind`` (SEG, FIN, API) until the test opens it
+    (or the stack stops: the ALL gate). Capped, so a test that forgets cannot hang a worker."""
+    root = Path(os.environ.get("NARRATE_TEST_GATES", "/nonexistent"))
+    for name in re.findall(rf"{kind}HOLD([A-Z0-9]+)", text):
+        root.mkdir(parents=True, exist_ok=True)
+        (root / f"{name}.reached").touch()
+        deadline = time.monotonic() + 600
+        while not ((root / f"{name}.open").exists() or (root / "ALL.open").exists()):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"gate {name} never opened")
+            time.sleep(0.02)
+
+
+class FaultyPipeline(Pipeline):
+    """The real pipeline, with the faults injected where a step calls it."""
+
+    def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
+        _sleep("segment_sleep")
+        text = plan.spec.segments[index].text
+        _hold("SEG", text)
+        if (word := fault("crash_on")) and word in text:
+            os._exit(77)  # a task that kills its worker every time
+        if (word := fault("bug_on")) and word in text:
+            raise OverflowError("math range error (injected)")  # a plain bug
+        return super().render_segment(plan, index, work)
+
+    def finalize(self, plan: JobPlan, *args: Any, **kwargs: Any) -> Any:
+        _sleep("finalize_sleep")
+        _hold("FIN", " ".join(s.text for s in plan.spec.segments))
+        return super().finalize(plan, *args, **kwargs)
+
+
+class SlowSubmitPipeline(Pipeline):
+    def plan(self, spec: Any, *args: Any, **kwargs: Any) -> JobPlan:
+        _sleep("submit_sleep")
+        _hold("API", " ".join(s.text for s in spec.segments))
+        return super().plan(spec, *args, **kwargs)
+
+
+def _pipeline_with(cls: type[Pipeline]) -> Callable[..., Pipeline]:  # wiring.pipeline's signature
+    real = wiring.pipeline
+
+    def build(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
+        pipeline = real(settings, media)
+        pipeline.__class__ = cls
+        return pipeline
+
+    return build
+
+
+@cache
+def _worker() -> Any:
+    wiring.pipeline = _pipeline_with(FaultyPipeline)
+    from workers.celery_app import app
+
+    return app
+
+
+@cache
+def _api() -> Any:
+    wiring.pipeline = _pipeline_with(SlowSubmitPipeline)
+    from service.api.app import create_app
+
+    return create_app()
+
+
+def __getattr__(name: str) -> Any:
+    """Build an entry point only when its process asks for it."""
+    if name == "worker_app":
+        return _worker()
+    if name == "api_app":
+        return _api()
+    raise AttributeError(name)

@@ -1,0 +1,13 @@
+"""The contract of the preset store (tests/contracts/presets.py) on the in-memory adapter, and what
+only it does."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.contracts.presets import *  # noqa: F403 (the suite: its tests and fixture)
+
+
+@pytest.fixture
+def backend() -> str:
+    return "memory"

@@ -1,0 +1,62 @@
+"""/readyz in-process: Redis, the workers and, with fair share, the dispatcher's lease. The
+lease free for a moment (a dispatcher handing over) is a field, not a failure; nobody having
+held it for over NARRATE_DISPATCH_DEAD_AFTER is unavailable (the lanes fill, nothing runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.ports import Fleet
+from tests.support.fleet import make_fleet
+
+
+def ready(tmp: Path, fleet: Fleet | None, **settings: Any) -> tuple[int, dict[str, Any]]:
+    f = make_fleet(tmp, **settings)
+    if fleet is not None:
+        f.service.store.fleet = lambda dead_after: fleet  # type: ignore[method-assign]
+    r = f.client().get("/readyz")
+    return r.status_code, r.json()
+
+
+def test_the_in_process_fleet_is_ready_with_its_dispatcher(tmp_path: Path) -> None:
+    assert ready(tmp_path, None) == (
+        200,
+        {
+            "status": "ok",
+            "checks": {"redis": True, "workers": 1, "dispatcher": True, "dispatcher_seen": 0.0},
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("holder", "seen", "code"),
+    [
+        ("worker@a 1", 0.0, 200),  # held
+        (None, 4.0, 200),  # between two holders: a field, not a failure
+        (None, 29.9, 200),
+        (None, 30.1, 503),  # nobody for longer than NARRATE_DISPATCH_DEAD_AFTER
+        (None, None, 503),  # nobody ever: workers with NARRATE_DISPATCH_IN_WORKER=0, no dispatch
+    ],
+)
+def test_a_dispatcher_gone_too_long_makes_it_unavailable(
+    tmp_path: Path, holder: str | None, seen: float | None, code: int
+) -> None:
+    status, body = ready(tmp_path, Fleet(["w 1"], [], holder, seen), dispatch_dead_after=30)
+    assert status == code
+    assert body["checks"] == {
+        "redis": True,
+        "workers": 1,
+        "dispatcher": holder is not None,
+        "dispatcher_seen": seen,
+    }
+    assert body["status"] == ("ok" if code == 200 else "unavailable")
+
+
+def test_without_fair_share_the_dispatcher_is_not_asked_about(tmp_path: Path) -> None:
+    status, body = ready(tmp_path, Fleet(["w 1"], [], None, None), fair_share=False)
+    assert (status, body["checks"]) == (200, {"redis": True, "workers": 1})
+    status, body = ready(tmp_path, Fleet([], ["w 1"]), fair_share=False)
+    assert (status, body["checks"]) == (503, {"redis": True, "workers": 0})
