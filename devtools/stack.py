@@ -110,7 +110,7 @@ class Stack:
             env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 
-    def wait_ready(self, workers: int, timeout: float = 60) -> None:
+    def wait_ready(self, workers: int, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:

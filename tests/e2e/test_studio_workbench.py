@@ -33,6 +33,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
+from tests.support.helpers import frame_at  # noqa: E402
+
 TWO_LINES = "长上下文推理最贵的不是算力,而是 KV 缓存。"  # a two-line narration cue
 SPEC: dict[str, Any] = {
     "title": "workbench",
@@ -186,16 +188,10 @@ def test_the_preview_draws_the_subtitles_where_the_export_does(bench: Any) -> No
 
 
 def _frame(stack: Stack, job_id: str, tmp: Path, at: float) -> Any:
-    import subprocess
-
-    import numpy as np
 
     path = tmp / f"{job_id}.mp4"
     path.write_bytes(httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/video.mp4").content)
-    argv = ["ffmpeg", "-v", "error", "-ss", f"{at}", "-i", str(path), "-frames:v", "1",
-            "-f", "rawvideo", "-pix_fmt", "gray", "-"]  # fmt: skip
-    raw = subprocess.run(argv, capture_output=True, check=True).stdout
-    return np.frombuffer(raw, dtype=np.uint8).reshape(640, 360).astype(int)
+    return frame_at(path, at, (360, 640), gray=True)
 
 
 WORDS = """return Array.from(document.querySelectorAll('#cues .cue.narration')).map(c => ({

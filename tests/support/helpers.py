@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import numpy as np
 import pysubs2
 import srt
 
+from devtools.stack import until
 from service import audio as dsp
 from service.domain.units import ms_to_samples, s_to_ms
 from service.ports import MuxRequest, VideoInfo
@@ -94,6 +94,21 @@ def speech_onsets(x: np.ndarray, rate: int, min_silence_ms: int = 200) -> list[i
     return onsets
 
 
+def frame_at(video: Path, at: float, size: tuple[int, int], gray: bool = False) -> np.ndarray:
+    """The picture of ``video`` at ``at`` seconds (ffmpeg's decode): height x width (x 3 in
+    RGB), as ints."""
+    argv = ["ffmpeg", "-v", "error", "-ss", f"{at:.3f}", "-i", str(video), "-frames:v", "1",
+            "-f", "rawvideo", "-pix_fmt", "gray" if gray else "rgb24", "-"]  # fmt: skip
+    raw = subprocess.run(argv, capture_output=True, check=True).stdout
+    width, height = size
+    shape = (height, width) if gray else (height, width, 3)
+    return np.frombuffer(raw, np.uint8).reshape(shape).astype(int)
+
+
+def rms_db(x: np.ndarray) -> float:
+    return float(20 * np.log10(np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12))
+
+
 def read_manifest(out: Path) -> dict[str, Any]:
     """A render's manifest.json, checked against the published schema
     (docs/manifest.schema.json) that other tools read it by."""
@@ -170,7 +185,4 @@ def narrate(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
 def eventually(condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
     """Poll ``condition`` until it holds (a state other processes reach in their own time);
     fail naming ``what`` if it does not within ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {timeout:g} s: {what}"
-        time.sleep(0.05)
+    until(condition, timeout, what)

@@ -12,7 +12,7 @@ import pytest
 from service import audio as dsp
 from service.domain.units import ms_to_samples, s_to_ms
 from tests.support.data import make_video
-from tests.support.helpers import check_render, ffprobe, narrate, stream_md5
+from tests.support.helpers import check_render, ffprobe, frame_at, narrate, stream_md5
 
 
 def test_render_onto_vertical_video(short_script: Path, short_video: Path, tmp_path: Path) -> None:
@@ -90,12 +90,7 @@ def test_burn_in_and_mix_and_extend(short_script: Path, tmp_path: Path) -> None:
     probe = ffprobe(out / "video.mp4")
     assert abs(float(probe["format"]["duration"]) - 9.5) < 0.15  # last frame frozen
     # Burned-in subtitles: the picture is no longer plain black where a cue shows.
-    frame = subprocess.run(
-        ["ffmpeg", "-v", "error", "-ss", "1.0", "-i", str(out / "video.mp4"), "-frames:v", "1",
-         "-f", "rawvideo", "-pix_fmt", "gray", "-"],
-        capture_output=True, check=True,
-    ).stdout  # fmt: skip
-    assert np.frombuffer(frame, np.uint8).reshape(640, 360)[400:, :].max() > 128
+    assert frame_at(out / "video.mp4", 1.0, (360, 640), gray=True)[400:, :].max() > 128
 
     # The original tone is ducked at least 12 dB while narration plays.
     def tone(path: Path, t0: float) -> float:

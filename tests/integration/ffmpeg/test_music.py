@@ -13,8 +13,7 @@ import numpy as np
 
 from service import audio as dsp
 from tests.support.data import SHORT_SCRIPT, make_video
-from tests.support.helpers import narrate, read_manifest
-from tests.unit.audio.test_music import rms_db
+from tests.support.helpers import narrate, read_manifest, rms_db
 
 
 def test_music_is_looped_ducked_under_speech_and_the_mix_is_at_target(tmp_path: Path) -> None:

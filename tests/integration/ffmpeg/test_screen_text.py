@@ -8,13 +8,12 @@ tests/unit/domain/test_screen_text.py."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 
 from tests.support.data import SHORT_SCRIPT, make_video
-from tests.support.helpers import narrate
+from tests.support.helpers import frame_at, narrate
 
 
 def test_soft_subtitles_leave_shot_text_out_unless_asked(tmp_path: Path) -> None:
@@ -57,27 +56,7 @@ def test_burned_in_title_card_caption_and_qualifiers_apart(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
 
     def rows(t: float) -> tuple[np.ndarray, np.ndarray]:
-        raw = subprocess.run(
-            [
-                "ffmpeg",
-                "-v",
-                "error",
-                "-ss",
-                str(t),
-                "-i",
-                str(out / "video.mp4"),
-                "-frames:v",
-                "1",
-                "-f",
-                "rawvideo",
-                "-pix_fmt",
-                "rgb24",
-                "-",
-            ],
-            capture_output=True,
-            check=True,
-        ).stdout
-        f = np.frombuffer(raw, np.uint8).reshape(1920, 1080, 3).astype(int)
+        f = frame_at(out / "video.mp4", t, (1080, 1920))
         white = (f[..., 0] > 220) & (f[..., 1] > 220) & (f[..., 2] > 220)
         white[150:330, :] = False  # the test video's moving box
         red = (f[..., 0] > 200) & (f[..., 1] < 110) & (f[..., 2] < 110)

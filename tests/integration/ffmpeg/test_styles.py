@@ -7,13 +7,12 @@ tests/unit/domain/test_styles.py."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 
 from tests.support.data import make_video
-from tests.support.helpers import narrate
+from tests.support.helpers import frame_at, narrate
 
 
 def test_vertical_safe_burn_in_keeps_text_in_the_safe_area(tmp_path: Path) -> None:
@@ -45,27 +44,7 @@ def test_vertical_safe_burn_in_keeps_text_in_the_safe_area(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["style"]["preset"] == "vertical-safe"
-    raw = subprocess.run(
-        [
-            "ffmpeg",
-            "-v",
-            "error",
-            "-ss",
-            "2",
-            "-i",
-            str(out / "video.mp4"),
-            "-frames:v",
-            "1",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-",
-        ],
-        capture_output=True,
-        check=True,
-    ).stdout
-    frame = np.frombuffer(raw, np.uint8).reshape(1920, 1080, 3).astype(int)
+    frame = frame_at(out / "video.mp4", 2, (1080, 1920))
     r, g, b = frame[..., 0], frame[..., 1], frame[..., 2]
     white = (r > 220) & (g > 220) & (b > 220)
     white[150:330, :] = False  # the test video's moving white box

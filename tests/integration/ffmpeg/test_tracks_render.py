@@ -9,14 +9,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pysubs2
 import pytest
 import srt
 
 from devtools.media import make_video
 from service.adapters.hant import OpenccConverter
-from tests.support.helpers import narrate, read_manifest
+from tests.support.helpers import frame_at, narrate, read_manifest
 
 SCRIPT = """\
   • 标题:双语字幕
@@ -97,12 +96,7 @@ def test_the_video_carries_the_traditional_track_and_burns_it_in(out: Path) -> N
     assert [s.content for s in srt.parse(soft)] == shown
     first = hant[0]
     mid = (first.start + first.end).total_seconds() / 2
-    frame = subprocess.run(
-        ["ffmpeg", "-v", "error", "-ss", f"{mid:.3f}", "-i", out / "video.mp4", "-frames:v", "1",
-         "-f", "rawvideo", "-pix_fmt", "gray", "-"],
-        capture_output=True, check=True,
-    ).stdout  # fmt: skip
-    picture = np.frombuffer(frame, np.uint8).reshape(640, 360)
+    picture = frame_at(out / "video.mp4", mid, (360, 640), gray=True)
     band = picture[480:580]  # the Chinese and the English under it, above the bottom margin
     assert (band > 200).sum() > 150  # white text drawn on the dark clip
     assert (picture[:150] > 200).sum() == 0  # nothing at the top yet (the qualifier comes later)

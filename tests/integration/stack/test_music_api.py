@@ -15,7 +15,7 @@ import pytest
 
 from service import audio as dsp
 from tests.support.data import BUNDLED_EXAMPLE, SHORT_SCRIPT, make_video
-from tests.support.helpers import read_manifest
+from tests.support.helpers import read_manifest, rms_db
 from tests.support.stack import Stack, start_stack, wait_for
 
 MUSIC_LIMIT = 400_000
@@ -40,10 +40,6 @@ def music(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
     )  # fmt: skip
     return path
-
-
-def rms_db(x: np.ndarray) -> float:
-    return float(20 * np.log10(np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12))
 
 
 def post(c: httpx.Client, script: str, files: dict[str, tuple[str, bytes, str]]) -> httpx.Response:

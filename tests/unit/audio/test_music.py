@@ -19,7 +19,3 @@ def test_duck_curve_ramps_smoothly_to_its_depth() -> None:
     back = db[2000 : 2000 + int(RELEASE_S * rate)]
     assert np.all(np.diff(back) >= -1e-9)
     assert np.max(np.abs(np.diff(db))) < 0.2  # never a click
-
-
-def rms_db(x: np.ndarray) -> float:
-    return float(20 * np.log10(np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12))
