@@ -16,6 +16,7 @@ import json
 import os
 import threading
 import time
+import zlib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,13 @@ from service.ports.asr import Transcript
 from service.voicepacks import whisper_base
 
 NAME = "whisper-base-ct2-int8"
-WINDOW_S = 30.0  # the encoder's input
-MAX_SECONDS = 600.0  # a segment's longest slot (spec MAX_SECONDS): 20 windows at most
-MAX_TOKENS = 224  # per 30 s window: ~4x the syllables anyone says in it
+# Windows of at most 15 s, not the encoder's 30: dense Chinese (6-7 syllables a second, 2-3
+# byte-level tokens a Traditional character) overflows the decoder's 448 tokens in 30 s, and
+# greedy decoding loops more often on long windows (GAGAR's 27 s segment 2: 贴着贴着...).
+WINDOW_S = 15.0
+MAX_SECONDS = 600.0  # a segment's longest slot (spec MAX_SECONDS): 40 windows at most
+MAX_TOKENS = 400  # the decoder's 448 less the prompt, with room
+LOOPING = 2.4  # zlib compression ratio over which a transcript is a loop (Whisper's own test)
 LANGUAGES = ("zh", "en")
 PAD_FRAMES = 200  # 2 s of silence after the speech (logmel.chunk says why)
 
@@ -57,8 +62,14 @@ def decode_tokens(tokens: list[str]) -> str:
     return raw.decode("utf-8", errors="replace").strip()
 
 
+def looping(text: str) -> bool:
+    """A transcript that repeats itself (the decoder stuck in a loop)."""
+    raw = text.encode("utf-8")
+    return len(raw) > 24 and len(raw) / len(zlib.compress(raw)) > LOOPING
+
+
 def windows(n: int, rate: int, audio: np.ndarray) -> list[tuple[int, int]]:
-    """Cut points for 30 s windows: each window ends at its quietest 50 ms within the last
+    """Cut points for windows of WINDOW_S: each window ends at its quietest 50 ms within the last
     5 s (a word is cut only when there is no pause at all)."""
     size, hop = int(WINDOW_S * rate) - rate // 10, rate // 20
     out, start = [], 0
@@ -79,7 +90,7 @@ class WhisperRecogniser:
     name = NAME
     max_seconds = MAX_SECONDS
 
-    def __init__(self, pack: Path | None = None, threads: int = 0, beam_size: int = 1) -> None:
+    def __init__(self, pack: Path | None = None, threads: int = 0, beam_size: int = 5) -> None:
         self.pack = pack
         self.threads = threads or min(2, os.cpu_count() or 1)
         self.beam_size = beam_size
@@ -124,13 +135,35 @@ class WhisperRecogniser:
         mel = logmel.chunk(logmel.log_mel(pcm), PAD_FRAMES)
         features = ctranslate2.StorageView.from_array(mel)
         prompt = ["<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>", "<|notimestamps|>"]
-        result = model.generate(
-            features, [prompt], beam_size=self.beam_size, max_length=MAX_TOKENS + len(prompt)
-        )[0]
-        return decode_tokens(list(result.sequences[0]))
+        limit = MAX_TOKENS + len(prompt)
+        result = model.generate(features, [prompt], beam_size=self.beam_size, max_length=limit)
+        text = decode_tokens(list(result[0].sequences[0]))
+        if looping(text) or len(result[0].sequences[0]) >= MAX_TOKENS:
+            # Whisper's fallback, cheaper: a beam and a penalty on repeats, once (x1.5 cost).
+            result = model.generate(
+                features, [prompt], beam_size=5, repetition_penalty=1.1, max_length=limit
+            )
+            text = decode_tokens(list(result[0].sequences[0]))
+        return text
 
 
 def vocabulary(pack: Path) -> list[str]:
     """The pack's token strings, in id order (tests decode through it)."""
     tokens: list[str] = json.loads((pack / "vocabulary.json").read_text(encoding="utf-8"))
     return tokens
+
+
+_t2s: Any = None
+_t2s_lock = threading.Lock()
+
+
+def fold_simplified(text: str) -> str:
+    """Traditional characters to Simplified (OpenCC t2s): Whisper writes Mandarin in either."""
+    global _t2s
+    with _t2s_lock:
+        if _t2s is None:
+            import opencc
+
+            _t2s = opencc.OpenCC("t2s")
+        out: str = _t2s.convert(text)
+    return out

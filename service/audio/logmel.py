@@ -44,7 +44,8 @@ def mel_filters() -> np.ndarray:
     upper = ramps[2:] / widths[1:, None]
     weights = np.maximum(0.0, np.minimum(lower, upper))
     weights *= (2.0 / (edges[2:] - edges[:-2]))[:, None]
-    return weights.astype(np.float32)
+    out: np.ndarray = weights.astype(np.float32)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -67,7 +68,8 @@ def log_mel(audio: np.ndarray) -> np.ndarray:
     mel = mel_filters() @ power
     logs = np.log10(np.maximum(mel, 1e-10))
     logs = np.maximum(logs, logs.max() - 8.0)
-    return ((logs + 4.0) / 4.0).astype(np.float32)
+    out: np.ndarray = ((logs + 4.0) / 4.0).astype(np.float32)
+    return out
 
 
 def chunk(features: np.ndarray, pad_frames: int | None = None) -> np.ndarray:
