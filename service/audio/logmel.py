@@ -72,7 +72,7 @@ def log_mel(audio: np.ndarray) -> np.ndarray:
     return out
 
 
-def chunk(features: np.ndarray, pad_frames: int | None = None) -> np.ndarray:
+def chunk(features: np.ndarray, pad_frames: int | None = None, least: int = 0) -> np.ndarray:
     """Features padded with zeros (or cut) as a batch of one: to the encoder's 30 s, or
     (``pad_frames``) to the audio's own length plus that many frames, in whole seconds.
 
@@ -82,7 +82,7 @@ def chunk(features: np.ndarray, pad_frames: int | None = None) -> np.ndarray:
     caller keeps a margin (2 s measured enough on the labelled set, bench/speech_check.py)."""
     frames = CHUNK_FRAMES
     if pad_frames is not None:
-        frames = min(CHUNK_FRAMES, -(-(features.shape[1] + pad_frames) // 100) * 100)
+        frames = min(CHUNK_FRAMES, max(least, -(-(features.shape[1] + pad_frames) // 100) * 100))
     out = np.zeros((1, N_MELS, frames), dtype=np.float32)
     n = min(features.shape[1], frames)
     out[0, :, :n] = features[:, :n]

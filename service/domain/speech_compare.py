@@ -24,6 +24,18 @@ from service.domain.speech import SpokenText
 from service.domain.speech.pinyin import is_syllable
 
 DiffKind = Literal["missing", "extra", "changed"]
+# Error rates over which a segment is flagged, tuned on the labelled set (bench/
+# speech_check.py; README "Speech check"): Chinese toneless syllables (CER), English words
+# (WER). Whisper base mishears some of what a good voice says right (English words inside
+# Chinese, names, rare terms); a fault (another segment's audio, a clause cut) costs more.
+THRESHOLDS = {"zh": 0.25, "en": 0.25}
+# Flagged whatever the rate: a run of this many intended units heard as nothing, or a word
+# of WORD_LETTERS letters or more (English, also inside Chinese) heard as nothing. A clause or
+# a word left out of a long segment moves its rate little (zh-baker drops "dynamic sampling"
+# from a 150-syllable segment: 2 %), and on the labelled set the recogniser never left out a
+# whole word a voice did say; it mishears, it writes something.
+MISSING_RUN = {"zh": 4, "en": 3}
+WORD_LETTERS = 4
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -56,6 +68,8 @@ class Comparison:
     units: int  # intended syllables (zh) or words (en)
     errors: int  # substitutions + deletions + insertions
     diff: list[Difference]
+    longest_missing: int = 0  # the longest run of intended units heard as nothing
+    missing_words: int = 0  # intended words of WORD_LETTERS+ letters heard as nothing
 
     @property
     def error_rate(self) -> float:
@@ -176,7 +190,25 @@ def compare(intended: SpokenText, heard: SpokenText, language: str) -> Compariso
             Difference(kind=kind, said=_text(said, intended.source), heard=_text(got, heard.source))
         )
     errors = sum(op[0] != "=" for op in ops)
-    return Comparison("cer" if language == "zh" else "wer", len(ref), errors, diff)
+    gaps = [sum(1 for op in run if op[0] == "D") for run in _hunks(ops) if _only(run, "D")]
+    lost = [ref[i].key for run in _hunks(ops) if _only(run, "D") for _, i, _ in run]
+    words = sum(k.isalpha() and k.isascii() and len(k) >= WORD_LETTERS for k in lost)
+    measure: Literal["cer", "wer"] = "cer" if language == "zh" else "wer"
+    return Comparison(measure, len(ref), errors, diff, max(gaps, default=0), words)
+
+
+def _only(run: list[tuple[str, int, int]], op: str) -> bool:
+    return all(o == op for o, _, _ in run)
+
+
+def flagged(c: Comparison, language: str) -> bool:
+    """Over the language's error rate, a run of MISSING_RUN units not heard at all, or a
+    whole word not heard at all."""
+    return (
+        c.error_rate > THRESHOLDS[language]
+        or c.longest_missing >= MISSING_RUN[language]
+        or c.missing_words > 0
+    )
 
 
 class SpeechCheck(BaseModel):

@@ -24,7 +24,14 @@ from service.domain.fields import MIN_RATE_PERCENT, rate_multiplier
 from service.domain.notices import Notice, segment_ranges, warning
 from service.domain.spec import JobSpec
 from service.domain.speech import Lexicon, Tools, front_end
-from service.domain.speech_compare import SpeechCheck, compare, named, skipped
+from service.domain.speech_compare import (
+    THRESHOLDS,
+    SpeechCheck,
+    compare,
+    flagged,
+    named,
+    skipped,
+)
 from service.domain.units import ms_to_samples
 from service.domain.voices import Catalog
 from service.pipeline.results import JobPlan, SegmentResult
@@ -33,12 +40,6 @@ from service.ports.asr import Recogniser
 
 log = logging.getLogger("narrate.listen")
 
-# Error rates over which a segment is flagged, tuned on the labelled set (bench/
-# speech_check.py; docs in README "Speech check"): Chinese toneless syllables (CER), English
-# words (WER). Whisper base mishears some of what a good voice says right (English words in
-# Chinese, names, rare terms), and a fault (a clause cut, a word dropped, another segment's
-# audio) costs far more than that.
-THRESHOLDS = {"zh": 0.25, "en": 0.2}
 UNCHECKABLE = {"espeak": "engine not checkable (espeak-ng is not intelligible to the recogniser)"}
 MISMATCH = "speech.mismatch"
 
@@ -72,24 +73,30 @@ class Listener:
             return skipped(f"language {spec.language!r} not checkable")
         audio, rate = dsp.read_wav(work.local(result.audio))
         audio = audio[: ms_to_samples(result.speech_ms, rate)]
-        heard = self.recogniser.transcribe(audio, rate, spec.language)
+        text, lexicon = spec.segments[index].text, self.lexicon(spec)
+        return self.judge(text, spec.language, lexicon, audio, rate)
+
+    def judge(
+        self, text: str, language: str, lexicon: Lexicon, audio: dsp.Audio, rate: int
+    ) -> SpeechCheck:
+        """``audio`` transcribed and compared with ``text`` read with ``lexicon`` (the bench
+        calls this too: what it measures is what a render does)."""
+        assert self.recogniser is not None
+        heard = self.recogniser.transcribe(audio, rate, language)
         tools = self.tools()
-        meant = front_end(
-            spec.segments[index].text, spec.language, "pinyin", self.lexicon(spec), tools
-        )
-        said = front_end(self.fold(heard.text), spec.language, "pinyin", {}, tools)
-        comparison = compare(meant, said, spec.language)
+        meant = front_end(text, language, "pinyin", lexicon, tools)
+        said = front_end(self.fold(heard.text), language, "pinyin", {}, tools)
+        comparison = compare(meant, said, language)
         if comparison.units == 0:
             return skipped("nothing to say")
-        threshold = THRESHOLDS[spec.language]
         return SpeechCheck(
             status="checked",
             recogniser=self.recogniser.name,
             transcript=heard.text,
             measure=comparison.measure,
             error_rate=comparison.error_rate,
-            threshold=threshold,
-            flagged=comparison.error_rate > threshold,
+            threshold=THRESHOLDS[language],
+            flagged=flagged(comparison, language),
             diff=comparison.diff,
             audio_seconds=heard.audio_seconds,
             cpu_seconds=heard.cpu_seconds,
