@@ -27,6 +27,10 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
 )
 
+# The speech check is on by default for users; the suite's stacks and renders (edge against
+# a local protocol server, zh-baker) would each load the recogniser for nothing. Tests about
+# the check turn it on (tests/integration/asr/, options check_speech).
+os.environ.setdefault("NARRATE_SPEECH_CHECK", "false")
 
 ROOT = Path(__file__).resolve().parent.parent
 GAGAR_EXAMPLE = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
