@@ -171,7 +171,8 @@ def report(items: list[Item]) -> None:
         mean = sum(i.check.error_rate or 0 for i in group) / max(1, len(group))
         name = f"{lang} {VOICES[lang][1]}"
         print(
-            f"{name:<14}{kind:<11}{len(group):>4}{hit:>9}{hit / max(1, len(group)):>8.0%}  {mean:.3f}"
+            f"{name:<14}{kind:<11}{len(group):>4}{hit:>9}"
+            f"{hit / max(1, len(group)):>8.0%}  {mean:.3f}"
         )
     for lang in sorted({i.language for i in items}):
         broken = [i for i in items if i.language == lang and i.kind != "correct"]
@@ -179,7 +180,8 @@ def report(items: list[Item]) -> None:
         recall = sum(i.check.flagged for i in broken) / max(1, len(broken))
         alarms = sum(i.check.flagged for i in right) / max(1, len(right))
         print(
-            f"{lang}: recall {recall:.0%} of {len(broken)} broken; false alarms {alarms:.0%} of {len(right)} correct"
+            f"{lang}: recall {recall:.0%} of {len(broken)} broken; "
+            f"false alarms {alarms:.0%} of {len(right)} correct"
         )
 
 
@@ -212,7 +214,8 @@ def main() -> int:
     cpu = sum(c.cpu_seconds for c in done)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"cost: {cpu:.1f} CPU s for {audio:.1f} s of speech = {cpu / max(audio, 1e-9):.3f} CPU s per s"
+        f"cost: {cpu:.1f} CPU s for {audio:.1f} s of speech = "
+        f"{cpu / max(audio, 1e-9):.3f} CPU s per s"
     )
     print(f"recogniser load: {cold:.2f} s in this process, {warm_load():.2f} s warm in a fresh one")
     print(f"peak RSS (this process: engines, front-end and recogniser): {rss:.0f} MB")

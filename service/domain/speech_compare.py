@@ -153,14 +153,12 @@ def _edit_script(ref: list[str], hyp: list[str]) -> list[tuple[str, int, int]]:
 
 
 def _text(units: list[Unit], text: str) -> str:
-    """The source text a run of units reads, each piece once, in order."""
-    spans = sorted({(u.start, u.end) for u in units})
-    parts, last = [], -1
-    for a, b in spans:
-        if a >= last:
-            parts.append(text[a:b])
-            last = b
-    return " ".join(p.strip() for p in parts if p.strip())
+    """The source text a run of units reads: from its first unit's span to its last's, as
+    the script (or the transcript) writes it, punctuation at the ends trimmed."""
+    if not units:
+        return ""
+    start, end = min(u.start for u in units), max(u.end for u in units)
+    return text[start:end].strip(" \t\n，。、；：？！,.;:?!")
 
 
 def _hunks(ops: list[tuple[str, int, int]]) -> list[list[tuple[str, int, int]]]:
