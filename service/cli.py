@@ -17,6 +17,7 @@ from service import cli_batch, cli_ops
 from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
+from service.domain.notices import segment_ranges
 from service.domain.spec import JobSpec, json_schema
 from service.domain.takes import take_flags
 
@@ -80,6 +81,11 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
         f"wrote {args.out}: {manifest.duration:g} s, {len(manifest.cues)} cues, "
         f"{manifest.loudness.integrated_lufs} LUFS"
     )
+    if (heard := manifest.speech_check) is not None:
+        flagged = segment_ranges(heard.flagged) if heard.flagged else "none"
+        print(
+            f"  speech check: {heard.checked} checked, {heard.skipped} skipped, flagged: {flagged}"
+        )
     for m in manifest.masters or []:
         print(f"  masters/{m.name}: {m.loudness.integrated_lufs} LUFS, picture {m.picture}")
     return 0

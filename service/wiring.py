@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from service.adapters.asr import WhisperRecogniser, fold_simplified
 from service.adapters.catalog import load_catalog
 from service.adapters.hant import OpenccConverter
 from service.adapters.media import FfmpegMedia
@@ -116,6 +117,8 @@ def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
         speech=speech_tools,
         lexicons=lambda language: load_lexicon(lexicons / f"{language}.tsv"),
         converter=OpenccConverter(),
+        recogniser=WhisperRecogniser(),  # loaded on the first segment it transcribes
+        fold=fold_simplified,
     )
 
 

@@ -29,6 +29,11 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
 )
 
+# The speech check is on by default for users; the suite's stacks and renders (edge against
+# a local protocol server, zh-baker) would each load the recogniser for nothing. Tests about
+# the check turn it on (tests/integration/asr/, options check_speech).
+os.environ.setdefault("NARRATE_SPEECH_CHECK", "false")
+
 
 @pytest.fixture
 def short_script(tmp_path: Path) -> Path:

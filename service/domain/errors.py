@@ -196,6 +196,17 @@ class TakeError(InputError):
         super().__init__(message, part, loc=loc or (part,))
 
 
+class SpeechMismatchError(NarrateError):
+    """options on_mismatch fail: the speech check flagged segments (named in the message)."""
+
+    code = "speech.mismatch"
+
+    def __init__(self, message: str, segments: tuple[int, ...] = ()) -> None:
+        super().__init__(message, segments)
+        self.segments = segments
+        self.segment = segments[0] if len(segments) == 1 else None
+
+
 TAKE_MISMATCH = "take.mismatch"  # the warning: a take's alignment cost says another text
 
 

@@ -24,6 +24,7 @@ Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hon
 TraditionalChoice = Literal["tw", "hk", "none"]  # none: no track, whatever the voices
 Script = Literal["hans", "hant"]  # Simplified or Traditional Chinese
 Captions = Literal["static", "highlight", "reveal"]  # narration word by word (karaoke.py)
+OnMismatch = Literal["warn", "retry", "fail"]  # the speech check's flag (pipeline/listen.py)
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
 # EBU R128's -23 down to the loudest a streaming platform plays without turning it down.
@@ -90,6 +91,8 @@ _JOB_ONLY = {
     "exports": "belongs to the job as a whole (the timelines are made once)",
     "webhook_url": "belongs to the job as a whole",
     "masters": "belongs to the job (a master holds no masters)",
+    "check_speech": "checks the synthesis, which runs once for every master",
+    "on_mismatch": "checks the synthesis, which runs once for every master",
 }
 
 
@@ -128,6 +131,8 @@ class MasterOptions(_Model):
     exports: SkipJsonSchema[Any] = Field(None, exclude=True)
     webhook_url: SkipJsonSchema[Any] = Field(None, exclude=True)
     masters: SkipJsonSchema[Any] = Field(None, exclude=True)
+    check_speech: SkipJsonSchema[Any] = Field(None, exclude=True)
+    on_mismatch: SkipJsonSchema[Any] = Field(None, exclude=True)
 
     @field_validator("name")
     @classmethod
@@ -224,6 +229,16 @@ class RenderOptions(_Model):
         "mix, subtitles and video under masters/<name>/; synthesis and fit run once",
     )
 
+    check_speech: bool | None = Field(
+        None,
+        description="transcribe each segment offline and compare it with the script "
+        "(manifest speech_check); default on (the service's NARRATE_SPEECH_CHECK)",
+    )
+    on_mismatch: OnMismatch = Field(
+        "warn",
+        description="a segment the check flags: warn (speech.mismatch), retry (the next voice "
+        "of its chain, else a slower rate; the better reading kept) or fail the job",
+    )
     exports: list[Export] = Field(
         [],
         max_length=4,

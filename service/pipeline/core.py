@@ -22,6 +22,7 @@ from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
 from service.domain.voices import Catalog
 from service.pipeline.finalize import Finalizer
+from service.pipeline.listen import Listener, check_failed, render_checked
 from service.pipeline.local import render_locally
 from service.pipeline.manifest import Rendered
 from service.pipeline.masters import plan_masters
@@ -29,6 +30,7 @@ from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progre
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
 from service.ports import Check, Converter, Media, TtsEngine, Workspace
+from service.ports.asr import Recogniser
 
 
 def _no_lexicon(language: str) -> Lexicon:
@@ -50,10 +52,13 @@ class Pipeline:
         speech: Callable[[], Tools] | None = None,
         lexicons: Callable[[str], Lexicon] = _no_lexicon,
         converter: Converter | None = None,
+        recogniser: Recogniser | None = None,
+        fold: Callable[[str], str] = str,
     ) -> None:
         """``words`` is the word segmenter (jieba's words and tags); ``speech`` makes the
         front-end's tools (called on first use: pypinyin loads slowly); ``lexicons`` gives
-        the shipped lexicon of a language; ``converter`` makes Traditional tracks."""
+        the shipped lexicon of a language; ``converter`` makes Traditional tracks;
+        ``recogniser`` and ``fold`` (Traditional -> Simplified) are the speech check's."""
         self.settings = settings
         self.engines = engines
         self.media = media
@@ -71,6 +76,9 @@ class Pipeline:
             lambda: self.speech,
         )
         self.finalizer = Finalizer(settings, media, words, converter)
+        self.listener = Listener(
+            recogniser, lambda: self.speech, self.lexicon, fold, settings.speech_check
+        )
 
     @cached_property
     def speech(self) -> Tools:
@@ -83,8 +91,9 @@ class Pipeline:
         return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
 
     def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
-        """Synthesize segment ``index`` and fit it to its slot, to the sample."""
-        return self.segments.render(plan, index, work)
+        """Synthesize segment ``index`` and fit it to its slot, to the sample; then the
+        speech check (listen.py), when the job wants it."""
+        return render_checked(self.segments.render, self.listener, self.catalog, plan, index, work)
 
     def finalize(
         self,
@@ -98,7 +107,9 @@ class Pipeline:
         check: Check | None = None,
     ) -> Rendered:
         """Timeline, subtitles, loudness, music and mux: every artifact into ``outdir``;
-        ``check`` (the job canceled?) is asked while ffmpeg runs, and stops it by raising."""
+        ``check`` (the job canceled?) is asked while ffmpeg runs, and stops it by raising.
+        A job with on_mismatch fail and flagged segments fails here, before any artifact."""
+        check_failed(plan, results)
         return self.finalizer.finalize(plan, results, work, outdir, video, progress, music, check)
 
     # -- at the door -----------------------------------------------------------------------

@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from service import audio as dsp
 from service.domain.notices import Notice
 from service.domain.options import PASS_LU, MasterLoudness
+from service.domain.speech_compare import SpeechCheck
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
 from service.domain.units import ms_to_s
+from service.pipeline.listen import SpeechCheckSummary, speech_summary
 from service.pipeline.results import JobPlan, SegmentResult
 
 
@@ -85,6 +87,9 @@ class ManifestSegment(BaseModel):
         None,
         description="the take's DTW cost against its text (over the threshold: take.mismatch); "
         "null for synthesis",
+    )
+    speech_check: SpeechCheck | None = Field(
+        None, description="what the recogniser heard against the script; none: check off"
     )
 
 
@@ -186,15 +191,22 @@ class Manifest(BaseModel):
     masters: list[ManifestMaster] | None = Field(
         None, description="each master (options masters), when the job asked for several"
     )
+    speech_check: SpeechCheckSummary | None = Field(
+        None, description="the speech check over the job; none: the check was off"
+    )
 
     def to_json(self) -> str:
         """The file's text: keys in this order, no ``music``, ``traditional``,
-        ``translations`` or ``masters`` without them, no cue ``translation`` without one."""
-        unset = {"music", "traditional", "translations", "masters"}
+        ``translations``, ``masters`` or ``speech_check`` without them, no cue
+        ``translation`` and no segment ``speech_check`` without one."""
+        unset = {"music", "traditional", "translations", "masters", "speech_check"}
         data = self.model_dump(mode="json", exclude={k for k in unset if getattr(self, k) is None})
         for cue in data["cues"]:
             if cue["translation"] is None:
                 del cue["translation"]
+        for seg in data["segments"]:
+            if seg["speech_check"] is None:
+                del seg["speech_check"]
         return json.dumps(data, ensure_ascii=False, indent=2)
 
 
@@ -242,6 +254,7 @@ def build_manifest(
                 speaker=seg.speaker,
                 take=r.take is not None,
                 alignment_cost=r.alignment_cost,
+                speech_check=r.speech_check,
             )
             for seg, r, slot in segments
         ],
@@ -258,6 +271,7 @@ def build_manifest(
         music=music,
         **tracks_report(plan),
         masters=masters,
+        speech_check=speech_summary(plan, placed.results),
     )
 
 

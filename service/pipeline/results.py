@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from service.domain.notices import Notice
 from service.domain.options import MASTER_NAME, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
+from service.domain.speech_compare import SpeechCheck
 from service.domain.style import Style
 from service.domain.subtitles.cues import TimedPhrase
 from service.domain.takes import Take
@@ -156,6 +157,7 @@ class SegmentResult(BaseModel):
     rewrites: int = 0  # spans of the text the front-end changed for that engine
     take: str | None = None  # the recorded take spoken instead of a synthesis (its part)
     alignment_cost: float | None = None  # the take's DTW cost against its text
+    speech_check: SpeechCheck | None = None  # None: the job's check is off
 
     @field_validator("phrases", mode="before")
     @classmethod

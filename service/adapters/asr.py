@@ -1,0 +1,175 @@
+"""The speech check's recogniser: Whisper base (int8, CTranslate2) from the recogniser pack
+(service/voicepacks/whisper_base.py), features in numpy (service/audio/logmel.py).
+
+No ``tokenizers``: the check never encodes text (its prompt is four special tokens, looked up
+by name), and decoding Whisper's byte-level BPE is the vocabulary's strings mapped back to
+bytes (GPT-2's table, below). The ``tokenizers`` wheel requires huggingface_hub, a hub client
+with its own HTTP stack and a native transfer agent, none of which an offline check needs.
+
+The model is loaded once per process, on the first transcription (never for a job with the
+check off or whose segments are all skipped), and shared by the threads of a local render
+(CTranslate2 runs one request at a time per replica; a lock keeps the load single)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import zlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from service.audio import logmel, resample
+from service.ports.asr import Transcript
+from service.voicepacks import whisper_base
+
+NAME = "whisper-base-ct2-int8"
+# Windows of at most 15 s, not the encoder's 30: dense Chinese (6-7 syllables a second, 2-3
+# byte-level tokens a Traditional character) overflows the decoder's 448 tokens in 30 s, and
+# greedy decoding loops more often on long windows (GAGAR's 27 s segment 2: 贴着贴着...).
+WINDOW_S = 15.0
+MAX_SECONDS = 600.0  # a segment's longest slot (spec MAX_SECONDS): 40 windows at most
+MAX_TOKENS = 400  # the decoder's 448 less the prompt, with room
+LOOPING = 2.4  # zlib compression ratio over which a transcript is a loop (Whisper's own test)
+LANGUAGES = ("zh", "en")
+# The encoder's input: the window's audio and 2 s of silence, and never under 15 s. Whisper
+# was trained on 30 s inputs and cut short it stops early or drops the last word; on the
+# labelled set (bench/speech_check.py) 15 s heard the correct segments as well as 30 s did
+# (mean CER 0.087 and WER 0.127 against 0.203 / 0.095) at half the encoder's cost, 20 s no
+# better, and 2-8 s of padding alone lost words ("we compress" for a whole sentence).
+MIN_FRAMES = 1500
+PAD_FRAMES = 200  # 2 s of silence after the speech (logmel.chunk says why)
+
+
+@lru_cache(maxsize=1)
+def _byte_of() -> dict[str, int]:
+    """GPT-2's byte-level alphabet: the printable character standing for each byte."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    kept += range(ord("®"), ord("ÿ") + 1)
+    chars, extra = {b: chr(b) for b in kept}, 0
+    for b in range(256):
+        if b not in chars:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return {c: b for b, c in chars.items()}
+
+
+def decode_tokens(tokens: list[str]) -> str:
+    """Vocabulary strings -> text (special tokens dropped; bytes a cut left incomplete are
+    replaced rather than raising)."""
+    table = _byte_of()
+    raw = bytes(
+        table[c] for t in tokens if not (t.startswith("<|") and t.endswith("|>")) for c in t
+    )
+    return raw.decode("utf-8", errors="replace").strip()
+
+
+def looping(text: str) -> bool:
+    """A transcript that repeats itself (the decoder stuck in a loop)."""
+    raw = text.encode("utf-8")
+    return len(raw) > 24 and len(raw) / len(zlib.compress(raw)) > LOOPING
+
+
+def windows(n: int, rate: int, audio: np.ndarray) -> list[tuple[int, int]]:
+    """Cut points for windows of WINDOW_S: each window ends at its quietest 50 ms within the last
+    5 s (a word is cut only when there is no pause at all)."""
+    size, hop = int(WINDOW_S * rate) - rate // 10, rate // 20
+    out, start = [], 0
+    while n - start > size:
+        lo, hi = start + size - 5 * rate, start + size
+        frames = audio[lo:hi][: (hi - lo) // hop * hop].reshape(-1, hop)
+        cut = lo + int(np.argmin(np.abs(frames).mean(axis=1))) * hop + hop // 2
+        out.append((start, cut))
+        start = cut
+    out.append((start, n))
+    return out
+
+
+class WhisperRecogniser:
+    """The Recogniser port on CTranslate2's Whisper. ``pack``: a built pack's directory (None:
+    the default cache's, found on first use); ``threads``: CTranslate2's intra-op threads."""
+
+    name = NAME
+    max_seconds = MAX_SECONDS
+
+    def __init__(self, pack: Path | None = None, threads: int = 0, beam_size: int = 5) -> None:
+        self.pack = pack
+        self.threads = threads or min(2, os.cpu_count() or 1)
+        self.beam_size = beam_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self.load_seconds = 0.0
+
+    def model(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                t0 = time.perf_counter()
+                pack = self.pack or whisper_base.located()
+                import ctranslate2  # ~0.2 s: only a process that checks pays it
+
+                self._model = ctranslate2.models.Whisper(
+                    str(pack), device="cpu", compute_type="int8", intra_threads=self.threads
+                )
+                self.load_seconds = time.perf_counter() - t0
+            return self._model
+
+    def transcribe(self, audio: np.ndarray, rate: int, language: str) -> Transcript:
+        if language not in LANGUAGES:
+            raise ValueError(f"the recogniser is not set up for {language!r}")
+        pcm = resample(np.asarray(audio, dtype=np.float32), rate, logmel.RATE)
+        pcm = pcm[: int(self.max_seconds * logmel.RATE)]
+        model = self.model()
+        cpu0 = time.process_time()
+        cuts = windows(len(pcm), logmel.RATE, pcm)
+        texts = [self._window(model, pcm[a:b], language) for a, b in cuts]
+        return Transcript(
+            text=(" " if language == "en" else "").join(t for t in texts if t),
+            language=language,
+            audio_seconds=round(len(pcm) / logmel.RATE, 3),
+            cpu_seconds=round(time.process_time() - cpu0, 3),
+        )
+
+    def _window(self, model: Any, pcm: np.ndarray, language: str) -> str:
+        import ctranslate2
+
+        if len(pcm) < logmel.RATE // 10:  # under 0.1 s: nothing to hear
+            return ""
+        mel = logmel.chunk(logmel.log_mel(pcm), PAD_FRAMES, MIN_FRAMES)
+        features = ctranslate2.StorageView.from_array(mel)
+        prompt = ["<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>", "<|notimestamps|>"]
+        limit = MAX_TOKENS + len(prompt)
+        result = model.generate(features, [prompt], beam_size=self.beam_size, max_length=limit)
+        text = decode_tokens(list(result[0].sequences[0]))
+        if looping(text) or len(result[0].sequences[0]) >= MAX_TOKENS:
+            # Whisper's fallback, cheaper: a beam and a penalty on repeats, once (x1.5 cost).
+            result = model.generate(
+                features, [prompt], beam_size=5, repetition_penalty=1.1, max_length=limit
+            )
+            text = decode_tokens(list(result[0].sequences[0]))
+        return text
+
+
+def vocabulary(pack: Path) -> list[str]:
+    """The pack's token strings, in id order (tests decode through it)."""
+    tokens: list[str] = json.loads((pack / "vocabulary.json").read_text(encoding="utf-8"))
+    return tokens
+
+
+_t2s: Any = None
+_t2s_lock = threading.Lock()
+
+
+def fold_simplified(text: str) -> str:
+    """Traditional characters to Simplified (OpenCC t2s): Whisper writes Mandarin in either."""
+    global _t2s
+    with _t2s_lock:
+        if _t2s is None:
+            import opencc
+
+            _t2s = opencc.OpenCC("t2s")
+        out: str = _t2s.convert(text)
+    return out
