@@ -74,12 +74,25 @@ LONG_POLES = (
 )
 
 
+def _fast_tier_only(config: pytest.Config) -> bool:
+    """A bare ``pytest``: no ``-m``, no ``NARRATE_TESTS=all``, no tests named."""
+    named = config.args_source == pytest.Config.ArgsSource.ARGS
+    return not (config.option.markexpr or named or os.environ.get("NARRATE_TESTS") == "all")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast tier never imports the slow tiers' modules (Selenium, moto, the stacks)."""
+    if _fast_tier_only(config) and any(collection_path.is_relative_to(d) for d in SLOW_TIERS):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow tiers by their path; a bare ``pytest`` is the fast tier, ``-m``,
     ``NARRATE_TESTS=all`` or named tests choose otherwise. The long poles go first, each
     file's tests staying in their order."""
     for item in items:
-        if item.path.is_relative_to(SLOW_TIERS[0]) or item.path.is_relative_to(SLOW_TIERS[1]):
+        if any(item.path.is_relative_to(d) for d in SLOW_TIERS):
             item.add_marker(pytest.mark.integration)
         elif item.get_closest_marker("integration") is not None:
             raise pytest.UsageError(
@@ -87,8 +100,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
     rank = {TESTS / name: k for k, name in enumerate(LONG_POLES)}
     items.sort(key=lambda item: rank.get(item.path, len(rank)))  # stable: files stay whole
-    named = config.args_source == pytest.Config.ArgsSource.ARGS
-    if config.option.markexpr or named or os.environ.get("NARRATE_TESTS") == "all":
+    if not _fast_tier_only(config):
         return
     fast = [item for item in items if item.get_closest_marker("integration") is None]
     if len(fast) < len(items):
