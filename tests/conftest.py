@@ -13,6 +13,7 @@ Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (300
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,13 @@ from tests.support.data import SHORT_SCRIPT, make_video
 # No deadline and no too-slow check: a property is decided by its examples, never by how fast
 # a loaded host runs them (a 200 ms deadline failed at 305 ms beside a second CI run).
 _HOST_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+# Where PYTHONDONTWRITEBYTECODE is set (this machine, CI), pytest would rewrite every test
+# module's asserts afresh in every run and every xdist worker, and every stack's worker and API
+# process would compile the test support modules it imports: ~60 s of CPU per run, measured.
+# The suite keeps its bytecode (in __pycache__, ignored by git), for itself and its processes.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 settings.register_profile("dev", max_examples=30, **_HOST_FREE)
 settings.register_profile("ci", max_examples=300, print_blob=True, **_HOST_FREE)
 settings.load_profile(
