@@ -53,12 +53,19 @@ def studio_browser(profile: Path, height: int = 900) -> Iterator[Any]:
         yield driver
 
 
+# A wait's floor: a test names the wait it expects on a quiet host, but a page on a loaded
+# one (two CI runs at once) may take many times that; a longer bound costs a passing test
+# nothing.
+FLOOR = 60.0
+
+
 def until(driver: Any, timeout: float, cond: Any, what: str) -> Any:
-    """``cond(driver)`` polled until truthy (its value) or ``timeout``; the page redraws its
-    tables as events arrive, so an element read mid-redraw (stale, gone) is read again."""
+    """``cond(driver)`` polled until truthy (its value) or ``timeout`` (at least FLOOR); the
+    page redraws its tables as events arrive, so an element read mid-redraw (stale, gone) is
+    read again."""
     return WebDriverWait(
         driver,
-        timeout,
+        max(timeout, FLOOR),
         poll_frequency=0.1,
         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
     ).until(cond, message=what)

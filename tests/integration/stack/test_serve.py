@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from devtools.stack import until
 from service.stack import redis_argv, wait_for_redis
 from tests.support.data import ROOT
 from tests.support.stack import free_port
@@ -78,10 +79,9 @@ def ready_workers(url: str) -> int:
 
 
 def wait_until(check: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.3)
+    """``check`` polled until it holds; the bound is generous (at least 180 s: a loaded host
+    starts a fleet slowly), so only a state never reached fails."""
+    until(check, max(timeout, 180), "the serve's processes")
 
 
 @contextlib.contextmanager
