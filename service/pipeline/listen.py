@@ -101,6 +101,7 @@ class Listener:
             status="checked",
             recogniser=self.recogniser.name,
             transcript=heard.text,
+            heard=said.source,
             measure=comparison.measure,
             error_rate=comparison.error_rate,
             threshold=THRESHOLDS[language],
