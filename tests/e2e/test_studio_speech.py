@@ -5,6 +5,7 @@ re-renders the job with on_mismatch retry."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from tests.service.studio_fixtures import (
     studio_browser,
     until,
 )
+from tests.service.test_batches import wait_batch
 
 pytestmark = [pytest.mark.integration, needs_chromium]
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -109,3 +111,14 @@ def test_flagged_segments_show_what_was_heard_and_one_click_retries_them(
             manifest = c.get(f"/v1/jobs/{child}/artifacts/manifest.json").json()
         assert manifest["segments"][0]["speech_check"]["tries"], manifest["segments"][0]
         assert not manifest["segments"][2]["speech_check"]["tries"]
+        # A batch of the same script: its item counts the flagged segments.
+        with stack.client() as c:
+            items = [{"name": "speech", "script": json.dumps(SPEC, ensure_ascii=False)}]
+            made = c.post("/v1/batches", json={"items": items})
+            assert made.status_code == 202, made.text
+            batch = wait_batch(c, made.json()["id"], timeout=240)
+        assert batch["items"][0]["flagged"] == [1, 2], batch
+        browser.get(stack.url + "/#/batches/" + batch["id"])
+        cell = "#batch-items tbody tr td[data-flagged]"
+        shown = until(browser, 20, lambda d: d.find_element(By.CSS_SELECTOR, cell).text, "count")
+        assert shown == "2 flagged (1, 2)", shown

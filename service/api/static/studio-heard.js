@@ -12,6 +12,7 @@ Object.assign(WORDS.en, {
   heardFlag: "heard otherwise", heardTake: "A recorded take: record it again (a re-render cannot change it).",
   heardRetrying: "Re-rendering the flagged segments…", heardMissing: "missing", heardExtra: "extra", heardChanged: "changed",
   "measure.cer": "character error rate", "measure.wer": "word error rate",
+  colFlagged: "Speech check", batchFlagged: "{0} flagged ({1})",
 });
 Object.assign(WORDS["zh-CN"], {
   heardH: "语音校对", heardRetry: "重新生成被标记的段落",
@@ -20,6 +21,7 @@ Object.assign(WORDS["zh-CN"], {
   heardFlag: "听到的不一致", heardTake: "这是录音：请重新录制（重新生成无法改变它）。",
   heardRetrying: "正在重新生成被标记的段落…", heardMissing: "漏读", heardExtra: "多读", heardChanged: "读错",
   "measure.cer": "字错误率", "measure.wer": "词错误率",
+  colFlagged: "语音校对", batchFlagged: "标记 {0} 段（{1}）",
 });
 applyWords();
 
