@@ -11,8 +11,16 @@ The same for one take of each whole script (its segments' takes end to end), spl
 the segments as a ``take`` part is.
 A 90 s take (the segments of all examples of one language read in one go) is timed in CPU
 seconds (aim <= 2 s). Mismatch: each take aligned against another segment's text, for the
-cost threshold. Usage:
-    .venv/bin/python bench/takes.py [--no-neural]
+cost threshold.
+
+Script matching (issue 33, 文稿匹配; skipped with --no-recogniser or without the recogniser
+pack): the same takes heard by the speech check's recogniser. Right text against wrong text
+by the speech check's error rate (CER/WER of the take's transcript against the text); one
+take of each whole script split by the recogniser's timed words matched to the script
+(service/domain/script_match.py) beside the DTW split (segment and phrase onsets); and a
+whole take that skips a line, and one that reads a line twice, split both ways and each
+share speech-checked: which segments does each split flag? Usage:
+    .venv/bin/python bench/takes.py [--no-neural] [--no-recogniser]
 """
 
 from __future__ import annotations
@@ -36,14 +44,18 @@ from service.domain.script import parse_script  # noqa: E402
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end, parse_entries  # noqa: E402
 from service.domain.subtitles import timed_phrases  # noqa: E402
 from service.domain.text import split_phrases  # noqa: E402
+from service.pipeline.listen import Listener  # noqa: E402
 from service.pipeline.segment import source_words  # noqa: E402
 from service.pipeline.takes import (  # noqa: E402
     MISMATCH_COST,
     MISMATCH_TRIP_MS,
     carried,
+    matched_split,
     mismatch,
     script_reference,
+    speech_span,
     split,
+    trimmed,
 )
 from service.ports import Boundary, Speech, TtsEngine, TtsRequest  # noqa: E402
 
@@ -77,8 +89,10 @@ def recorded(speech: Speech, rng: np.random.Generator) -> np.ndarray:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--no-neural", action="store_true")
+    ap.add_argument("--no-recogniser", action="store_true")
     args = ap.parse_args()
     tools = speech_tools()
+    listener = None if args.no_recogniser else make_listener(tools)
     espeak = EspeakEngine(segment=cjk_words)
     voices = {"zh": "cmn-latn-pinyin", "en": "en-us"}
     takers: list[tuple[str, TtsEngine, dict[str, str], float]] = [
@@ -94,7 +108,9 @@ def main() -> None:
         errors: list[float] = []
         costs: list[tuple[float, float]] = []
         wrong: list[tuple[float, float]] = []
+        heard: dict[str, list[list[float]]] = {}  # language -> [right rates, wrong rates]
         whole = [0, 0]  # phrase onsets within tolerance, phrases: one take of each script
+        matching: dict[str, list[str]] = {}
         long_ref: dict[str, list[Speech]] = {}
         long_take: dict[str, list[np.ndarray]] = {}
         for path in sorted((ROOT / "examples").glob("*.md")):
@@ -131,9 +147,16 @@ def main() -> None:
                 if other[0] != text:
                     bad = carried(other[1], take, RATE)
                     wrong.append((bad.cost, bad.round_trip_ms))
+                if listener is not None:
+                    rates = heard.setdefault(lang, [[], []])
+                    rates[0].append(rate_of(listener, text, lang, lexicon, take))
+                    if other[0] != text:
+                        rates[1].append(rate_of(listener, other[0], lang, lexicon, take))
             got_whole = whole_take(segs, chars)
             whole[0] += got_whole[0]
             whole[1] += got_whole[1]
+            if listener is not None:
+                matching[path.stem] = script_matching(listener, spec, lexicon, segs, chars)
         e = np.array(errors)
         print(f"take by {name}:")
         print(f"  phrase onsets within {TOLERANCE_MS} ms: {hits}/{total} = {hits / total:.1%}"
@@ -151,15 +174,28 @@ def main() -> None:
               f" {MISMATCH_TRIP_MS:g} ms)")  # fmt: skip
         for language in long_ref:
             timed_long(language, long_ref[language], long_take[language])
+        for language, (right, wrong_rates) in heard.items():
+            r, w = np.array(right), np.array(wrong_rates)
+            apart = "separated" if r.max() < w.min() else "OVERLAP"
+            print(f"  recogniser, {language}: right text error rate {r.min():.2f}-{r.max():.2f}"
+                  f" (median {np.median(r):.2f}), wrong text {w.min():.2f}-{w.max():.2f}"
+                  f" (median {np.median(w):.2f}): {apart}")  # fmt: skip
+        for stem, lines in matching.items():
+            for line in lines:
+                print(f"  {stem}: {line}")
 
 
-def whole_take(segs: list[Any], chars: int) -> tuple[int, int]:
+def whole_take(
+    segs: list[Any], chars: int, shares: list[dict[str, Any]] | None = None
+) -> tuple[int, int]:
     """The segments' takes as one recording (each keeps its lead-in and tail), split among the
-    segments as narrate splits a ``take`` part: phrase onsets within tolerance, phrases."""
-    reference, firsts = script_reference([s[1] for s in segs])
+    segments as narrate splits a ``take`` part (``shares``: a split made otherwise, in the
+    trimmed take's time): phrase onsets within tolerance, phrases."""
     take = np.concatenate([s[5] for s in segs])
-    shares = split(carried(reference, take, RATE), reference, firsts)
-    lead = int(np.argmax(np.abs(take) > SILENCE_THRESHOLD))  # what carried() trims
+    if shares is None:
+        reference, firsts = script_reference([s[1] for s in segs])
+        shares = split(carried(reference, take, RATE), reference, firsts)
+    lead = speech_span(take)[0]  # what carried() trims
     hits = total = 0
     at = 0
     for (text, _ref, ref_sp, tk, tk_sp, own), share in zip(segs, shares, strict=True):
@@ -174,6 +210,109 @@ def whole_take(segs: list[Any], chars: int) -> tuple[int, int]:
                 hits += abs(span_ms + found[start] - true_ms) <= TOLERANCE_MS
                 total += 1
     return hits, total
+
+
+class Heard:
+    """The recogniser with each transcription kept (a take is compared with two texts)."""
+
+    def __init__(self, recogniser: Any) -> None:
+        self.inner, self.name, self.max_seconds = (
+            recogniser,
+            recogniser.name,
+            recogniser.max_seconds,
+        )
+        self.kept: dict[tuple[int, str, bool], Any] = {}
+        self.cpu = 0.0
+
+    def transcribe(self, audio: np.ndarray, rate: int, language: str, timed: bool = False) -> Any:
+        key = (hash(audio.tobytes()), language, timed)
+        if key not in self.kept:
+            self.kept[key] = self.inner.transcribe(audio, rate, language, timed)
+        return self.kept[key]
+
+
+def make_listener(tools: Tools) -> Listener | None:
+    from service.adapters.asr import WhisperRecogniser, fold_simplified
+    from service.voicepacks import whisper_base
+
+    try:
+        whisper_base.located()
+    except Exception as e:
+        print(f"(recogniser not installed: script matching skipped: {e})")
+        return None
+    return Listener(Heard(WhisperRecogniser()), lambda: tools, lambda s: {}, fold_simplified)
+
+
+def rate_of(listener: Listener, text: str, lang: str, lexicon: Lexicon, take: np.ndarray) -> float:
+    """The speech check's error rate of ``take`` read as ``text`` (the take trimmed, as narrate
+    checks a take's fitted speech)."""
+    check = listener.judge(text, lang, lexicon, trimmed(take), RATE)
+    return check.error_rate if check.error_rate is not None else float("nan")
+
+
+def script_matching(
+    listener: Listener, spec: Any, lexicon: Lexicon, segs: list[Any], chars: int
+) -> list[str]:
+    """One take of the whole script split by script matching beside the DTW split; then takes
+    that skip a line and that read a line twice, split both ways and each share checked."""
+    from service.domain.spec import RenderOptions
+    from service.pipeline.results import JobPlan
+
+    plan = JobPlan.model_construct(spec=spec, options=RenderOptions(), voices=[])  # type: ignore[call-arg]  # split_take reads the spec and options only
+    listener.lexicon = lambda s: lexicon
+    refs = [s[1] for s in segs]
+    out = []
+    take = np.concatenate([s[5] for s in segs])
+    t0 = time.process_time()
+    shares = listener.split_take(plan, trimmed(take), RATE)
+    cpu = time.process_time() - t0
+    if shares is None:
+        return ["the recogniser understood too little of the take: split by DTW"]
+    by_match = matched_split(shares, trimmed(take), RATE, refs)
+    hm, tm = whole_take(segs, chars, by_match)
+    hd, td = whole_take(segs, chars)
+    long = len(take) / RATE
+    out.append(f"whole take split by script matching: phrase onsets within {TOLERANCE_MS} ms"
+               f" {hm}/{tm}, by DTW {hd}/{td} ({cpu:.1f} s CPU, {long:.0f} s take)")  # fmt: skip
+    n = len(segs)
+    if n >= 3:
+        skip = [s[5] for k, s in enumerate(segs) if k != 1]
+        twice = [s[5] for s in segs[:2]] + [segs[1][5]] + [s[5] for s in segs[2:]]
+        for label, parts in (("line 2 skipped", skip), ("line 2 read twice", twice)):
+            out.append(f"{label}: " + faulty(listener, plan, spec, lexicon, refs, parts))
+    return out
+
+
+def faulty(listener: Listener, plan: Any, spec: Any, lexicon: Lexicon, refs: list[Speech],
+           parts: list[np.ndarray]) -> str:  # fmt: skip
+    """Which segments the speech check flags on each split of a faulty whole take."""
+    take = trimmed(np.concatenate(parts))
+    said = []
+    shares = listener.split_take(plan, take, RATE)
+    splits = {"DTW": split(*_dtw(refs, take))}
+    if shares is not None:
+        splits["script matching"] = matched_split(shares, take, RATE, refs)
+    for name, rows in splits.items():
+        flagged = []
+        for k, row in enumerate(rows):
+            a, b = (int(t * RATE / 1000) for t in row["span"])
+            seg = spec.segments[k]
+            audio = levelled_share(take, a, b)
+            check = listener.judge(seg.text, spec.language, lexicon, audio, RATE) if b > a else None
+            if check is None or check.flagged:
+                rate = "nothing" if check is None else f"{check.error_rate:.2f}"
+                flagged.append(f"{k + 1} ({rate})")
+        said.append(f"{name} flags {', '.join(flagged) or 'none'}")
+    return "; ".join(said)
+
+
+def _dtw(refs: list[Speech], take: np.ndarray) -> tuple[Any, Speech, list[int]]:
+    reference, firsts = script_reference(refs)
+    return carried(reference, take, RATE), reference, firsts
+
+
+def levelled_share(take: np.ndarray, a: int, b: int) -> np.ndarray:
+    return np.asarray(take[a:b], dtype=np.float32)
 
 
 def timed_long(lang: str, refs: list[Speech], takes: list[np.ndarray]) -> None:

@@ -86,7 +86,9 @@ class Table:
     def row(item: dict[str, Any]) -> str:
         engines = ",".join(sorted({e for e in item["engines"] if e})) or "-"
         pct = f"{item['progress'] * 100:.0f}%"
-        return f"{item['name']:<24} {item['status']:<10} {pct:>8}  {engines}"
+        heard = len(item.get("flagged") or [])
+        flagged = f"  {heard} flagged" if heard else ""
+        return f"{item['name']:<24} {item['status']:<10} {pct:>8}  {engines}{flagged}"
 
 
 def _client(args: argparse.Namespace) -> httpx.Client:
@@ -174,6 +176,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
         if args.out:
             _download(client, state, Path(args.out))
             print(f"downloaded {state['counts']['succeeded']} items to {args.out}")
+    for item in state["items"]:
+        if item.get("flagged"):
+            said = ", ".join(str(n) for n in item["flagged"])
+            print(f"{item['name']}: speech check flagged {len(item['flagged'])} (segments {said})")
     bad = [i for i in state["items"] if i["status"] != "succeeded"]
     for item in bad:
         why = (item["error"] or {}).get("message", "")

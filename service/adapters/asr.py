@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from service.audio import logmel, resample
-from service.ports.asr import Transcript
+from service.ports.asr import HeardWord, Transcript
 from service.voicepacks import whisper_base
 
 NAME = "whisper-base-ct2-int8"
@@ -101,6 +101,7 @@ class WhisperRecogniser:
         self.threads = threads or min(2, os.cpu_count() or 1)
         self.beam_size = beam_size
         self._model: Any = None
+        self._vocab: list[str] | None = None
         self._lock = threading.Lock()
         self.load_seconds = 0.0
 
@@ -117,27 +118,37 @@ class WhisperRecogniser:
                 self.load_seconds = time.perf_counter() - t0
             return self._model
 
-    def transcribe(self, audio: np.ndarray, rate: int, language: str) -> Transcript:
+    def transcribe(
+        self, audio: np.ndarray, rate: int, language: str, timed: bool = False
+    ) -> Transcript:
         if language not in LANGUAGES:
             raise ValueError(f"the recogniser is not set up for {language!r}")
         pcm = resample(np.asarray(audio, dtype=np.float32), rate, logmel.RATE)
         pcm = pcm[: int(self.max_seconds * logmel.RATE)]
         model = self.model()
         cpu0 = time.process_time()
-        cuts = windows(len(pcm), logmel.RATE, pcm)
-        texts = [self._window(model, pcm[a:b], language) for a, b in cuts]
+        texts: list[str] = []
+        words: list[HeardWord] = []
+        for a, b in windows(len(pcm), logmel.RATE, pcm):
+            text, heard = self._window(model, pcm[a:b], language, timed)
+            texts.append(text)
+            shift = round(a * 1000 / logmel.RATE)
+            words += [HeardWord(w.text, w.start_ms + shift, w.end_ms + shift) for w in heard]
         return Transcript(
             text=(" " if language == "en" else "").join(t for t in texts if t),
             language=language,
+            words=tuple(words),
             audio_seconds=round(len(pcm) / logmel.RATE, 3),
             cpu_seconds=round(time.process_time() - cpu0, 3),
         )
 
-    def _window(self, model: Any, pcm: np.ndarray, language: str) -> str:
+    def _window(
+        self, model: Any, pcm: np.ndarray, language: str, timed: bool = False
+    ) -> tuple[str, list[HeardWord]]:
         import ctranslate2
 
         if len(pcm) < logmel.RATE // 10:  # under 0.1 s: nothing to hear
-            return ""
+            return "", []
         mel = logmel.chunk(logmel.log_mel(pcm), PAD_FRAMES, MIN_FRAMES)
         features = ctranslate2.StorageView.from_array(mel)
         prompt = ["<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>", "<|notimestamps|>"]
@@ -150,7 +161,62 @@ class WhisperRecogniser:
                 features, [prompt], beam_size=5, repetition_penalty=1.1, max_length=limit
             )
             text = decode_tokens(list(result[0].sequences[0]))
-        return text
+        if not timed or not text:
+            return text, []
+        frames = min(mel.shape[-1], len(pcm) // logmel.HOP)
+        return text, self._timed(model, features, prompt[:3], result[0], frames)
+
+    def _timed(
+        self, model: Any, features: Any, start: list[str], result: Any, frames: int
+    ) -> list[HeardWord]:
+        """The words of ``result`` timed by CTranslate2's cross-attention alignment (the
+        model's alignment heads, as faster-whisper's word timestamps): a token starts at the
+        first audio frame (20 ms) the alignment path gives it."""
+        ids = self._ids()
+        eot = ids["<|endoftext|>"]
+        tokens = [int(i) for i in result.sequences_ids[0] if int(i) < eot]
+        if not tokens:
+            return []
+        found = model.align(
+            features, [ids[t] for t in start], [[*tokens, eot]], [frames], median_filter_width=7
+        )[0]
+        starts = [-1] * (len(tokens) + 1)
+        for text_index, time_index in found.alignments:
+            if 0 <= text_index <= len(tokens) and starts[text_index] < 0:
+                starts[text_index] = int(time_index) * 20
+        for i in range(1, len(starts)):  # a token the path skips starts where the last did
+            starts[i] = max(starts[i], starts[i - 1], 0)
+        return token_words(self._vocabulary(), tokens, starts)
+
+    def _vocabulary(self) -> list[str]:
+        if self._vocab is None:
+            self._vocab = vocabulary(self.pack or whisper_base.located())
+        return self._vocab
+
+    def _ids(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self._vocabulary()) if t.startswith("<|")}
+
+
+def token_words(vocab: list[str], tokens: list[int], starts: list[int]) -> list[HeardWord]:
+    """Byte-level tokens (ids into ``vocab``) with their start times (ms; one more than the
+    tokens: the end) as pieces of text that decode whole: a word with its leading space, a
+    Chinese character whose bytes span several tokens, punctuation."""
+    table = _byte_of()
+    out: list[HeardWord] = []
+    pending, first = b"", 0
+    for k, token in enumerate(tokens):
+        if not pending:
+            first = k
+        pending += bytes(table[c] for c in vocab[token])
+        try:
+            text = pending.decode("utf-8")
+        except UnicodeDecodeError:
+            if len(pending) < 4:
+                continue
+            text = pending.decode("utf-8", errors="replace")
+        out.append(HeardWord(text, starts[first], max(starts[k + 1], starts[first])))
+        pending = b""
+    return out
 
 
 def vocabulary(pack: Path) -> list[str]:

@@ -22,6 +22,12 @@ class BatchItemOut(BaseModel):
     error: Notice | None
     artifacts: list[str]
     links: dict[str, str]
+    # The segments the speech check flagged (its speech.mismatch warnings), 1-based
+    flagged: list[int] = []
+
+
+def flagged_segments(job: Job) -> list[int]:
+    return sorted({w.segment for w in job.warnings if w.code == "speech.mismatch" and w.segment})
 
 
 class BatchOut(BaseModel):
@@ -65,6 +71,7 @@ def _item(request: Request, item: BatchItem, job: Job | None) -> BatchItemOut:
         error=job.error,
         artifacts=job.artifacts,
         links={"job": link},
+        flagged=flagged_segments(job),
     )
 
 

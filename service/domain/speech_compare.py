@@ -218,6 +218,11 @@ class SpeechCheck(BaseModel):
     reason: str | None = Field(None, description="why it was skipped")
     recogniser: str | None = None
     transcript: str | None = Field(None, description="what the recogniser heard, as it wrote it")
+    heard: str | None = Field(
+        None,
+        description="the transcript as compared (Traditional characters folded to Simplified):"
+        " the diff's heard words are in it",
+    )
     measure: Literal["cer", "wer"] | None = Field(
         None, description="cer: toneless syllables (Chinese); wer: words (English)"
     )

@@ -79,6 +79,7 @@ class Pipeline:
         self.listener = Listener(
             recogniser, lambda: self.speech, self.lexicon, fold, settings.speech_check
         )
+        self.segments.matcher = self.listener.split_take
 
     @cached_property
     def speech(self) -> Tools:

@@ -22,6 +22,7 @@ from service import audio as dsp
 from service.domain.errors import SpeechMismatchError
 from service.domain.fields import MIN_RATE_PERCENT, rate_multiplier
 from service.domain.notices import Notice, segment_ranges, warning
+from service.domain.script_match import Share, Timed, match_script, timed_pieces
 from service.domain.spec import JobSpec
 from service.domain.speech import Lexicon, Tools, front_end
 from service.domain.speech_compare import (
@@ -31,6 +32,7 @@ from service.domain.speech_compare import (
     flagged,
     named,
     skipped,
+    units_of,
 )
 from service.domain.units import ms_to_samples
 from service.domain.voices import Catalog
@@ -40,6 +42,12 @@ from service.ports.asr import Recogniser
 
 log = logging.getLogger("narrate.listen")
 
+# A whole-script take is split by script matching only when at least this share of the
+# syllables or words the recogniser heard are the script's, as written (of what it heard, not
+# of the script: a take that skips lines is still understood); under it, it did not understand
+# the voice (bench/takes.py: espeak-ng's Mandarin) and the take is split by the reference and
+# DTW.
+MATCHED_ENOUGH = 0.5
 UNCHECKABLE = {"espeak": "engine not checkable (espeak-ng is not intelligible to the recogniser)"}
 MISMATCH = "speech.mismatch"
 
@@ -93,6 +101,7 @@ class Listener:
             status="checked",
             recogniser=self.recogniser.name,
             transcript=heard.text,
+            heard=said.source,
             measure=comparison.measure,
             error_rate=comparison.error_rate,
             threshold=THRESHOLDS[language],
@@ -101,6 +110,26 @@ class Listener:
             audio_seconds=heard.audio_seconds,
             cpu_seconds=heard.cpu_seconds,
         )
+
+    def split_take(self, plan: JobPlan, audio: dsp.Audio, rate: int) -> list[Share] | None:
+        """A whole-script take split among the segments by script matching (文稿匹配,
+        service/domain/script_match.py), when the job's check is on. None: no recogniser, a
+        language it is not set up for, or too little of the script heard as written."""
+        spec = plan.spec
+        if not self.wanted(plan) or self.recogniser is None or spec.language not in THRESHOLDS:
+            return None
+        heard = self.recogniser.transcribe(audio, rate, spec.language, timed=True)
+        words = [self.fold(w.text) for w in heard.words]
+        spans = zip(timed_pieces(words), heard.words, strict=True)
+        pieces = [Timed(a, b, w.start_ms, w.end_ms) for (a, b), w in spans]
+        tools, lexicon = self.tools(), self.lexicon(spec)
+        meant = [front_end(s.text, spec.language, "pinyin", lexicon, tools) for s in spec.segments]
+        said = front_end("".join(words), spec.language, "pinyin", {}, tools)
+        shares = match_script(meant, said, pieces)
+        heard_units = len(units_of(said))  # a skipped line must not count against the voice
+        heard_right = sum(s.matched for s in shares) / heard_units if heard_units else 0.0
+        log.info("whole take: %.0f%% of the words heard are the script's", heard_right * 100)
+        return shares if heard_right >= MATCHED_ENOUGH else None
 
 
 def mismatch_notice(number: int, check: SpeechCheck) -> Notice:

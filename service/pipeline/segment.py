@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +31,10 @@ from service.pipeline.results import JobPlan, SegmentResult
 from service.pipeline.takes import (
     REFERENCE_ENGINE,
     Aligned,
+    Matcher,
     carried,
     levelled,
+    matched_split,
     mismatch,
     script_reference,
     split,
@@ -103,6 +106,7 @@ class SegmentRenderer:
         self.words = words
         self.lexicon = lexicon
         self.tools = tools
+        self.matcher: Matcher | None = None  # whole takes: listen.Listener.split_take
 
     def spoken_segment(self, plan: JobPlan, index: int) -> SpokenSegment:
         spec = plan.spec
@@ -250,15 +254,7 @@ class SegmentRenderer:
         try:
             shares = json.loads(work.fetch(name).read_text(encoding="utf-8"))
         except FileNotFoundError:
-            parts = [
-                self._reference(plan, self.spoken_segment(plan, i), calls)
-                for i in range(len(plan.spec.segments))
-            ]
-            reference, firsts = script_reference(parts)
-            whole = carried(
-                reference, self._take_audio(work, take.input), self.settings.sample_rate
-            )
-            shares = split(whole, reference, firsts)
+            shares = self._split_whole(plan, take, work, calls)
             path = work.local(name)
             with tempfile.NamedTemporaryFile(
                 "w", encoding="utf-8", dir=path.parent, suffix=".tmp", delete=False
@@ -272,6 +268,19 @@ class SegmentRenderer:
         a, b = (ms_to_samples(t, sr) for t in share["span"])
         bounds = [Boundary(*row) for row in share["boundaries"]]
         return Aligned(Speech(audio[a:b], sr, bounds), float(share["cost"]), float(share["trip"]))
+
+    def _split_whole(
+        self, plan: JobPlan, take: Take, work: Workspace, calls: dict[str, int]
+    ) -> list[dict[str, Any]]:
+        """A whole-script take split by script matching (the speech check's recogniser),
+        else by the whole script's reference carried onto it by DTW."""
+        segments = range(len(plan.spec.segments))
+        parts = [self._reference(plan, self.spoken_segment(plan, i), calls) for i in segments]
+        sr, audio = self.settings.sample_rate, self._take_audio(work, take.input)
+        if self.matcher and (shares := self.matcher(plan, trimmed(audio), sr)) is not None:
+            return matched_split(shares, trimmed(audio), sr, parts)
+        reference, firsts = script_reference(parts)
+        return split(carried(reference, audio, sr), reference, firsts)
 
     def _fit(
         self,

@@ -6,16 +6,21 @@ boundaries."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from service import audio as dsp
 from service.audio.align import Alignment, align
 from service.domain.notices import Notice, warning
-from service.domain.units import samples_to_ms
+from service.domain.script_match import Share
+from service.domain.units import ms_to_samples, samples_to_ms
 from service.ports import Boundary, Speech
+
+if TYPE_CHECKING:
+    from service.pipeline.results import JobPlan
 
 REFERENCE_ENGINE = "espeak"  # offline, always installed: the reference every take is read against
 # The mean DTW distance (per normalised MFCC, against frames paired at random: align.py) over
@@ -29,6 +34,9 @@ MISMATCH_COST = 0.7
 # (espeak +f3) and 61-208 ms (the neural voice); other texts 60 ms to no path back (median
 # 526-565 ms). Either test flags 15 of 17 and 10 of 10 other texts there, and no right one.
 MISMATCH_TRIP_MS = 250.0
+# Script matching (listen.Listener.split_take): a plan and a trimmed take -> the segments'
+# shares, or None where the recogniser cannot split it.
+Matcher = Callable[["JobPlan", dsp.Audio, int], list[Share] | None]
 TAKE_LEVEL_DBFS = -20.0  # the take's speech is brought to this RMS before the fit
 
 
@@ -42,21 +50,26 @@ class Aligned:
     alignment: Alignment | None = None
 
 
-def trimmed(take: dsp.Audio, frame: int = 256) -> dsp.Audio:
-    """The take without its silent ends: frames under -50 dBFS, or within 8 dB of its noise
-    floor (its quietest tenth), are not speech; the threshold stays 25 dB under its loud
-    frames, so a take with no pause in it keeps its soft ends."""
+def speech_span(take: dsp.Audio, frame: int = 256) -> tuple[int, int]:
+    """Where the take's speech starts and ends (samples): frames under -50 dBFS, or within
+    8 dB of its noise floor (its quietest tenth), are not speech; the threshold stays 25 dB
+    under its loud frames, so a take with no pause in it keeps its soft ends."""
     n = len(take) // frame
     if n == 0:
-        a, b = dsp.speech_bounds(take)
-        return take[a:b]
+        return dsp.speech_bounds(take)
     rms = np.sqrt(np.mean(take[: n * frame].astype(np.float64).reshape(n, frame) ** 2, axis=1))
     level = 20 * np.log10(rms + 1e-12)
     noise, peak = np.percentile(level, [10, 95])
     loud = np.flatnonzero(level > max(-50.0, min(float(noise) + 8, float(peak) - 25)))
     if len(loud) == 0:
-        return take[:0]
-    return take[loud[0] * frame : min(len(take), (loud[-1] + 1) * frame)]
+        return 0, 0
+    return int(loud[0]) * frame, min(len(take), (int(loud[-1]) + 1) * frame)
+
+
+def trimmed(take: dsp.Audio) -> dsp.Audio:
+    """The take without its silent ends (speech_span)."""
+    a, b = speech_span(take)
+    return take[a:b]
 
 
 def carried(reference: Speech, take: dsp.Audio, rate: int) -> Aligned:
@@ -130,6 +143,41 @@ def split(whole: Aligned, reference: Speech, firsts: list[int]) -> list[dict[str
             trip = whole.alignment.round_trip_between(ref[0].start_ms, ref[-1].end_ms)
         rows = [[w.start, w.end, w.start_ms - start, w.end_ms - start] for w in mine]
         out.append({"span": [start, end], "boundaries": rows, "cost": cost, "trip": trip})
+    return out
+
+
+# A matched share's audio starts this long before its first word's time and runs to this long
+# before the next share's first word (the recogniser's word ends are where the next token
+# starts: a line's last word often ends in the pause after it; its starts are early if
+# anything); the silence this takes in is trimmed.
+SHARE_LEAD_MS = 100
+
+
+def matched_split(
+    shares: list[Share], take: dsp.Audio, rate: int, refs: list[Speech]
+) -> list[dict[str, Any]]:
+    """Each segment's share of a (trimmed) whole-script take as script matching found it
+    (service/domain/script_match.py), in split()'s form. Within its span, the segment's
+    own reference is carried onto its speech by DTW (its phrase boundaries, its cost): the
+    recogniser says where a line is, the alignment where its phrases are."""
+    out: list[dict[str, Any]] = []
+    length = samples_to_ms(len(take), rate)
+    heard = [k for k, s in enumerate(shares) if s.end_ms > s.start_ms]
+    for k, (share, ref) in enumerate(zip(shares, refs, strict=True)):
+        if k not in heard:
+            at = share.start_ms
+            out.append({"span": [at, at], "boundaries": [], "cost": float("inf"), "trip": 0.0})
+            continue
+        after = [shares[j].start_ms for j in heard if j > k]
+        start = max(0, share.start_ms - SHARE_LEAD_MS)
+        end = max(share.end_ms, after[0] - SHARE_LEAD_MS) if after else length
+        piece = take[ms_to_samples(start, rate) : ms_to_samples(end, rate)]
+        a, _ = speech_span(piece)
+        got = carried(ref, piece, rate)
+        start += samples_to_ms(a, rate)
+        rows = [[w.start, w.end, w.start_ms, w.end_ms] for w in got.speech.boundaries]
+        span = [start, start + got.speech.duration_ms]
+        out.append({"span": span, "boundaries": rows, "cost": got.cost, "trip": got.round_trip_ms})
     return out
 
 

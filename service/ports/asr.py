@@ -39,7 +39,11 @@ class Recogniser(Protocol):
     name: str  # e.g. "whisper-base-ct2-int8": recorded with each check
     max_seconds: float
 
-    def transcribe(self, audio: np.ndarray, rate: int, language: str) -> Transcript:
-        """``audio``: mono float32 at ``rate`` Hz. Raises RecogniserMissing (its message names
-        the install command) when the model is not on this machine."""
+    def transcribe(
+        self, audio: np.ndarray, rate: int, language: str, timed: bool = False
+    ) -> Transcript:
+        """``audio``: mono float32 at ``rate`` Hz. ``timed``: the transcript's words with their
+        times too (a whole-script take is split by them; it costs an alignment pass). Raises
+        RecogniserMissing (its message names the install command) when the model is not on
+        this machine."""
         ...

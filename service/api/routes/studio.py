@@ -36,6 +36,7 @@ FILES = {
     "studio-i18n.js": "text/javascript; charset=utf-8",
     "studio-more.js": "text/javascript; charset=utf-8",
     "studio-fix.js": "text/javascript; charset=utf-8",
+    "studio-heard.js": "text/javascript; charset=utf-8",
     "studio-tabs.js": "text/javascript; charset=utf-8",
     "studio.css": "text/css; charset=utf-8",
 }

@@ -212,7 +212,10 @@ function showBatch(b) {
     el("td", { text: it.name, lang: textLang(it.name) }),
     el("td", { class: "state " + it.status, "data-state": it.status, text: t("state." + it.status) }),
     el("td", { text: it.stage && !TERMINAL.includes(it.status) ? stageName(it.stage) : (it.error ? plainWords(it.error.message) : "") }),
-    el("td", {}, el("a", { href: "#/jobs/" + it.job, text: it.job.slice(0, 8) })))));
+    el("td", {}, el("a", { href: "#/jobs/" + it.job, text: it.job.slice(0, 8) })),
+    // the segments the speech check flagged (studio-heard.js shows them in the job view)
+    el("td", { class: (it.flagged || []).length ? "flag" : "", "data-flagged": (it.flagged || []).length,
+      text: (it.flagged || []).length ? t("batchFlagged", it.flagged.length, it.flagged.join(", ")) : "" }))));
   $("batch-refused").replaceChildren(...(b.refused || []).map((r) => el("li", { text: t("batchRefused", r.name || "") })));
   $("batch-zip").onclick = saveAs(`/v1/batches/${b.id}/artifacts.zip`, `${b.id}.zip`);
   $("batch-zip").hidden = !b.items.some((it) => it.artifacts.length);

@@ -586,6 +586,7 @@ function showJob(j) {
     el("td", { text: s.index }), el("td", { class: "state " + state.replace(" ", "-"), "data-state": state, text: t("state." + state) }),
     el("td", { text: s.engine || "" }), el("td", { text: s.voice || "" }), el("td", { text: s.worker || "" }),
     el("td", { text: ttsCalls(s) })); }));
+  markHeard();  // studio-heard.js: the speech check's flags, once the manifest is in
 }
 // A segment's synthesis calls in the editor's words: none (every reading came from the cache),
 // or how many, one of them the reading again at the rate that fits its seconds.

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from service.adapters.asr import _byte_of, decode_tokens, looping, windows
+from service.adapters.asr import _byte_of, decode_tokens, looping, token_words, windows
 from service.audio import logmel
 
 
@@ -61,3 +61,16 @@ def test_log_mel_has_whispers_shape_range_and_filters() -> None:
     assert int(np.argmax(mel[:, 50])) == band
     batch = logmel.chunk(mel, pad_frames=200, least=1500)
     assert batch.shape == (1, 80, 1500) and (batch[0, :, mel.shape[1] :] == 0).all()
+
+
+def test_timed_tokens_become_pieces_that_decode_whole_with_their_first_tokens_time() -> None:
+    table = {b: c for c, b in _byte_of().items()}
+    vocab = ["Ġhello", "Ġwor", "ld", *("".join(table[b]) for b in "显".encode())]
+    # 显 is three bytes: three tokens, one piece timed from its first token to the end.
+    words = token_words(vocab, [0, 1, 2, 3, 4, 5], [0, 300, 500, 800, 820, 840, 1000])
+    assert [(w.text, w.start_ms, w.end_ms) for w in words] == [
+        (" hello", 0, 300),
+        (" wor", 300, 500),
+        ("ld", 500, 800),
+        ("显", 800, 1000),
+    ]

@@ -41,7 +41,9 @@ class Heard:
         self.texts = texts
         self.calls = 0
 
-    def transcribe(self, audio: np.ndarray, rate: int, language: str) -> Transcript:
+    def transcribe(
+        self, audio: np.ndarray, rate: int, language: str, timed: bool = False
+    ) -> Transcript:
         self.calls += 1
         level = round(float(np.abs(audio).max()) * 10)
         return Transcript(

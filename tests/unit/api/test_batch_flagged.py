@@ -1,0 +1,25 @@
+"""A batch's items count the segments the speech check flagged: the API's item and the
+``narrate batch`` table show them."""
+
+from __future__ import annotations
+
+from service.api.batch_views import flagged_segments
+from service.cli_batch import Table
+from service.domain.job import Job
+from service.domain.notices import warning
+
+
+def test_an_items_flagged_segments_come_from_its_speech_mismatch_warnings_and_the_table_counts_them() -> (
+    None
+):
+    job = Job("j1", "t", "succeeded", 0.0, 0.0, {}, {}, False, 3)
+    job.warnings = [
+        warning("speech.mismatch", "segment 3: heard something else", 3),
+        warning("take.mismatch", "segment 2: the take does not seem to match", 2),
+        warning("speech.mismatch", "segment 1: heard something else", 1),
+    ]
+    assert flagged_segments(job) == [1, 3]
+    item = {"name": "intro", "status": "succeeded", "progress": 1.0, "engines": ["edge"]}
+    assert Table.row({**item, "flagged": [1, 3]}).endswith("edge  2 flagged")
+    assert "flagged" not in Table.row({**item, "flagged": []})
+    assert "flagged" not in Table.row(item)  # a service from before the speech check
