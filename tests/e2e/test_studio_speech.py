@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from service.voicepacks import zh_baker
-from tests.service.conftest import needs_chromium, wait_for
-from tests.service.studio_fixtures import (
+from tests.integration.stack.test_batches import wait_batch
+from tests.support.stack import needs_chromium, wait_for
+from tests.support.studio import (
     SHOTS,
     running_stack,
     screenshot,
@@ -25,9 +26,8 @@ from tests.service.studio_fixtures import (
     studio_browser,
     until,
 )
-from tests.service.test_batches import wait_batch
 
-pytestmark = [pytest.mark.integration, needs_chromium]
+pytestmark = needs_chromium
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 

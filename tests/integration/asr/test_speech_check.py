@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from devtools.takes import take
-from tests.api.test_takes import SCRIPT, WRONG, phrases
-from tests.helpers import narrate
-
-pytestmark = pytest.mark.integration
+from tests.support.helpers import narrate
+from tests.unit.api.test_takes import SCRIPT, WRONG, phrases
 
 
 @pytest.fixture

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from devtools.takes import take
-from tests.helpers import narrate
-
-pytestmark = pytest.mark.integration
+from tests.support.helpers import narrate
 
 SCRIPT = """\
   • Title: Takes
