@@ -23,7 +23,6 @@ from tests.support.data import SHORT_SCRIPT, make_video
 
 # No deadline and no too-slow check: a property is decided by its examples, never by how fast
 # a loaded host runs them (a 200 ms deadline failed at 305 ms beside a second CI run).
-_HOST_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 # Where PYTHONDONTWRITEBYTECODE is set (this machine, CI), pytest would rewrite every test
 # module's asserts afresh in every run and every xdist worker, and every stack's worker and API
 # process would compile the test support modules it imports: ~60 s of CPU per run, measured.
@@ -31,8 +30,16 @@ _HOST_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-settings.register_profile("dev", max_examples=30, **_HOST_FREE)
-settings.register_profile("ci", max_examples=300, print_blob=True, **_HOST_FREE)
+settings.register_profile(
+    "dev", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "ci",
+    max_examples=300,
+    print_blob=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
 )
