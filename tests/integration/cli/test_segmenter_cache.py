@@ -30,7 +30,6 @@ from service.adapters.segmenter import (
 from tests.unit.adapters.test_segmenter import (
     FIRST_USE,
     TONE_TO_TONE2,
-    _dictionary,
     _run,
     _small_dictionary,
     assert_same,
@@ -79,7 +78,7 @@ def test_two_processes_on_first_use_share_one_whole_cache_file(tmp_path: Path) -
 
 
 def test_the_cache_is_rebuilt_when_the_dictionary_changes(tmp_path: Path) -> None:
-    src = _dictionary(tmp_path)
+    src = _small_dictionary(tmp_path)  # the rule is the same for any size: a build costs less
     cache = tmp_path / "cache"
     before = wordindex.load(cache, src)
     assert before.bucket("狍子")[0].get("狍子狍") is None
@@ -93,7 +92,7 @@ def test_the_cache_is_rebuilt_when_the_dictionary_changes(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
 def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str) -> None:
-    src = _dictionary(tmp_path)
+    src = _small_dictionary(tmp_path, "的 318825 uj\n")  # jieba's count: a small build
     cache = tmp_path / "cache"
     wordindex.load(cache, src)
     (target,) = cache.glob("*.idx")

@@ -193,9 +193,10 @@ def test_a_word_the_table_lacks_is_read_by_pypinyin(word: str) -> None:
     assert word_pinyin(word) == list(pypinyin_reading(word)) != []
 
 
-def _small_dictionary(tmp_path: Path) -> Path:
+def _small_dictionary(tmp_path: Path, extra: str = "") -> Path:
     """A dictionary of a few words, so that a build reads little more than pypinyin's chars."""
     src = tmp_path / "dict.txt"
-    src.write_text("狍子 3 n\n一定 900 d\n不是 900 v\n大模型 5 n\n行长 40 n\n", encoding="utf-8")
+    words = "狍子 3 n\n一定 900 d\n不是 900 v\n大模型 5 n\n行长 40 n\n" + extra
+    src.write_text(words, encoding="utf-8")
     (tmp_path / "__init__.py").write_text("__version__ = '0.42.1'\n")
     return src
