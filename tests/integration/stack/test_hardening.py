@@ -43,14 +43,25 @@ def slow_submit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 TIMEOUT = 5  # the idle stack's Redis call timeout: a wait on a hung Redis is this long
 
 
-@pytest.fixture
-def idle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+@pytest.fixture(scope="module")
+def idle_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Redis (with a 5 s call timeout) and the API, no worker: jobs stay queued."""
     s = start_stack(tmp_path_factory.mktemp("idle"), workers=0, redis_timeout=TIMEOUT)
     yield s
-    if s.procs.get("redis") and s.procs["redis"].poll() is None:
-        s.procs["redis"].send_signal(signal.SIGCONT)
     s.stop()
+
+
+@pytest.fixture
+def idle(idle_stack: Stack) -> Iterator[Stack]:
+    """The module's idle stack, its Redis emptied for each test (the tests count what is
+    stored) and running again after (a test stops it with SIGSTOP); a second API a test
+    started is stopped."""
+    idle_stack.redis().flushall()
+    yield idle_stack
+    idle_stack.procs["redis"].send_signal(signal.SIGCONT)
+    if api2 := idle_stack.procs.pop("api2", None):
+        api2.terminate()
+        api2.wait(timeout=30)
 
 
 def healthz_times(url: str, until: threading.Event) -> list[float]:
@@ -146,7 +157,7 @@ def test_hung_redis_gives_quick_503s_that_never_run_and_retries_do_not_duplicate
     assert len(jobs_in_redis(s)) == 5 and tasks_waiting(r) == 5  # one segment task each
 
 
-def answers(url: str) -> bool:
+def healthy(url: str) -> bool:
     try:
         return httpx.get(f"{url}/healthz", timeout=5).status_code == 200
     except httpx.HTTPError:
@@ -162,7 +173,7 @@ def test_idempotency_key_is_atomic_across_two_api_processes(idle: Stack) -> None
         env=s.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     urls = [s.url, f"http://127.0.0.1:{port2}"]
-    until(lambda: answers(urls[1]), 180, "the second API")  # a loaded host starts it slowly
+    until(lambda: healthy(urls[1]), 180, "the second API")  # a loaded host starts it slowly
     auth = {"Authorization": f"Bearer {s.keys['alpha']}"}
     clients = [httpx.Client(base_url=u, headers=auth, timeout=60) for u in urls]
     try:
