@@ -63,7 +63,7 @@ def fair(
 
 def held(gate: str) -> dict[str, Any]:
     """SPEC, its first segment held at ``gate`` (tests/support/faults.py)."""
-    first = {**SPEC["segments"][0], "text": f"评分员排序 SEGHOLD{gate}。"}
+    first = {"text": f"评分员排序 SEGHOLD{gate}。", "seconds": 6}  # the gate's letters are spoken
     return {**SPEC, "segments": [first, *SPEC["segments"][1:]]}
 
 
