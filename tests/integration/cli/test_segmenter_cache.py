@@ -165,18 +165,19 @@ def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
         pinyinindex.Readings(next(cache.glob("*.idx")).read_bytes(), "another key")
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
-def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str) -> None:
+def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    """Every kind of damage is refused by the reader; one of them is then rebuilt whole (a
+    build reads all of pypinyin's characters: one rebuild shows the rule, four cost ~2 min)."""
     src = _small_dictionary(tmp_path)
     cache = tmp_path / "cache"
     pinyinindex.load(cache, src, ["算力"])
     (target,) = cache.glob("*.idx")
     good = target.read_bytes()
-    bad = damaged(good, damage)
-    target.write_bytes(bad)
     _, key = pinyinindex.cache_target(cache, src, ["算力"])
-    with pytest.raises(wordindex.CorruptIndex):
-        pinyinindex.Readings(bad, key)
+    for damage in ("truncate", "flip", "empty", "garbage"):
+        with pytest.raises(wordindex.CorruptIndex):
+            pinyinindex.Readings(damaged(good, damage), key)
+    target.write_bytes(damaged(good, "flip"))
     table = pinyinindex.load(cache, src, ["算力"])
     assert target.read_bytes() == good
     assert table.get("一定") == pypinyin_reading("一定") == ("yi2", "ding4")
