@@ -103,16 +103,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_voices(args: argparse.Namespace) -> int:
     from service.adapters.catalog import load_catalog, refresh_catalog
-    from service.domain.voices import NEURAL
-    from service.voicepacks import zh_baker
 
     settings = get_settings()
     if getattr(args, "voices_command", None) == "install":
-        if args.voice != zh_baker.VOICE:
-            raise InputError(f"no voice pack named {args.voice!r}; installable: {zh_baker.VOICE}")
-        paths = zh_baker.Paths(zh_baker.default_cache(), settings.data_dir)
-        zh_baker.install(paths, args.accept_license)
-        return 0
+        return _install_pack(args.voice, args.accept_license, settings.data_dir)
     path = settings.voices_file
     if getattr(args, "refresh", False):
         import asyncio
@@ -136,18 +130,45 @@ def cmd_voices(args: argparse.Namespace) -> int:
     if not voices:
         print(f"narrate: error: no voice speaks {args.language!r}", file=sys.stderr)
         return 2
-    neural_installed = zh_baker.installed(settings.data_dir) is not None
+    notes = _pack_notes(settings.data_dir)
     for v in voices:
         mark = "*" if v.default else " "
-        note = ""
-        if v.engine == NEURAL:
-            note = (
-                "  (installed; CC BY-NC-SA 4.0, non-commercial)"
-                if neural_installed
-                else f"  (not installed: {zh_baker.INSTALL_COMMAND})"
-            )
+        note = notes.get(v.engine, "") + (f"; {v.note}" if v.note else "")
+        note = f"  ({note.lstrip('; ')})" if note else ""
         print(f"{mark} {v.engine:<11} {v.locale or v.language:<15} {v.gender:<7} {v.id}{note}")
     return 0
+
+
+def _install_pack(voice: str, accept_license: bool, data_dir: Path) -> int:
+    """``narrate voices install kokoro`` (Apache-2.0: no flag) or ``zh-baker`` (its licence
+    must be accepted)."""
+    from service.voicepacks import kokoro, zh_baker
+
+    if voice == kokoro.VOICE:
+        kokoro.install(data_dir)
+        return 0
+    if voice != zh_baker.VOICE:
+        raise InputError(
+            f"no voice pack named {voice!r}; installable: {kokoro.VOICE}, {zh_baker.VOICE}"
+        )
+    paths = zh_baker.Paths(zh_baker.default_cache(), data_dir)
+    zh_baker.install(paths, accept_license)
+    return 0
+
+
+def _pack_notes(data_dir: Path) -> dict[str, str]:
+    """What `narrate voices` says of the engines whose packs are installed on demand."""
+    from service.domain.voices import KOKORO, NEURAL
+    from service.voicepacks import kokoro, zh_baker
+
+    return {
+        NEURAL: "installed; CC BY-NC-SA 4.0, non-commercial"
+        if zh_baker.installed(data_dir) is not None
+        else f"not installed: {zh_baker.INSTALL_COMMAND}",
+        KOKORO: "installed; Apache-2.0"
+        if kokoro.installed(data_dir) is not None
+        else f"not installed: {kokoro.INSTALL_COMMAND}",
+    }
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -235,16 +256,17 @@ def _add_job_commands(sub: Subparsers) -> None:
 def _add_voice_commands(sub: Subparsers) -> None:
     vo = sub.add_parser("voices", help="list the voice catalog, or install a voice pack")
     vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")
-    vo.add_argument("--engine", choices=["edge", "espeak", "fastspeech2"])
+    vo.add_argument("--engine", choices=["edge", "espeak", "kokoro", "fastspeech2"])
     vo.add_argument(
         "--refresh", action="store_true", help="update edge's voices from the live list first"
     )
     vo.set_defaults(func=cmd_voices)
     vo_sub = vo.add_subparsers(dest="voices_command")
     vi = vo_sub.add_parser(
-        "install", help="build and install an opt-in voice pack (zh-baker: non-commercial)"
+        "install",
+        help="build and install a voice pack (kokoro: Apache-2.0; zh-baker: non-commercial)",
     )
-    vi.add_argument("voice", help="the voice to install: zh-baker")
+    vi.add_argument("voice", help="the voice pack to install: kokoro or zh-baker")
     vi.add_argument(
         "--accept-license",
         action="store_true",

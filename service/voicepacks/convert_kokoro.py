@@ -33,8 +33,10 @@ def add_durations(model: onnx.ModelProto) -> None:
         raise SystemExit(f"{DURATIONS}: made from {clip.op_type}, expected Clip")
     if any(o.name == OUTPUT for o in graph.output):
         return
-    graph.node.append(helper.make_node("Identity", [DURATIONS], [OUTPUT], name="narrate_durations"))
-    graph.output.append(helper.make_tensor_value_info(OUTPUT, onnx.TensorProto.INT64, None))
+    identity = helper.make_node("Identity", [DURATIONS], [OUTPUT], name="narrate_durations")
+    graph.node.append(identity)
+    shape = [1, "tokens"]  # the checker wants a shape: one duration per token, pads included
+    graph.output.append(helper.make_tensor_value_info(OUTPUT, onnx.TensorProto.INT64, shape))
 
 
 def main(src: str, dst: str) -> None:

@@ -176,12 +176,8 @@ def _assemble(dl: Path, out: Path) -> None:
 def _convert(work: Path, out: Path, log: Callable[[str], None]) -> None:
     lib = work / "onnxlib"
     log(f"graph editing toolchain (throwaway): {' '.join(TOOLCHAIN)}")
-    _run(
-        [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        + ["--no-deps", "--target", str(lib), *TOOLCHAIN],
-        "pip install onnx",
-        900,
-    )
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(lib)]
+    _run([*pip, *TOOLCHAIN], "pip install onnx", 900)
     log("adding the per-token durations as a graph output")
     env = {**os.environ, "PYTHONPATH": str(lib)}
     argv = [sys.executable, str(CONVERTER), str(out / "joined.onnx"), str(out / MODEL)]
