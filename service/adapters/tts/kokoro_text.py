@@ -43,7 +43,7 @@ TONES = {"1": "→", "2": "↗", "3": "↓", "4": "↘", "5": ""}
 Y_W = {
     "yi": "i", "ya": "ia", "yan": "ian", "yang": "iang", "yao": "iao", "ye": "ie",
     "yin": "in", "ying": "ing", "yong": "iong", "you": "iou", "yu": "ü", "yue": "üe",
-    "yuan": "üan", "yun": "ün", "yo": "io", "wu": "u", "wa": "ua", "wo": "uo", "wai": "uai",
+    "yuan": "üan", "yun": "ün", "yo": "o", "wu": "u", "wong": "ong", "wa": "ua", "wo": "uo", "wai": "uai",
     "wei": "uei", "wan": "uan", "wen": "uen", "wang": "uang", "weng": "ueng",
 }  # fmt: skip
 SHORTHAND = {"iu": "iou", "ui": "uei", "un": "uen"}

@@ -124,7 +124,7 @@ URL = (
 TOKENS = re.compile(
     rf"(?P<space>\s+)"
     rf"|(?P<url>{URL})"
-    rf"|(?P<date>(?<![\d.])\d{{4}}-\d{{1,2}}-\d{{1,2}}(?![\d.]))"
+    rf"|(?P<date>(?<![\d.])\d{{4}}-\d{{1,2}}-\d{{1,2}}(?!\d|\.\d))"  # a full stop may end it
     rf"|(?P<sci>(?<![\w.])\d+(?:\.\d+)?[eE][-+−]?\d+(?![\w]))"
     rf"|(?P<money>[{CUR}]\s?(?:{NUM})(?:\s?[-–~]\s?[{CUR}]?(?:{NUM}))?{MAG}?(?![A-Za-z\d]))"
     rf"|(?P<clock>(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:[ap]\.m\.|[AaPp][Mm]\b))?(?![\d:]))"
