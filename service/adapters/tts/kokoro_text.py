@@ -43,8 +43,8 @@ TONES = {"1": "→", "2": "↗", "3": "↓", "4": "↘", "5": ""}
 Y_W = {
     "yi": "i", "ya": "ia", "yan": "ian", "yang": "iang", "yao": "iao", "ye": "ie",
     "yin": "in", "ying": "ing", "yong": "iong", "you": "iou", "yu": "ü", "yue": "üe",
-    "yuan": "üan", "yun": "ün", "yo": "o", "wu": "u", "wong": "ong", "wa": "ua", "wo": "uo", "wai": "uai",
-    "wei": "uei", "wan": "uan", "wen": "uen", "wang": "uang", "weng": "ueng",
+    "yuan": "üan", "yun": "ün", "yo": "o", "wu": "u", "wong": "ong", "wa": "ua", "wo": "uo",
+    "wai": "uai", "wei": "uei", "wan": "uan", "wen": "uen", "wang": "uang", "weng": "ueng",
 }  # fmt: skip
 SHORTHAND = {"iu": "iou", "ui": "uei", "un": "uen"}
 # Letters as English speakers say them (misaki's US gold readings, Kokoro symbols).
