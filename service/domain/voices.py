@@ -165,7 +165,8 @@ class Catalog:
             return Casting("edge", primary, None)
         # edge -> kokoro (listed even when its pack is missing: falling through it says so)
         # -> the opt-in neural voice, once installed -> espeak-ng.
-        rest = [v for v in (self.like(KOKORO, chosen, spec.language),) if v]
+        # kokoro speaks with the gender of the voice edge would have used.
+        rest = [v for v in (self.like(KOKORO, chosen or primary, spec.language),) if v]
         neural = self.like(NEURAL, chosen, spec.language)
         if neural is not None and NEURAL in installed:
             rest.append(neural)
