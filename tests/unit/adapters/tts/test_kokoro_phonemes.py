@@ -62,6 +62,8 @@ def test_letters_and_english_words() -> None:
     said = say(found, {"rollout": "ɹˈOlWt"})
     text = "".join(s.gap + s.phonemes for s in said)
     assert text == "jʊ↘ŋ ʤˈi ˈɑɹ pˈi ˈO ʦwo↘ ɹˈOlWt, ˈA pˈi ˈI."
+    # syllables spaced: a neutral tone would otherwise run into the next (lɤu↓ for le5 wu3)
+    assert "".join(s.gap + s.phonemes for s in say(units("le5 wu3"), {})) == "lɤ u↓"
     assert set(LETTERS) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
