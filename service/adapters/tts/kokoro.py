@@ -35,6 +35,7 @@ DRIVER = "narrate-kokoro/2 (pinyin front-end, misaki zh symbols, espeak-ng en)"
 # Silence between two calls, by how the first ends (the model's own pause is trimmed with it).
 SENTENCE_GAP_MS = 350
 CLAUSE_GAP_MS = 200
+ONSET_LEVEL = 10 ** (-45 / 20)  # RMS where speech starts (the renders' cue checks use it too)
 
 Span = tuple[int, int, int, int]  # spoken start, end; first sample, end sample
 
@@ -174,7 +175,11 @@ def _gap(chunk: list[Said]) -> int:
 
 def _onset(audio: np.ndarray, start: int, end: int) -> int:
     """Where sound begins for a unit the model says starts at ``start`` after silence: the
-    first loud sample from two frames before it (the frames are coarse) up to its end."""
+    first 5 ms whose level passes -45 dBFS (a breath or click below that is not speech), from
+    two frames before ``start`` (the frames are coarse) up to the unit's end."""
     lo = max(0, start - 2 * FRAME)
-    a, b = speech_bounds(audio[lo:end])
-    return lo + a if b > a else start
+    hop = SAMPLE_RATE // 200
+    window = audio[lo : max(lo, end)]
+    frames = window[: len(window) // hop * hop].reshape(-1, hop).astype(np.float64)
+    loud = np.flatnonzero(np.sqrt(np.mean(frames**2, axis=1)) > ONSET_LEVEL)
+    return lo + int(loud[0]) * hop if len(loud) else start
