@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TypeAlias
 
-from service import cli_batch, cli_ops
+from service import cli_batch, cli_ops, cli_voices
 from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
@@ -99,76 +99,6 @@ def cmd_schema(args: argparse.Namespace) -> int:
     else:
         print(json.dumps(json_schema(), ensure_ascii=False, indent=2))
     return 0
-
-
-def cmd_voices(args: argparse.Namespace) -> int:
-    from service.adapters.catalog import load_catalog, refresh_catalog
-
-    settings = get_settings()
-    if getattr(args, "voices_command", None) == "install":
-        return _install_pack(args.voice, args.accept_license, settings.data_dir)
-    path = settings.voices_file
-    if getattr(args, "refresh", False):
-        import asyncio
-
-        import edge_tts
-
-        try:
-            listed = asyncio.run(asyncio.wait_for(edge_tts.list_voices(), timeout=30))
-        except Exception as exc:  # offline, DNS, TLS, a proxy: all mean "not refreshed"
-            print(
-                f"narrate: error: cannot fetch edge's voice list ({type(exc).__name__}: "
-                f"{str(exc)[:200]}); the catalog is unchanged",
-                file=sys.stderr,
-            )
-            return 1
-        n = refresh_catalog(path, [dict(v) for v in listed])
-        print(f"{n} edge voices written to {path}", file=sys.stderr)
-    voices = load_catalog(path).filter(
-        getattr(args, "language", None), getattr(args, "engine", None)
-    )
-    if not voices:
-        print(f"narrate: error: no voice speaks {args.language!r}", file=sys.stderr)
-        return 2
-    notes = _pack_notes(settings.data_dir)
-    for v in voices:
-        mark = "*" if v.default else " "
-        note = notes.get(v.engine, "") + (f"; {v.note}" if v.note else "")
-        note = f"  ({note.lstrip('; ')})" if note else ""
-        print(f"{mark} {v.engine:<11} {v.locale or v.language:<15} {v.gender:<7} {v.id}{note}")
-    return 0
-
-
-def _install_pack(voice: str, accept_license: bool, data_dir: Path) -> int:
-    """``narrate voices install kokoro`` (Apache-2.0: no flag) or ``zh-baker`` (its licence
-    must be accepted)."""
-    from service.voicepacks import kokoro, zh_baker
-
-    if voice == kokoro.VOICE:
-        kokoro.install(data_dir)
-        return 0
-    if voice != zh_baker.VOICE:
-        raise InputError(
-            f"no voice pack named {voice!r}; installable: {kokoro.VOICE}, {zh_baker.VOICE}"
-        )
-    paths = zh_baker.Paths(zh_baker.default_cache(), data_dir)
-    zh_baker.install(paths, accept_license)
-    return 0
-
-
-def _pack_notes(data_dir: Path) -> dict[str, str]:
-    """What `narrate voices` says of the engines whose packs are installed on demand."""
-    from service.domain.voices import KOKORO, NEURAL
-    from service.voicepacks import kokoro, zh_baker
-
-    return {
-        NEURAL: "installed; CC BY-NC-SA 4.0, non-commercial"
-        if zh_baker.installed(data_dir) is not None
-        else f"not installed: {zh_baker.INSTALL_COMMAND}",
-        KOKORO: "installed; Apache-2.0"
-        if kokoro.installed(data_dir) is not None
-        else f"not installed: {kokoro.INSTALL_COMMAND}",
-    }
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -260,7 +190,7 @@ def _add_voice_commands(sub: Subparsers) -> None:
     vo.add_argument(
         "--refresh", action="store_true", help="update edge's voices from the live list first"
     )
-    vo.set_defaults(func=cmd_voices)
+    vo.set_defaults(func=cli_voices.cmd_voices)
     vo_sub = vo.add_subparsers(dest="voices_command")
     vi = vo_sub.add_parser(
         "install",
@@ -272,7 +202,7 @@ def _add_voice_commands(sub: Subparsers) -> None:
         action="store_true",
         help="accept the voice's licence (zh-baker: CC BY-NC-SA 4.0, non-commercial use only)",
     )
-    vi.set_defaults(func=cmd_voices)
+    vi.set_defaults(func=cli_voices.cmd_voices)
 
 
 def _add_service_commands(sub: Subparsers) -> None:
