@@ -41,12 +41,3 @@ def test_the_api_refuses_it_with_422(tmp_path: Path) -> None:
     assert r.status_code == 422, r.text
     assert "segment 2 has nothing to say" in r.text
     assert fleet.work() == 0  # nothing was queued
-
-
-def test_the_voice_list_says_where_kokoros_voices_come_from(tmp_path: Path) -> None:
-    fleet = make_fleet(tmp_path)
-    with fleet.client() as c:
-        voices = c.get("/v1/voices", params={"language": "zh"}).json()
-    kokoro = {v["id"]: v for v in voices if v["engine"] == "kokoro"}
-    assert "zf_xiaoxiao" in kokoro and "synthetic audio" in kokoro["zf_xiaoxiao"]["note"]
-    assert "regional accent" in kokoro["zf_xiaoni"]["note"]
