@@ -192,6 +192,10 @@ class Catalog:
         mine = [v for v in self.voices if v.engine == engine and v.language == language]
         if voice is not None and voice.gender:
             same = [v for v in mine if v.gender == voice.gender]
+            # kokoro's Mandarin voices are edge's, by name (zh-CN-XiaoyiNeural: zf_xiaoyi)
+            named = [v for v in same if v.id.partition("_")[2] in voice.id.lower()]
+            if named:
+                return max(named, key=lambda v: len(v.id))  # yunxia, not yunxi, for Yunxia
             # an en-GB speaker stays British where the engine has a British voice
             local = [v for v in same if voice.locale and v.locale == voice.locale]
             if local or same:

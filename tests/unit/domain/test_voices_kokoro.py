@@ -39,14 +39,17 @@ def test_auto_is_edge_then_kokoro_then_espeak() -> None:
 @pytest.mark.parametrize(
     ("language", "voice", "want"),
     [
-        ("zh", "zh-CN-XiaoxiaoNeural", "zf_xiaoxiao"),
-        ("zh", "zh-CN-YunjianNeural", "zm_yunxi"),
+        ("zh", "zh-CN-XiaoxiaoNeural", "zf_xiaoxiao"),  # edge's voices by name
+        ("zh", "zh-CN-YunxiaNeural", "zm_yunxia"),
+        ("zh", "zh-CN-liaoning-XiaobeiNeural", "zf_xiaobei"),
+        ("zh", "zh-TW-HsiaoChenNeural", "zf_xiaoyi"),  # else the default of the gender
+        ("zh", "zh-CN-YunjianNeural", "zm_yunjian"),
         ("en", "en-US-AriaNeural", "af_heart"),
         ("en", "en-GB-RyanNeural", "bm_george"),
         ("en", "en-GB-SoniaNeural", "bf_emma"),
     ],
 )
-def test_kokoro_keeps_the_speakers_gender_and_accent(language: str, voice: str, want: str) -> None:
+def test_kokoro_keeps_the_speakers_voice_gender_and_accent(language: str, voice: str, want: str) -> None:
     chain = CATALOG.cast(spec(language, voice))
     assert chain.fallback is not None and chain.fallback.id == want
 
