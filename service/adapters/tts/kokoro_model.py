@@ -51,6 +51,9 @@ class KokoroModel:
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # Idle intra-op threads spin by default: on a shared 2-core machine that was 19 % more
+        # CPU per second of speech (2.54 -> 2.06 s) for no gain in wall time.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(
                 str(self.pack / "kokoro-v1.0.int8.onnx"), opts, providers=["CPUExecutionProvider"]
