@@ -49,7 +49,9 @@ def test_auto_is_edge_then_kokoro_then_espeak() -> None:
         ("en", "en-GB-SoniaNeural", "bf_emma"),
     ],
 )
-def test_kokoro_keeps_the_speakers_voice_gender_and_accent(language: str, voice: str, want: str) -> None:
+def test_kokoro_keeps_the_speakers_voice_gender_and_accent(
+    language: str, voice: str, want: str
+) -> None:
     chain = CATALOG.cast(spec(language, voice))
     assert chain.fallback is not None and chain.fallback.id == want
 
