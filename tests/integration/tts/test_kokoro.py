@@ -20,9 +20,7 @@ from service.audio import speech_bounds
 from service.domain.speech import front_end
 from service.ports import TtsRequest
 from service.voicepacks import kokoro
-from tests.helpers import active_frames, check_render, speech_onsets
-
-pytestmark = pytest.mark.integration
+from tests.support.helpers import active_frames, check_render, speech_onsets
 
 SCRIPT = """\
 [段 1 · 6 秒] 我们用 GRPO 训练了 50 行代码,音量调到 3 分贝。

@@ -10,7 +10,7 @@ import pytest
 
 from service.domain.errors import InputError
 from service.domain.speech import check_speakable
-from tests.api.conftest import make_fleet
+from tests.support.fleet import make_fleet
 
 
 @pytest.mark.parametrize("text", ["😀😀", "→ ★ ✦", "……！？", "  "])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.api.conftest import make_fleet
+from tests.support.fleet import make_fleet
 
 
 def test_the_voice_list_says_where_kokoros_voices_come_from(tmp_path: Path) -> None:
