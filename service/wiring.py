@@ -21,7 +21,7 @@ from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
 from service.ports import QUEUE, PresetStore, Quotas, Storage, TtsEngine
-from service.voicepacks import zh_baker
+from service.voicepacks import kokoro, zh_baker
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -71,9 +71,9 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
 
 
 def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
-    """espeak-ng always, edge-tts too; the neural fastspeech2 voice only once its pack is
-    installed in the data dir (opt-in: non-commercial licence); each behind the shared TTS
-    cache unless it is off."""
+    """espeak-ng always, edge-tts too; kokoro once its pack is installed in the data dir (the
+    set-up installs it), the neural fastspeech2 voice once its pack is (opt-in:
+    non-commercial licence); each behind the shared TTS cache unless it is off."""
     edge = EdgeEngine(
         EdgeConfig(
             wss_url=settings.edge_wss_url,
@@ -88,6 +88,11 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
     )
     espeak = EspeakEngine(settings.espeak, settings.espeak_timeout, tagged_words)
     found: list[TtsEngine] = [espeak, edge]
+    packed = kokoro.installed(settings.data_dir)
+    if packed is not None:
+        from service.adapters.tts.kokoro import KokoroEngine  # onnxruntime: lazy
+
+        found.append(KokoroEngine(packed, settings.espeak))  # the model loads on first use
     pack = zh_baker.installed(settings.data_dir)
     if pack is not None:
         from service.adapters.tts.fastspeech2 import FastSpeech2Engine  # onnxruntime: lazy

@@ -64,6 +64,7 @@ class Voice(BaseModel):
     default: bool
     locale: str = ""
     name: str = ""
+    note: str = ""  # provenance to know before publishing with it (kokoro's voices)
 
 
 class ProblemItem(BaseModel):

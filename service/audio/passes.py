@@ -10,7 +10,8 @@ Why that is the same figure: K-weighting is linear, so the K-weighted limited tr
 wherever it does not act, so its filtering skips most of the track. Oversampling is linear
 too, so the limiter's need at any gain is the stored peaks times the gain. What differs is
 float rounding, and the 16-bit quantization noise (~100 dB under the speech) left out of
-the measurement of the written pass: well under 0.001 LU (tests/unit/audio/test_loudness_reuse.py)."""
+the measurement of the written pass: well under 0.001 LU
+(tests/unit/audio/test_loudness_reuse.py)."""
 
 from __future__ import annotations
 

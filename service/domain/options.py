@@ -17,7 +17,7 @@ from service.domain.style import StyleSpec
 if TYPE_CHECKING:
     from service.domain.spec import JobSpec
 
-Engine = Literal["auto", "edge", "espeak", "fastspeech2"]
+Engine = Literal["auto", "edge", "espeak", "kokoro", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
 Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/domain/edit.py)
 Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hong Kong)

@@ -15,6 +15,11 @@ OFFLINE = "espeak"
 # The opt-in neural offline voice: used only once installed (its licence is non-commercial).
 NEURAL = "fastspeech2"
 NEURAL_INSTALL = "narrate voices install zh-baker --accept-license"
+# Kokoro (Apache-2.0): offline, the voice ``auto`` falls back to before espeak-ng; its pack is
+# installed by the set-up, and a machine without it says so when it falls through.
+KOKORO = "kokoro"
+KOKORO_INSTALL = "narrate voices install kokoro"
+INSTALL = {NEURAL: NEURAL_INSTALL, KOKORO: KOKORO_INSTALL}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +34,7 @@ class Voice:
     words_per_minute: int = 175
     locale: str = ""  # zh-CN, zh-CN-liaoning, en-GB...: the language is its first part
     name: str = ""  # the engine's friendly name, when known
+    note: str = ""  # provenance a user should know before publishing with the voice
 
     def speaks(self, language: str) -> bool:
         """``zh`` matches zh-CN/zh-TW/zh-HK voices; ``zh-TW`` matches only those."""
@@ -144,18 +150,10 @@ class Catalog:
         voice_id = voice_id or spec.voice
         chosen = self._voice(spec, voice_id, field) if voice_id else None
         offline = self.offline_like(chosen, spec.language)
-        neural = next(
-            (v for v in self.voices if v.engine == NEURAL and v.language == spec.language), None
-        )
-        if engine == NEURAL or (engine == "auto" and chosen and chosen.engine == NEURAL):
-            if neural is None:
-                raise InputError(f"engine {NEURAL} has no {spec.language!r} voice")
-            if NEURAL not in installed:
-                raise InputError(
-                    f"the {NEURAL} voice {neural.id} is not installed; run: {NEURAL_INSTALL}"
-                )
-            pick = chosen if chosen and chosen.engine == NEURAL else neural
-            return Casting(NEURAL, pick, offline if engine == "auto" else None)
+        for pack in (NEURAL, KOKORO):
+            if engine == pack or (engine == "auto" and chosen and chosen.engine == pack):
+                pick = self._packed(pack, chosen, spec.language, installed)
+                return Casting(pack, pick, offline if engine == "auto" else None)
         if engine == OFFLINE or (engine == "auto" and chosen and chosen.engine == OFFLINE):
             return Casting(
                 OFFLINE, chosen if chosen and chosen.engine == OFFLINE else offline, None
@@ -165,9 +163,44 @@ class Catalog:
         )
         if engine != "auto":
             return Casting("edge", primary, None)
+        # edge -> kokoro (listed even when its pack is missing: falling through it says so)
+        # -> the opt-in neural voice, once installed -> espeak-ng.
+        # kokoro speaks with the gender of the voice edge would have used.
+        rest = [v for v in (self.like(KOKORO, chosen or primary, spec.language),) if v]
+        neural = self.like(NEURAL, chosen, spec.language)
         if neural is not None and NEURAL in installed:
-            return Casting("edge", primary, neural, (offline,))
-        return Casting("edge", primary, offline)
+            rest.append(neural)
+        rest.append(offline)
+        return Casting("edge", primary, rest[0], tuple(rest[1:]))
+
+    def _packed(
+        self, engine: str, chosen: Voice | None, language: str, installed: Collection[str]
+    ) -> Voice:
+        """The voice of an engine whose pack is installed on demand, asked for by name."""
+        pick = chosen if chosen and chosen.engine == engine else self.like(engine, chosen, language)
+        if pick is None:
+            raise InputError(f"engine {engine} has no {language!r} voice")
+        if engine not in installed:
+            raise InputError(
+                f"the {engine} voice {pick.id} is not installed; run: {INSTALL[engine]}"
+            )
+        return pick
+
+    def like(self, engine: str, voice: Voice | None, language: str) -> Voice | None:
+        """An engine's voice for a language, of the chosen voice's gender where it has one
+        (the first listed of that gender), else its default (None: it has no such voice)."""
+        mine = [v for v in self.voices if v.engine == engine and v.language == language]
+        if voice is not None and voice.gender:
+            same = [v for v in mine if v.gender == voice.gender]
+            # kokoro's Mandarin voices are edge's, by name (zh-CN-XiaoyiNeural: zf_xiaoyi)
+            named = [v for v in same if v.id.partition("_")[2] in voice.id.lower()]
+            if named:
+                return max(named, key=lambda v: len(v.id))  # yunxia, not yunxi, for Yunxia
+            # an en-GB speaker stays British where the engine has a British voice
+            local = [v for v in same if voice.locale and v.locale == voice.locale]
+            if local or same:
+                return next((v for v in local or same if v.default), (local or same)[0])
+        return next((v for v in mine if v.default), mine[0] if mine else None)
 
     def offline_like(self, voice: Voice | None, language: str) -> Voice:
         """The offline voice for a language, of the chosen voice's gender where there is

@@ -14,7 +14,7 @@ from service.config import Settings
 from service.domain.errors import InputError, MediaInputError, TakeError
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
-from service.domain.speech import Lexicon, Tools, parse_entries
+from service.domain.speech import Lexicon, Tools, check_speakable, parse_entries
 from service.domain.subtitles.hant import default_variant
 from service.domain.takes import Take, plan_takes
 from service.domain.text import Segmenter
@@ -148,6 +148,8 @@ class Pipeline:
                     video.name,
                 )
         masters, notes = plan_masters(self.settings, spec, options, self.loudness)
+        taken = self.check_takes(len(spec.segments), takes or {})
+        check_speakable([s.text for s in spec.segments], {i for i, t in enumerate(taken) if t})
         return JobPlan(
             spec=spec,
             options=options,
@@ -157,7 +159,7 @@ class Pipeline:
             warnings=warnings + notes,
             loudness=self.loudness(options),
             traditional_by_voice=options.traditional != asked.traditional,
-            takes=self.check_takes(len(spec.segments), takes or {}),
+            takes=taken,
             masters=masters,
         )
 

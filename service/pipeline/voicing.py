@@ -1,5 +1,5 @@
 """Who says a segment, and at what native rate: the cast engine, falling back along the
-casting's chain (edge -> the neural voice if installed -> espeak-ng) where allowed,
+casting's chain (edge -> kokoro -> the neural voice if installed -> espeak-ng) where allowed,
 re-synthesized at the rates that home in on the target length."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from service.domain.notices import Notice, fell_back
 from service.domain.spec import FitOptions
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.timeline import next_rate
-from service.domain.voices import Casting, Catalog
+from service.domain.voices import INSTALL, Casting, Catalog
 from service.ports import Speech, TtsEngine, TtsRequest
 
 log = logging.getLogger("narrate.voicing")
@@ -96,12 +96,23 @@ class Voicing:
                 reason = str(exc)
         else:
             if casting.fallback is None:
-                raise EngineError(casting.engine, "engine is not available on this machine")
-            reason = f"{casting.engine} is not available"
+                raise EngineError(casting.engine, self.missing(casting.engine))
+            reason = self.missing(casting.engine)
         fallback = casting.fall_back()
+        # Voices of engines this machine lacks (kokoro without its pack) are passed over, and
+        # said so in the one warning: a user learns why espeak-ng spoke and how to fix it.
+        while fallback.engine not in self.engines and fallback.fallback is not None:
+            reason = f"{reason}; {self.missing(fallback.engine)}"
+            fallback = fallback.fall_back()
         warnings.append(fell_back(reason, fallback.engine, fallback.voice.id, speaker.number))
         log.warning("%s; falling back to %s voice %s", reason, fallback.engine, fallback.voice.id)
         return self.speak(fallback, speaker, rate, warnings, calls)
+
+    @staticmethod
+    def missing(engine: str) -> str:
+        if engine in INSTALL:
+            return f"{engine} is not installed (run: {INSTALL[engine]})"
+        return f"{engine} is not available"
 
     def native_fit(
         self,

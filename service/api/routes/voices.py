@@ -27,6 +27,7 @@ def voices(who: Tenant, service: Jobs, language: str | None = None) -> list[Voic
             default=v.default,
             locale=v.locale or v.language,
             name=v.name,
+            note=v.note,
         )
         for v in service.voices()
         if language is None or v.speaks(language)

@@ -30,12 +30,13 @@ from service.domain.speech.en_tables import (
     UNITS,
     YEAR_AFTER,
 )
-from service.domain.speech.en_words import letters, lexicon_only, say_word
+from service.domain.speech.en_words import letters, lexicon_only, say_word, url_words
 from service.domain.speech.lexicon import Lexicon
 from service.domain.speech.spoken import Builder, SpokenText
 
 _OPEN, _CLOSE = "([{", ")]}"
 _QUOTES = "\"“”‘’«»'`"
+_WILD = {"x": "X", "X": "X", "*": "star"}
 
 
 class _EnWriter:
@@ -210,7 +211,12 @@ class _EnWriter:
         return i + 1
 
     def _version(self, i: int, a: int, b: int, tok: str, was: str) -> int:
-        self.say(a, b, "version " + " point ".join(n.cardinal(p) for p in tok[1:].split(".")))
+        parts = [n.cardinal(p) if p.isdigit() else _WILD[p] for p in tok[1:].split(".")]
+        self.say(a, b, "version " + " point ".join(parts))  # v3.x: version three point X
+        return i + 1
+
+    def _url(self, i: int, a: int, b: int, tok: str, was: str) -> int:
+        self.say(a, b, url_words(tok, self.lexicon))
         return i + 1
 
     def _pct(self, i: int, a: int, b: int, tok: str, was: str) -> int:

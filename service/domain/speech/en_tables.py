@@ -109,9 +109,22 @@ SYMBOLS = {
 }  # fmt: skip
 _LETTER = "[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]"  # Latin letters, not × ÷
 _UNIT_ALTS = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
+# A web address, a file path or name is read out, not as sentences: example.org/docs is
+# "example dot org slash docs", README.md "README dot M D". Addresses end in a common top-level
+# domain, file names in a common extension (e.g. and i.e. are neither); a path has two parts
+# at least (and/or, km/h are not paths).
+_TLD = "com|org|net|io|ai|dev|edu|gov|co|app|info|me|sh|so|xyz|uk|de|cn|jp|tv|us|ly|gg"
+_EXT = "md|js|ts|py|json|txt|yaml|yml|toml|sh|html|css|csv|pdf|png|jpg|mp4|wav|onnx|ipynb"
+_SEG = r"[\w\-~%]+(?:\.[\w\-~%]+)*"
+URL = (
+    rf"(?:https?://)?(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+(?:{_TLD})(?![A-Za-z0-9-])(?:/{_SEG})*/?"
+    rf"|(?<![\w/.])(?:~|\.{{1,2}})?(?:/{_SEG}){{2,}}/?|(?<![\w/])~(?:/{_SEG})+/?"
+    rf"|(?<![\w.])[\w-]+(?:\.[\w-]+)*\.(?:{_EXT})(?!\w|\.\w)"
+)
 TOKENS = re.compile(
     rf"(?P<space>\s+)"
-    rf"|(?P<date>(?<![\d.])\d{{4}}-\d{{1,2}}-\d{{1,2}}(?![\d.]))"
+    rf"|(?P<url>{URL})"
+    rf"|(?P<date>(?<![\d.])\d{{4}}-\d{{1,2}}-\d{{1,2}}(?!\d|\.\d))"  # a full stop may end it
     rf"|(?P<sci>(?<![\w.])\d+(?:\.\d+)?[eE][-+−]?\d+(?![\w]))"
     rf"|(?P<money>[{CUR}]\s?(?:{NUM})(?:\s?[-–~]\s?[{CUR}]?(?:{NUM}))?{MAG}?(?![A-Za-z\d]))"
     rf"|(?P<clock>(?<![\d:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:[ap]\.m\.|[AaPp][Mm]\b))?(?![\d:]))"
@@ -123,7 +136,7 @@ TOKENS = re.compile(
     rf"|(?P<times>(?:{NUM})[x×](?![A-Za-z\d]))"
     rf"|(?P<ordinal>\d+(?:st|nd|rd|th)\b)"
     rf"|(?P<decade>(?<![\w.])(?:\d{{2}}|['’])\d0s\b)"
-    rf"|(?P<version>(?<![A-Za-z0-9])v\d+(?:\.\d+)*(?![\w]))"
+    rf"|(?P<version>(?<![A-Za-z0-9])v\d+(?:\.(?:\d+|[xX*](?![\w])))*(?![\w]))"
     rf"|(?P<pct>(?<![A-Za-z0-9])[pP]\d{{2,3}}(?:\.\d+)?(?![\w]))"
     rf"|(?P<mag>(?:{NUM}){MAG}(?![A-Za-z\d]))"
     rf"|(?P<numunit>(?:{NUM})(?:{_UNIT_ALTS})(?![A-Za-z\d]))"

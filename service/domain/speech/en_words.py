@@ -31,6 +31,26 @@ def say_word(word: str, lexicon: Lexicon) -> str:
     return letters(word) if spell(word) else word
 
 
+URL_MARKS = {".": "dot", "/": "slash", "-": "dash", "_": "underscore", "~": "tilde", ":": ""}
+
+
+def url_words(address: str, lexicon: Lexicon) -> str:
+    """A web address or path as a narrator reads it: ``example.org/docs`` example dot org
+    slash docs (the scheme is not said); numbers in it digit by digit past two digits."""
+    from service.domain.speech import en_numbers as n
+
+    body = re.sub(r"^https?://", "", address)
+    words: list[str] = []
+    for part in re.findall(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]", body):
+        if part[0].isdigit():
+            words.append(n.digit_by_digit(part) if len(part) > 2 else n.cardinal(part))
+        elif part[0].isalpha():
+            words.append(say_word(part, lexicon))
+        elif URL_MARKS.get(part, part):
+            words.append(URL_MARKS.get(part, part))
+    return " ".join(words)
+
+
 def lexicon_only(text: str, lexicon: Lexicon) -> SpokenText:
     """For engines that read English well themselves: the lexicon on whole words only."""
     out = Builder(text)

@@ -28,6 +28,7 @@ from service.domain.speech.zh_tables import (
     MEASURE,
     STOPS,
     SYMBOLS,
+    TIAO_BEFORE,
     TOKENS,
     is_cjk,
 )
@@ -142,8 +143,7 @@ class _ZhWriter:
         elif kind == "times":
             self.say_zh(a, b, self.number(tok[:-1]) + "倍")
         elif kind == "version":
-            self.say_en(a, a + 1, tok[0].upper(), True)
-            self.say_zh(a + 1, b, numbers.decimal(tok[1:]))
+            self.version(a, b, tok)
         elif kind == "prange":
             lo, hi = re.split(r"\s*[-~～–]\s*", tok, maxsplit=1)
             self.say_zh(
@@ -168,6 +168,16 @@ class _ZhWriter:
             self.pause(a, b, "...")
         else:
             self.symbol(a, b, tok)
+
+    def version(self, a: int, b: int, tok: str) -> None:
+        """v2.6: V 二点六; a wildcard (v3.x) is its letter: V 三点 X."""
+        self.say_en(a, a + 1, tok[0].upper(), True)
+        number, dot, wild = tok[1:].rpartition(".")
+        if dot and not wild.isdigit():
+            self.say_zh(a + 1, b - len(wild), numbers.decimal(number) + "点")
+            self.say_en(b - len(wild), b, "X" if wild in "xX" else "star", True)
+        else:
+            self.say_zh(a + 1, b, numbers.decimal(tok[1:]))
 
     def magnitude_or_number(self, a: int, b: int, lo: str, joiner: str = "", hi: str = "") -> None:
         """``310B`` / ``1-2B`` / ``128K``: B, M, T in Chinese units; K said as the letter."""
@@ -261,10 +271,22 @@ class _ZhWriter:
                     sylls = self.tools.pinyin(word)
                     if len(sylls) != len(word):
                         sylls = [s for ch in word for s in self.tools.pinyin(ch)[:1]]
+                    sylls = self.tiao(pos, word, sylls)
                     for k, syl in enumerate(sylls):
                         self.out.add(pos + k, pos + k + 1, syl + " ", "zh", False)
                 pos += len(word)
                 i += 1
+
+    def tiao(self, pos: int, word: str, sylls: list[str]) -> list[str]:
+        """调 before 到/高/低/大/小 is tiáo (adjust: 音量调到 3, 调高), which the dictionary
+        reads diào when the two are separate words; after 被 it is diào (他被调到北京)."""
+        out = list(sylls)
+        for k, ch in enumerate(word):
+            at = pos + k
+            after = self.text[at + 1 : at + 2]
+            if ch == "调" and after in TIAO_BEFORE and self.text[max(0, at - 1) : at] != "被":
+                out[k] = "tiao2"
+        return out
 
     def syllables(self, a: int, b: int, word: str, sylls: list[str] | tuple[str, ...]) -> None:
         """Say ``word`` with the given tone-number syllables."""

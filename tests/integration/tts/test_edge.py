@@ -255,6 +255,7 @@ def test_offline_is_one_warning_in_words_once_per_job(tmp_path: Path) -> None:
     said = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
     want = (
         "edge: gave up after 1 attempt(s): cannot reach the service (connection refused); "
+        "kokoro is not installed (run: narrate voices install kokoro); "
         "segments 1-3 fell back to espeak voice cmn-latn-pinyin"
     )
     assert said == [f"warning: {want}"]

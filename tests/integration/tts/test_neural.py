@@ -85,16 +85,13 @@ def test_auto_chain_includes_the_neural_voice_only_once_installed() -> None:
     catalog = load_catalog(ROOT / "voices" / "catalog.json")
     zh = JobSpec.model_validate({"language": "zh", "segments": [{"text": "你好", "seconds": 2}]})
     en = JobSpec.model_validate({"language": "en", "segments": [{"text": "hi", "seconds": 2}]})
-    plain = catalog.cast(zh)
-    assert [plain.engine, plain.fallback and plain.fallback.engine, plain.more] == [
-        "edge",
-        "espeak",
-        (),
-    ]
+    plain = catalog.cast(zh)  # kokoro is listed installed or not (passing it over says so)
+    assert [plain.engine, plain.fallback and plain.fallback.engine] == ["edge", "kokoro"]
+    assert [v.engine for v in plain.more] == ["espeak"]
     chain = catalog.cast(zh, installed=("fastspeech2",))
-    assert chain.engine == "edge" and chain.fallback and chain.fallback.id == "zh-baker"
-    assert [v.engine for v in chain.more] == ["espeak"]
-    neural = chain.fall_back()
+    assert chain.engine == "edge" and chain.fallback and chain.fallback.engine == "kokoro"
+    assert [v.id for v in chain.more] == ["zh-baker", "cmn-latn-pinyin"]
+    neural = chain.fall_back().fall_back()
     assert (neural.engine, neural.voice.id, neural.fallback and neural.fallback.engine) == (
         "fastspeech2",
         "zh-baker",
@@ -104,9 +101,10 @@ def test_auto_chain_includes_the_neural_voice_only_once_installed() -> None:
     rest = chain.after("fastspeech2")
     assert rest is not None and rest.engine == "espeak" and rest.fallback is None
     assert chain.after("espeak") is None
-    # English has no neural voice: auto is edge -> espeak even when installed.
+    # English has no neural voice: auto is edge -> kokoro -> espeak even when installed.
     en_chain = catalog.cast(en, installed=("fastspeech2",))
-    assert en_chain.fallback and en_chain.fallback.engine == "espeak" and en_chain.more == ()
+    assert en_chain.fallback and en_chain.fallback.engine == "kokoro"
+    assert [v.engine for v in en_chain.more] == ["espeak"]
     with pytest.raises(InputError, match="no 'en' voice"):
         catalog.cast(en, engine="fastspeech2", installed=("fastspeech2",))
     explicit = catalog.cast(zh, engine="fastspeech2", installed=("fastspeech2",))

@@ -176,5 +176,8 @@ def test_two_edge_speakers_stay_two_voices_offline() -> None:
     cat = catalog()
     for engine in ("espeak", "auto"):
         cast = [cat.cast(spec, engine=engine, segment=i) for i in range(2)]
-        offline = [c.voice if engine == "espeak" else c.fallback for c in cast]
+        offline = [c.voice if engine == "espeak" else c.more[-1] for c in cast]
         assert [v.id for v in offline if v] == ["cmn-latn-pinyin", "cmn-latn-pinyin+f3"]
+    # auto: kokoro before espeak-ng, of each speaker's gender too
+    kokoro = [cat.cast(spec, engine="auto", segment=i).fallback for i in range(2)]
+    assert [v.id for v in kokoro if v] == ["zm_yunxi", "zf_xiaoxiao"]

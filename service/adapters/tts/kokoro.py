@@ -1,0 +1,190 @@
+"""kokoro: Kokoro-82M v1.0 (int8 ONNX, Apache-2.0) offline, Mandarin and English, from the pack
+``narrate voices install kokoro`` builds (service/voicepacks/kokoro.py).
+
+It is given what espeak is given (the front-end's "pinyin" reader: tone-number syllables,
+numbers, units and symbols already read out, the lexicon and the job's pronunciations applied,
+acronyms spelled), never misaki's own front-end: the readings every engine gets are the ones
+Kokoro gets. service/adapters/tts/kokoro_text.py turns them into Kokoro's phoneme symbols;
+English words (in English scripts, and inside Chinese ones) go through espeak-ng's IPA, one
+espeak-ng call per request for the words not seen before.
+
+Timing comes from the model: the pack's graph returns the frames each phoneme token lasts, so
+every syllable, letter and word gets its span. A span that starts after silence (the first of a
+call, the first after a pause) starts where its sound does, found in the audio: the frames are
+25 ms, a cue must start within 10 ms of the speech. A call takes at most 510 tokens; longer
+text is cut after a clause mark.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from service.adapters.process import run
+from service.adapters.tts.kokoro_model import FRAME, SAMPLE_RATE, KokoroModel
+from service.adapters.tts.kokoro_text import Said, chunks, from_espeak, say, units
+from service.audio import silence, speech_bounds
+from service.domain.errors import EngineError, MediaError
+from service.domain.units import ms_to_samples, samples_to_ms
+from service.ports import Boundary, Speech, TtsRequest
+
+DRIVER = "narrate-kokoro/2 (pinyin front-end, misaki zh symbols, espeak-ng en)"
+# Silence between two calls, by how the first ends (the model's own pause is trimmed with it).
+SENTENCE_GAP_MS = 350
+CLAUSE_GAP_MS = 200
+# Tokens a call aims at (the model takes 510): its activations grow with the call's audio, and
+# GAGAR's 20 s segment 2 peaked at 662 MB RSS in 510-token calls, 454 MB in 250-token ones,
+# at the same CPU per second of speech. Calls still end after a sentence or a clause.
+CALL_TOKENS = 250
+ONSET_LEVEL = 10 ** (-45 / 20)  # RMS where speech starts (the renders' cue checks use it too)
+
+Span = tuple[int, int, int, int]  # spoken start, end; first sample, end sample
+
+
+class KokoroEngine:
+    name = "kokoro"
+    reader = "pinyin"
+    min_rate = 0.5  # the model's speed input: beyond 0.5..2 words smear or clip
+    max_rate = 2.0
+
+    def __init__(self, pack: Path, espeak: str = "espeak-ng", threads: int = 2) -> None:
+        self.pack = pack
+        self.espeak = espeak
+        self.model = KokoroModel(pack, threads)
+        self._words: dict[tuple[str, str], str] = {}  # (espeak voice, word) -> phonemes
+        self._lock = threading.Lock()
+
+    @cached_property
+    def version(self) -> str:
+        import json
+
+        try:
+            key = json.loads((self.pack / "pack.json").read_text(encoding="utf-8"))["key"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise EngineError(self.name, f"the voice pack has no pack.json ({exc})") from None
+        return f"kokoro {key}; {DRIVER}"
+
+    def load(self) -> None:
+        """Load the model now (the first synthesis would otherwise)."""
+        _ = self.model.session
+
+    def english(self, words: list[str], british: bool = False) -> dict[str, str]:
+        """Kokoro phonemes of English words (lower-cased keys), from espeak-ng's IPA: the words
+        not asked before in one call, a word a line (a comma keeps each its own clause)."""
+        voice = "en-gb" if british else "en-us"
+        with self._lock:
+            todo = sorted({w.lower() for w in words} - {w for v, w in self._words if v == voice})
+        if todo:
+            said = "".join(f"{w},\n" for w in todo).encode()
+            try:
+                out = run([self.espeak, "-q", "--ipa", "--tie=^", "-v", voice], 60, stdin=said)
+            except MediaError as exc:
+                raise EngineError(self.name, f"espeak-ng (English words): {exc}") from None
+            lines = out.stdout.decode("utf-8", errors="replace").strip().splitlines()
+            if len(lines) != len(todo):
+                lines = [self._one(w, voice) for w in todo]
+            with self._lock:
+                for w, ipa in zip(todo, lines, strict=True):
+                    self._words[(voice, w)] = from_espeak(ipa.replace(" ", ""), british)
+        return {w.lower(): self._words[(voice, w.lower())] for w in words}
+
+    def _one(self, word: str, voice: str) -> str:
+        try:
+            out = run([self.espeak, "-q", "--ipa", "--tie=^", "-v", voice], 30, stdin=word.encode())
+        except MediaError as exc:
+            raise EngineError(self.name, f"espeak-ng (English word {word!r}): {exc}") from None
+        return out.stdout.decode("utf-8", errors="replace").strip()
+
+    def phonemes(self, text: str, voice: str = "zf_xiaoxiao") -> list[str]:
+        """What the model is given for ``text``, one string per call. For listening checks,
+        the bench and tests."""
+        said = self._said(text, voice)
+        calls = chunks(said, CALL_TOKENS)
+        return ["".join(s.gap + s.phonemes for s in chunk).lstrip() for chunk in calls]
+
+    def _said(self, text: str, voice: str) -> list[Said]:
+        found = units(text)
+        words = [u.text for u in found if u.kind == "word"]
+        british = voice[:1] == "b"
+        return say(found, self.english(words, british) if words else {})
+
+    def _call(self, chunk: list[Said], voice: str, speed: float) -> tuple[np.ndarray, list[Span]]:
+        """One model call: its audio (silence trimmed) and every unit's span in it."""
+        vocab = self.model.vocab
+        tokens: list[int] = []
+        ranges: list[tuple[int, int]] = []
+        for i, s in enumerate(chunk):
+            tokens += [vocab[c] for c in (s.gap if i else "") if c in vocab]
+            first = len(tokens)
+            tokens += [vocab[c] for c in s.phonemes if c in vocab]
+            ranges.append((first, len(tokens)))
+        audio, durations = self.model.run(tokens, self.model.style(voice, len(tokens)), speed)
+        edges = np.concatenate([[0], np.cumsum(durations)]) * FRAME  # token k is duration k + 1
+        spans: list[Span] = []
+        after_pause = True
+        for s, (a, b) in zip(chunk, ranges, strict=True):
+            if s.unit.kind == "pause":
+                after_pause = True
+                continue
+            start, end = int(edges[a + 1]), int(edges[b + 1])
+            if after_pause:
+                start = _onset(audio, start, end)
+            spans.append((s.unit.start, s.unit.end, start, end))
+            after_pause = False
+        if not spans:
+            return silence(0), []
+        lead = spans[0][2]
+        loud = speech_bounds(audio[spans[-1][2] :])
+        tail = max(spans[-1][2] + loud[1], spans[-1][2] + 1)
+        shifted = [(x, y, a - lead, min(b, tail) - lead) for x, y, a, b in spans]
+        return audio[lead:tail], shifted
+
+    def synthesize(self, request: TtsRequest) -> Speech:
+        speed = min(max(request.rate, self.min_rate), self.max_rate)
+        said = self._said(request.text, request.voice)
+        if not any(s.unit.kind != "pause" for s in said):
+            raise EngineError(self.name, f"nothing to say in {request.text[:60]!r}")
+        pieces: list[np.ndarray] = []
+        boundaries: list[Boundary] = []
+        cursor = 0
+        prev: list[Said] = []
+        for chunk in chunks(said, CALL_TOKENS):
+            audio, spans = self._call(chunk, request.voice, speed)
+            if not spans:
+                continue
+            if prev:
+                pieces.append(silence(ms_to_samples(_gap(prev) / speed, SAMPLE_RATE)))
+                cursor += len(pieces[-1])
+            boundaries += [Boundary(x, y, _ms(cursor + a), _ms(cursor + b)) for x, y, a, b in spans]
+            pieces.append(audio)
+            cursor += len(audio)
+            prev = chunk
+        audio = np.concatenate(pieces) if pieces else silence(0)
+        return Speech(audio.astype(np.float32), SAMPLE_RATE, boundaries)
+
+
+def _ms(samples: int) -> int:
+    return samples_to_ms(samples, SAMPLE_RATE)
+
+
+def _gap(chunk: list[Said]) -> int:
+    """The silence after a call, by its last mark (the model's own pause was trimmed)."""
+    last = chunk[-1]
+    if last.unit.kind != "pause":
+        return CLAUSE_GAP_MS
+    return SENTENCE_GAP_MS if last.phonemes in ".!?…" else CLAUSE_GAP_MS
+
+
+def _onset(audio: np.ndarray, start: int, end: int) -> int:
+    """Where sound begins for a unit the model says starts at ``start`` after silence: the
+    first 5 ms whose level passes -45 dBFS (a breath or click below that is not speech), from
+    two frames before ``start`` (the frames are coarse) up to the unit's end."""
+    lo = max(0, start - 2 * FRAME)
+    hop = SAMPLE_RATE // 200
+    window = audio[lo : max(lo, end)]
+    frames = window[: len(window) // hop * hop].reshape(-1, hop).astype(np.float64)
+    loud = np.flatnonzero(np.sqrt(np.mean(frames**2, axis=1)) > ONSET_LEVEL)
+    return lo + int(loud[0]) * hop if len(loud) else start
