@@ -463,8 +463,8 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
         return ids.map(id => S.voices.find(v => v.id === id).language);"""
     )
     assert languages and set(languages) == {"zh"}
-    option = driver.find_element(By.CSS_SELECTOR, "#voice option[value='cmn-latn-pinyin']")
-    assert "espeak" in option.text
+    espeak = "const o = document.querySelector(\"#voice option[value='cmn-latn-pinyin']\"); return o && o.textContent"
+    assert "espeak" in until(driver, 5, lambda d: d.execute_script(espeak), "espeak's option")
     driver.execute_script("document.getElementById('voice').value = 'cmn-latn-pinyin'")
     driver.find_element(By.ID, "audition").click()
     until(

@@ -121,7 +121,9 @@ def test_each_engine_connects_to_its_own_endpoint_and_the_process_keeps_edges(
     )
     with pytest.raises(EngineError, match="cannot reach"):
         dead.synthesize(request())
-    assert edge.synthesize(request()).boundaries and server.requests == 1
+    assert server.requests == 0  # the dead engine never reached the local server
+    # (a loaded host may time out a slow answer and ask again: at least one request)
+    assert edge.synthesize(request()).boundaries and server.requests >= 1
     assert before == edge_tts.communicate.WSS_URL and "speech.platform.bing.com" in before  # type: ignore[attr-defined]
 
 
