@@ -56,7 +56,7 @@ def test_a_version_wildcard_is_said_as_its_letter() -> None:
     [
         ("See example.org/docs today.", "See example dot org slash docs today."),
         ("Read https://arxiv.org/abs/2609.32577 now.", "arxiv dot org slash abs slash two six"),
-        ("Files in /shared/video-kb/scripts.", "slash shared slash video dash"),
+        ("Files in /data/video-kb/scripts.", "slash data slash video dash"),
         ("Open README.md first.", "Open README dot m d first."),
         ("Edit config.yaml.", "Edit config dot yaml."),
     ],
