@@ -30,7 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.voicepacks.zh_baker import _run, default_cache, sha256
+from service.voicepacks.files import put_in_place, sha256
+from service.voicepacks.zh_baker import _run, default_cache
 from service.voicepacks.zh_baker_verify import PackError
 
 VOICE = "kokoro"
@@ -250,9 +251,7 @@ def _build(cache: Path, log: Callable[[str], None]) -> Path:
             "build_seconds": round(time.perf_counter() - t0, 1),
         }
         (out / "pack.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
-        if dest.exists():
-            shutil.rmtree(dest)
-        out.rename(dest)
+        put_in_place(out, dest)
     for stale in cache.glob(f"{VOICE}-*"):  # packs of older inputs: 96 MB each, never read
         if stale != dest and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
@@ -285,9 +284,7 @@ def install(data_dir: Path, cache: Path | None = None, log: Callable[[str], None
         why = problem(staging, full=True)
         if why:
             raise PackError(f"{VOICE}: the installed copy is damaged: {why}")
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
+        put_in_place(staging, dest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     log(f"installed {VOICE} into {dest} (Apache-2.0; see {dest / 'NOTICE'})")

