@@ -13,10 +13,14 @@ done
 fc-list 2>/dev/null | grep "Noto Sans CJK" >/dev/null || need_apt=1
 if [ "$need_apt" = 1 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  # chromium: the studio's browser tests; npm: kokoro's pack. Debian's npm only where there
+  # is none: beside NodeSource's nodejs (which carries its own npm) it cannot be installed.
+  pkgs=(ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl
+    chromium chromium-driver)
+  command -v npm >/dev/null 2>&1 || pkgs+=(npm)
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl \
-    chromium chromium-driver npm >/dev/null  # chromium: the studio's browser tests; npm: kokoro
+    "${pkgs[@]}" >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then
