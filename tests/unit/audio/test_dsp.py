@@ -87,7 +87,9 @@ def feed_sizes(total: int, sizes: list[int]) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("rate", RATES)
+# Two rates: the rate only sets the coefficients (each rate's own are checked against
+# pyloudnorm's in test_k_weighting_is_pyloudnorms); the feed sizes are what the state carries.
+@pytest.mark.parametrize("rate", [16000, 48000])
 @pytest.mark.parametrize(
     "sizes", [[1], [2], [1, 2, 3], [63, 64, 65, 1], [8191, 8193, 20_000], [90_000]]
 )
