@@ -437,7 +437,7 @@ def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(bench: Any) ->
     }
     with httpx.Client(base_url=stack.url, timeout=30) as c:
         job_id = c.post("/v1/jobs", json=spec).json()["id"]
-        assert wait_for(c, job_id, timeout=60)["status"] == "failed"
+        assert wait_for(c, job_id, timeout=120)["status"] == "failed"
     driver.get(f"{stack.url}/#/jobs/{job_id}")
     error = until(
         driver, 10, lambda d: d.find_element(By.ID, "job-error").text or None, "the error"
