@@ -2,7 +2,10 @@
 each for the module): the preview draws the subtitles where the export puts them (once,
 never over a burned-in picture), the URL names the view (reload, Back, a shared link), the
 compose form survives a reload, the list follows running jobs, an ended job runs nothing,
-the timeline spans the video, and a key a loopback server refuses does not break the page."""
+the timeline spans the video, and a key a loopback server refuses does not break the page.
+The keyless stack also serves the page without a key, a failed job's error and warnings, and
+a job followed by its event stream (moved here from test_studio.py, whose stack needs keys:
+each had started a stack and a browser of its own)."""
 
 from __future__ import annotations
 
