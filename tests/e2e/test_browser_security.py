@@ -10,7 +10,6 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -54,11 +53,22 @@ def open_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     s.stop()
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     rebind = f"--host-resolver-rules=MAP {EVIL} 127.0.0.1"  # the rebinding, done
-    with chromium(tmp_path / "profile", rebind, logs=("browser", "performance")) as driver:
+    profile = tmp_path_factory.mktemp("security") / "profile"
+    with chromium(profile, rebind, logs=("browser", "performance")) as driver:
         yield driver
+
+
+@pytest.fixture
+def browser(chrome: Any) -> Any:
+    """The module's browser on a blank page, its logs read empty: each test judges only the
+    requests and reports of its own pages. (No test here depends on what a page stored.)"""
+    chrome.get("about:blank")
+    for log in ("browser", "performance"):
+        chrome.get_log(log)  # reading a log empties it
+    return chrome
 
 
 @pytest.fixture

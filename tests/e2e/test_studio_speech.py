@@ -31,8 +31,9 @@ pytestmark = needs_chromium
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 
-# zh-baker mishears its own English (bench/speech_check.py): segments 1 and 2 are flagged,
-# segment 3 is heard as written.
+# zh-baker mishears its own English (bench/speech_check.py): segment 1 is flagged, segment 2
+# is heard as written. (One of each: every segment costs a synthesis and a recognition per
+# render, and a second flagged one takes the page's same path.)
 SPEC = {
     "title": "语音校对",
     "language": "zh",
@@ -42,7 +43,6 @@ SPEC = {
             "text": "评分员用 reinforcement learning with verifiable rewards 训练 agent。",
             "seconds": 8,
         },
-        {"text": "我们在 GitHub 上发布了 checkpoint 和 tokenizer。", "seconds": 6},
         {"text": "今天的天气很好，我们一起去公园散步吧。", "seconds": 6},
     ],
 }
@@ -85,12 +85,12 @@ def test_flagged_segments_show_what_was_heard_and_one_click_retries_them(
         except Exception:
             print(browser.get_log("browser"))
             raise
-        assert [li.get_attribute("data-segment") for li in items] == ["1", "2"]
+        assert [li.get_attribute("data-segment") for li in items] == ["1"]
         rows = browser.find_elements(By.CSS_SELECTOR, "#seg-table tbody tr")
-        assert ["flagged" in (r.get_attribute("class") or "") for r in rows] == [True, True, False]
+        assert ["flagged" in (r.get_attribute("class") or "") for r in rows] == [True, False]
         assert "heard otherwise" in rows[0].text
         summary = browser.find_element(By.ID, "heard-summary").text
-        assert summary == "3 segments checked, 2 flagged, 0 not checkable.", summary
+        assert summary == "2 segments checked, 1 flagged, 0 not checkable.", summary
         first = items[0]
         said = first.find_element(By.CSS_SELECTOR, ".said").text
         assert "reinforcement learning" in said  # the script, whole
@@ -110,15 +110,15 @@ def test_flagged_segments_show_what_was_heard_and_one_click_retries_them(
             assert c.get(f"/v1/jobs/{child}/source").json()["options"]["on_mismatch"] == "retry"
             manifest = c.get(f"/v1/jobs/{child}/artifacts/manifest.json").json()
         assert manifest["segments"][0]["speech_check"]["tries"], manifest["segments"][0]
-        assert not manifest["segments"][2]["speech_check"]["tries"]
+        assert not manifest["segments"][1]["speech_check"]["tries"]
         # A batch of the same script: its item counts the flagged segments.
         with stack.client() as c:
             items = [{"name": "speech", "script": json.dumps(SPEC, ensure_ascii=False)}]
             made = c.post("/v1/batches", json={"items": items})
             assert made.status_code == 202, made.text
             batch = wait_batch(c, made.json()["id"], timeout=240)
-        assert batch["items"][0]["flagged"] == [1, 2], batch
+        assert batch["items"][0]["flagged"] == [1], batch
         browser.get(stack.url + "/#/batches/" + batch["id"])
         cell = "#batch-items tbody tr td[data-flagged]"
         shown = until(browser, 20, lambda d: d.find_element(By.CSS_SELECTOR, cell).text, "count")
-        assert shown == "2 flagged (1, 2)", shown
+        assert shown == "1 flagged (1)", shown

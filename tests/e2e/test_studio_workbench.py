@@ -2,7 +2,10 @@
 each for the module): the preview draws the subtitles where the export puts them (once,
 never over a burned-in picture), the URL names the view (reload, Back, a shared link), the
 compose form survives a reload, the list follows running jobs, an ended job runs nothing,
-the timeline spans the video, and a key a loopback server refuses does not break the page."""
+the timeline spans the video, and a key a loopback server refuses does not break the page.
+The keyless stack also serves the page without a key, a failed job's error and warnings, and
+a job followed by its event stream (moved here from test_studio.py, whose stack needs keys:
+each had started a stack and a browser of its own)."""
 
 from __future__ import annotations
 
@@ -13,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.data import make_video
-from tests.support.stack import Stack, needs_chromium, wait_for
+from tests.support.data import BUNDLED_EXAMPLE, make_video
+from tests.support.stack import Stack, needs_chromium, submit, wait_for
 from tests.support.studio import (
     SHOTS,
     SIZES,
@@ -385,6 +388,103 @@ def test_a_key_a_loopback_server_refuses_does_not_break_the_page(bench: Any) -> 
     assert driver.execute_script("return localStorage.getItem('narrate.key')") is None
     until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#job-list li"), "jobs listed")
     assert driver.find_element(By.ID, "jobs-msg").text == ""
+
+
+def test_no_key_needed_on_loopback(bench: Any) -> None:
+    """With keys not required (a loopback server), the page works without signing in: it
+    lists the jobs, the voices, says no key is used, and checks a script by keyboard."""
+    stack, driver, _ = bench
+    driver.get(stack.url + "/")  # a new page (not a hash change): it starts afresh
+    until(
+        driver,
+        10,
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "#job-list li")
+            or d.find_element(By.ID, "jobs-msg").text == "No jobs yet."
+        ),
+        "list",
+    )
+    voices = until(
+        driver,
+        10,
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#voice option[value]:not([value=''])"),
+        "voices",
+    )
+    assert len(voices) >= 2
+    assert "no key" in driver.find_element(By.ID, "who").text
+    driver.execute_script(
+        "document.getElementById('script').value = arguments[0]",
+        BUNDLED_EXAMPLE.read_text(encoding="utf-8"),
+    )
+    driver.find_element(By.ID, "check").send_keys("\n")  # keyboard, not a click
+    rows = until(
+        driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#parsed-table tbody tr"), "parsed"
+    )
+    assert len(rows) == 4
+
+
+def test_a_failed_job_shows_its_error_and_warnings_by_their_codes(bench: Any) -> None:
+    """The page reads the job's error {code, message, segment} and warnings: it says the
+    message, marks the segment the error names as failed, and keeps each warning's code.
+    (Segment 1 raises in the worker, the stack's bug_on fault; that a missing espeak fails
+    a job as engine.failed on segment 1 is tests/unit/api/test_errors.py's.)"""
+    stack, driver, _ = bench
+    spec = {
+        "title": "a bug",
+        "segments": [
+            {"text": "代码故障测试通过以后,再做优化。", "seconds": 3},
+            {"text": "评分员对轨迹排序,低排名降权。" * 2, "seconds": 1.5},
+        ],
+        "fit": {"on_overflow": "squeeze"},
+        "options": {"engine": "espeak"},
+    }
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        job_id = c.post("/v1/jobs", json=spec).json()["id"]
+        assert wait_for(c, job_id, timeout=120)["status"] == "failed"
+    driver.get(f"{stack.url}/#/jobs/{job_id}")
+    error = until(
+        driver, 10, lambda d: d.find_element(By.ID, "job-error").text or None, "the error"
+    )
+    assert error.startswith("The job failed: segment 1 failed: internal error"), error
+    box = driver.find_element(By.ID, "job-error")
+    assert box.get_attribute("data-code") == "internal"
+    first = driver.find_element(By.CSS_SELECTOR, "#seg-table tbody tr[data-index='1']")
+    assert first.find_elements(By.TAG_NAME, "td")[1].text == "failed"
+    (warned,) = driver.find_elements(By.CSS_SELECTOR, "#job-warnings li")
+    assert warned.get_attribute("data-code") == "pace.squeezed"
+    assert warned.get_attribute("data-segment") == "2"
+    assert warned.text.startswith("segment 2: squeezed to ")
+
+
+def test_the_page_follows_a_running_job_by_its_event_stream(bench: Any) -> None:
+    """Without a key the page watches a job through GET /v1/jobs/{id}/events (EventSource),
+    not by polling, to the job's end; the stream is closed then."""
+    stack, driver, _ = bench
+    with httpx.Client(base_url=stack.url, timeout=30) as c:
+        held = "[段 1 · 2 秒] 第一段 SEGHOLDSSE。\n\n[段 2 · 2 秒] 第二段。"
+        job_id = submit(c, held).json()["id"]
+    stack.gate("SSE").reached()
+    driver.get(stack.url + "/")  # a new page: its list has the job
+    until(
+        driver,
+        10,
+        lambda d: d.find_elements(By.CSS_SELECTOR, f"#job-list button[data-id='{job_id}']"),
+        "job listed",
+    )[0].click()
+    until(
+        driver,
+        10,
+        lambda d: d.execute_script("return !!S.events && S.events.readyState === 1"),
+        "event stream open",
+    )
+    stack.gate("SSE").open()  # the job goes on only once the page follows it
+    until(
+        driver,
+        60,
+        lambda d: "succeeded" in d.find_element(By.ID, "job-status").text,
+        "job succeeded",
+    )
+    assert driver.execute_script("return S.events") is None
 
 
 def test_chinese_first_words_every_problem_at_once_and_the_example(bench: Any) -> None:
@@ -1096,8 +1196,12 @@ def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None
     import json
 
     stack, driver, _ = bench
-    segments = [{"text": f"带钥匙第{n}段。", "seconds": 1.5} for n in range(8)]
-    spec = {"title": "keyed", "language": "zh", "segments": segments}  # 8 x 0.4 s of faults
+    # Held at its gate until the page follows it: the stream is read while the job runs.
+    segments = [
+        {"text": "带钥匙 SEGHOLDKEYED。", "seconds": 2},
+        {"text": "第二段。", "seconds": 1.5},
+    ]
+    spec = {"title": "keyed", "language": "zh", "segments": segments}
     driver.get(stack.url + "/#/new")
     driver.find_element(By.ID, "key").send_keys(stack.keys["alpha"])
     driver.find_element(By.CSS_SELECTOR, "#signin button[type=submit]").click()
@@ -1117,6 +1221,8 @@ def test_with_a_key_the_job_view_follows_the_stream_by_fetch(bench: Any) -> None
             "stream",
         )
         assert driver.find_element(By.ID, "job").get_attribute("data-stream") == "fetch"
+        stack.gate("KEYED").reached()
+        stack.gate("KEYED").open()
         until(
             driver,
             60,

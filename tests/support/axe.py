@@ -46,7 +46,10 @@ def axe_source() -> str | None:
 
 def violations(driver: Any, source: str) -> list[str]:
     """axe's violations on the page as it is now: "rule: target" for each node."""
-    driver.execute_script(source)
+    if not driver.execute_script("return typeof axe !== 'undefined'"):
+        # Injected once per page: a view is checked at two sizes, and each injection parses
+        # and compiles half a megabyte of script again.
+        driver.execute_script(source)
     found = driver.execute_async_script(
         """const done = arguments[arguments.length - 1];
         axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map(v =>

@@ -1,8 +1,8 @@
 """What the studio page's browser tests (test_studio.py, test_studio_workbench.py) share: a
 stack started and stopped around a block, the browser they drive it with, the wait for a
 condition, the sign-in, the two screen sizes, full-page screenshots and axe-core's check.
-Each test file keeps its own fixtures (their scopes differ: test_studio.py starts a browser
-per test, the workbench one for its module), built from these."""
+Each test file keeps its own fixtures (their scopes differ: the workbench shares one stack
+and one browser across its module), built from these."""
 
 from __future__ import annotations
 
