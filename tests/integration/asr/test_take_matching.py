@@ -16,16 +16,20 @@ SCRIPT = """\
   • Title: Takes
   • Language: en
 
-[Segment 1 · 6 s Hook] Most reinforcement learning for code agents rewards one thing.
+[Segment 1 · 6 s Hook] Reinforcement learning for software rewards one thing.
 
 [Segment 2 · 6 s Point] The tests can pass while the program is still wrong.
 
-[Segment 3 · 6 s Result] So every change is checked by a person before it ships.
+[Segment 3 · 6 s Result] Every new version is tested by a person before it ships.
 """
+# The lines the take reads are ones Whisper base hears word for word in espeak-ng's en-us+f3
+# at 150-190 wpm, so only the skipped line can cross the 25 % WER threshold. "code agents"
+# was heard as "cocaine and" (and "rewards" now and then as "reward": 3 of 9 words, flagged);
+# "change" as "chain".
 LINES = [
-    "Most reinforcement learning for code agents rewards one thing.",
+    "Reinforcement learning for software rewards one thing.",
     "The tests can pass while the program is still wrong.",
-    "So every change is checked by a person before it ships.",
+    "Every new version is tested by a person before it ships.",
 ]
 
 
