@@ -22,7 +22,7 @@ def test_a_cold_render_imports_only_what_it_uses(tmp_path: Path) -> None:
     """A local render needs none of the numeric references (scipy, pyloudnorm: ~1 s of CPU),
     jieba (~1 s: the word index replaces it) or the service's and edge's network stacks
     (~0.6 s) (issue 15 item 10)."""
-    video = make_video(tmp_path / "v.mp4", 11)
+    video = make_video(tmp_path / "v.mp4", 11, size="180x320", fps=10)  # copied, not encoded
     music = tmp_path / "m.wav"  # the music path meters the bed, ducks it and mixes
     subprocess.run(
         ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:d=3", str(music)],

@@ -73,15 +73,16 @@ def test_render_english_json_spec_without_video(tmp_path: Path) -> None:
 def test_burn_in_and_mix_and_extend(short_script: Path, tmp_path: Path) -> None:
     video = tmp_path / "tone.mp4"
     subprocess.run(
-        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=360x640:r=30:d=8",
+        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=360x640:r=10:d=8",
          "-f", "lavfi", "-i", "sine=f=6000:d=8:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast",
          "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(video)],
         check=True,
     )  # fmt: skip
     out = tmp_path / "out"
-    # 9.5 s of narration on an 8 s video: an error without --extend-video...
+    # 9.5 s of narration on an 8 s video: an error naming both and --extend-video...
     proc = narrate("render", short_script, "--out", out, "--engine", "espeak", "--video", video)
     assert proc.returncode == 2 and "--extend-video" in proc.stderr and not out.exists()
+    assert "narration runs 9.5 s but the video lasts 8 s" in proc.stderr
     proc = narrate(
         "render", short_script, "--out", out, "--engine", "espeak", "--video", video,
         "--burn-in", "--original-audio", "mix", "--extend-video",
@@ -111,10 +112,8 @@ def test_burn_in_and_mix_and_extend(short_script: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("script", "needle"),
     [
-        ("", "empty"),
-        ("# 只有标题\n没有段落", "no narration segments"),
-        ("[段 1 · 0 秒] 文本", "segment 1 seconds"),
-        ("[段 1 · -3 秒] 文本", "segment 1 seconds"),
+        # One script the parser refuses (every refusal and its message: tests/unit/domain/
+        # test_script.py) and one it reads but the timeline cannot hold.
         ("[段 1 · 五 秒] 文本", "segment 1 seconds: must be a number"),
         (
             "[段 1 · 2 秒] " + "很长的文字" * 10,
@@ -198,16 +197,6 @@ def test_bundled_example_renders(tmp_path: Path) -> None:
     check_render(out, [16.0, 24.0, 14.5, 8.0], (54.5, 62.5))
 
 
-def test_video_shorter_than_narration_is_refused(tmp_path: Path, short_script: Path) -> None:
-    video = make_video(tmp_path / "v.mp4", 1, size="64x64", audio=False)
-    out = tmp_path / "out"
-    proc = narrate("render", short_script, "--out", out, "--video", video, "--engine", "espeak")
-    assert proc.returncode == 2
-    assert "narration runs 9.5 s but the video lasts 1 s" in proc.stderr
-    assert "--extend-video" in proc.stderr
-    assert not out.exists() or not any(out.iterdir())
-
-
 def test_every_path_argument_is_read_from_the_working_directory(
     short_script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,7 +206,7 @@ def test_every_path_argument_is_read_from_the_working_directory(
     cwd = tmp_path / "here"
     (cwd / "in").mkdir(parents=True)
     short_script.rename(cwd / "in" / "short.md")
-    make_video(cwd / "in" / "clip.mp4", 20, size="360x640")
+    make_video(cwd / "in" / "clip.mp4", 20, size="180x320", fps=10)  # the paths, not the frame
     subprocess.run(
         ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=220:d=5", str(cwd / "in" / "m.mp3")],
         check=True,

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jieba
+import jieba.posseg
 import pypinyin
 import pytest
 from pypinyin.contrib import tone_sandhi
@@ -45,36 +47,36 @@ def reference() -> tuple[Any, Any]:
     return jieba_reference()
 
 
-def test_a_fresh_process_builds_the_cache_and_never_imports_jieba(
+def test_processes_on_first_use_build_one_whole_cache_and_never_import_jieba(
     reference: Any, tmp_path: Path
 ) -> None:
+    """Two processes start on an empty cache at once (each may build it: one whole file is
+    left, no temp file); a third maps the file they left instead of building it again."""
     tk, pos = reference
-    cache = tmp_path / "cache"
-    for _ in range(2):  # the first builds the index, the second maps it
-        words, tags, ma3, imported = json.loads(_run(FIRST_USE, cache).stdout)
-        assert words == list(tk.cut("我们在显卡上训练大模型", HMM=False))
-        assert [tuple(t) for t in tags] == [
-            (p.word, p.flag) for p in pos.cut("评分员对通过的轨迹排序", HMM=False)
-        ]
-        assert ma3 == "马" and not imported
-        assert len(list(cache.glob("*.idx"))) == 1
-
-
-def test_two_processes_on_first_use_share_one_whole_cache_file(tmp_path: Path) -> None:
+    want = [
+        list(tk.cut("我们在显卡上训练大模型", HMM=False)),
+        [[p.word, p.flag] for p in pos.cut("评分员对通过的轨迹排序", HMM=False)],
+        "马",
+        False,  # jieba was not imported
+    ]
     cache = tmp_path / "cache"
     env = {**os.environ, "NARRATE_SEGMENTER_CACHE": str(cache)}
-    code = "from service.adapters.segmenter import tagged_words as t; print(t('显卡上的算力'))"
     procs = [
-        subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", FIRST_USE], env=env, stdout=subprocess.PIPE, text=True
+        )
         for _ in range(2)
     ]
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0]
-    assert outs[0] == outs[1] and "('算力', 'n')" in outs[0]
     (built,) = cache.iterdir()  # one index, no temp file left behind
-    key = wordindex.cache_key(wordindex.dict_path())
     assert built.name.endswith(".idx")
+    key = wordindex.cache_key(wordindex.dict_path())
     assert wordindex.Index(built.read_bytes(), key).total > 0
+    inode = built.stat().st_ino
+    outs.append(_run(FIRST_USE, cache).stdout)
+    assert [json.loads(out) for out in outs] == [want] * 3
+    assert list(cache.iterdir()) == [built] and built.stat().st_ino == inode  # not replaced
 
 
 def test_the_cache_is_rebuilt_when_the_dictionary_changes(tmp_path: Path) -> None:
@@ -107,12 +109,27 @@ def test_a_damaged_cache_file_is_rebuilt_not_trusted(tmp_path: Path, damage: str
     assert index.bucket("的")[0]["的"] == wordindex.Index(good, key).bucket("的")[0]["的"] > 0
 
 
-def test_an_unwritable_cache_builds_in_memory(reference: Any, tmp_path: Path) -> None:
+def _reference_of(src: Path) -> tuple[Any, Any]:
+    """jieba set up as jieba_reference sets it up, but over the dictionary at ``src``."""
+    tk = jieba.Tokenizer(str(src))
+    tk.tmp_dir = str(src.parent)  # its own cache of that dictionary, beside it
+    tk.initialize()
+    pos = jieba.posseg.POSTokenizer(tk)
+    for word, tag in EXTRA_WORDS.items():
+        tk.add_word(word, freq=EXTRA_FREQ, tag=tag)
+    return tk, pos
+
+
+def test_an_unwritable_cache_builds_in_memory(tmp_path: Path) -> None:
+    """The index built in memory segments as jieba does over the same dictionary: a small
+    one (the fallback does not depend on its size; jieba's whole one is ~4 s of CPU)."""
+    src = _small_dictionary(tmp_path)
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    index = wordindex.load(blocker / "cache")
+    index = wordindex.load(blocker / "cache", src)
+    assert blocker.read_text() == "not a directory"
     seg = DictSegmenter(index, [(w, EXTRA_FREQ, t) for w, t in EXTRA_WORDS.items()])
-    assert_same(reference, seg, "数据集上的过拟合与欠拟合")
+    assert_same(_reference_of(src), seg, "狍子在显卡上训练大模型，一定不是行长的过拟合")
 
 
 def test_the_readings_are_pypinyins() -> None:
@@ -145,6 +162,19 @@ def test_every_word_and_character_is_in_the_table() -> None:
     assert table.get("B超") == pypinyin_reading("B超") == ("chao1",)  # the letter is dropped
 
 
+@pytest.fixture
+def few_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pypinyin's character list, which a readings build reads whole (41k characters: ~2 s of
+    CPU a build), cut to the characters these tests read, for tests of when a table is
+    (re)built rather than of its size. The readings stay pypinyin's: its converter keeps its
+    own reference to the whole table."""
+    from pypinyin import pinyin_dict as module
+
+    few = {ord(c): module.pinyin_dict[ord(c)] for c in "狍子一定不是大模型行长算力显卡中国"}
+    monkeypatch.setattr(module, "pinyin_dict", few)
+
+
+@pytest.mark.usefixtures("few_characters")
 def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,9 +195,8 @@ def test_the_readings_are_rebuilt_for_a_new_pypinyin_dictionary_or_word_list(
         pinyinindex.Readings(next(cache.glob("*.idx")).read_bytes(), "another key")
 
 
+@pytest.mark.usefixtures("few_characters")
 def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
-    """Every kind of damage is refused by the reader; one of them is then rebuilt whole (a
-    build reads all of pypinyin's characters: one rebuild shows the rule, four cost ~2 min)."""
     src = _small_dictionary(tmp_path)
     cache = tmp_path / "cache"
     pinyinindex.load(cache, src, ["算力"])
@@ -175,9 +204,10 @@ def test_a_damaged_readings_file_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     good = target.read_bytes()
     _, key = pinyinindex.cache_target(cache, src, ["算力"])
     for damage in ("truncate", "flip", "empty", "garbage"):
+        bad = damaged(good, damage)
         with pytest.raises(wordindex.CorruptIndex):
-            pinyinindex.Readings(damaged(good, damage), key)
-    target.write_bytes(damaged(good, "flip"))
-    table = pinyinindex.load(cache, src, ["算力"])
-    assert target.read_bytes() == good
-    assert table.get("一定") == pypinyin_reading("一定") == ("yi2", "ding4")
+            pinyinindex.Readings(bad, key)
+        target.write_bytes(bad)
+        table = pinyinindex.load(cache, src, ["算力"])
+        assert target.read_bytes() == good, damage
+        assert table.get("一定") == pypinyin_reading("一定") == ("yi2", "ding4")

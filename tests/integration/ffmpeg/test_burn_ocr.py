@@ -24,24 +24,32 @@ from service.domain.subtitles.writers import placements
 from tests.support.data import SHORT_SCRIPT, make_video
 from tests.support.helpers import narrate
 
-W, H = 1080, 1920
 PRESET = "vertical-safe-highlight"
 
 
 @dataclass
 class Burned:
     video: Path
+    size: tuple[int, int]
     ass: str
     cues: list[Cue]
     style: Style
 
 
-def _burn(tmp: Path, preset: str, *flags: str, convert: Callable[[str], str] = str) -> Burned:
-    """One burn-in render of the short script at ``preset``; its cues as the manifest
-    has them, each line through ``convert`` (the Traditional track converts line by line)."""
+def _burn(
+    tmp: Path,
+    preset: str,
+    *flags: str,
+    size: tuple[int, int] = (1080, 1920),
+    fps: int = 30,
+    convert: Callable[[str], str] = str,
+) -> Burned:
+    """One burn-in render of the short script at ``preset`` onto a ``size`` video; its cues
+    as the manifest has them, each line through ``convert`` (the Traditional track converts
+    line by line)."""
     script = tmp / "s.md"
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
-    video = make_video(tmp / "v.mp4", 10, audio=False)
+    video = make_video(tmp / "v.mp4", 10, size="{}x{}".format(*size), fps=fps, audio=False)
     out = tmp / "out"
     proc = narrate(
         "render", script, "--out", out, "--engine", "espeak", "--video", video,
@@ -52,7 +60,7 @@ def _burn(tmp: Path, preset: str, *flags: str, convert: Callable[[str], str] = s
     data = json.loads(styles_file(get_settings()).read_text(encoding="utf-8"))
     style = resolve(data, StyleSpec(preset=preset))
     ass = (out / "subtitles.ass").read_text(encoding="utf-8")
-    return Burned(out / "video.mp4", ass, cues, style)
+    return Burned(out / "video.mp4", size, ass, cues, style)
 
 
 @pytest.fixture(scope="module")
@@ -62,21 +70,23 @@ def burned(tmp_path_factory: pytest.TempPathFactory) -> Burned:
 
 @pytest.fixture(scope="module")
 def burned_hant(tmp_path_factory: pytest.TempPathFactory) -> Burned:
-    """The Traditional (Taiwan) track burned in at ``vertical-safe``."""
+    """The Traditional (Taiwan) track burned in at ``vertical-safe``: a cue's midpoint is
+    all it reads, so 10 frames a second are enough (the highlight needs 30: words of 133 ms),
+    and a half-size frame (the styles scale with it) is what it reads."""
     converter = OpenccConverter()
     return _burn(
         tmp_path_factory.mktemp("ocr-hant"), "vertical-safe",
         "--traditional", "tw", "--burn-in-script", "hant",
-        convert=lambda line: converter.convert(line, "tw"),
+        size=(540, 960), fps=10, convert=lambda line: converter.convert(line, "tw"),
     )  # fmt: skip
 
 
 def _read_back(burned: Burned, layers: set[int]) -> list[tuple[str, str, float]]:
-    canvas = Canvas(W, H, style=burned.style)
+    canvas = Canvas(*burned.size, style=burned.style)
     places = placements(canvas, burned.cues)
     got = []
     for cue in (c for c in burned.cues if c.layer in layers):
-        picture = frame(burned.video, (cue.start_ms + cue.end_ms) / 2000, W, H)
+        picture = frame(burned.video, (cue.start_ms + cue.end_ms) / 2000, *burned.size)
         top, bottom = band(canvas, places[cue.layer], len(cue.lines))
         text = read(picture[top:bottom])
         got.append((cue.text, text, cer(cue.text, text)))
@@ -107,17 +117,19 @@ def test_the_word_being_spoken_is_drawn_in_the_highlight_colour(burned: Burned) 
     """Mid-word, the highlight colour covers that word and nothing else: what it draws reads
     as the word; a frame before its onset, it does not. Words of two characters and more,
     spoken for at least 4 frames."""
-    canvas = Canvas(W, H, style=burned.style)
+    canvas = Canvas(*burned.size, style=burned.style)
     place = placements(canvas, burned.cues)[NARRATION]
     colour = burned.style.narration.highlight_color
     words = [w for w in highlights(burned.ass, colour) if len(w[0]) >= 2 and w[2] - w[1] >= 133]
     assert len(words) >= 8
     top, bottom = band(canvas, place, 2)
     for word, on, off in words[:: len(words) // 4][:4]:  # four, spread over the render
-        picture = frame(burned.video, (on + off) / 2000, W, H)
+        picture = frame(burned.video, (on + off) / 2000, *burned.size)
         lit = near(picture[top:bottom], colour)
         assert lit.sum() > 50, f"{word}: no highlight"
         assert cer(word, read(only(picture[top:bottom], lit))) == 0, word
         if on - 40 > max(c.start_ms for c in burned.cues if c.start_ms <= on):
-            early = frame(burned.video, (on - 40) / 1000, W, H)[top:bottom]  # a frame before
+            early = frame(burned.video, (on - 40) / 1000, *burned.size)[
+                top:bottom
+            ]  # a frame before
             assert cer(word, read(only(early, near(early, colour)))) > 0, f"{word}: early"

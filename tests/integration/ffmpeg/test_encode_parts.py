@@ -6,6 +6,7 @@ tests/unit/adapters/test_encode_parts.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from service import wiring
 from service.adapters import media
 from service.adapters.media import FfmpegMedia
-from service.adapters.parts import Part, PartsEncoding
+from service.adapters.parts import Part, PartsEncoding, encode_parts
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
@@ -22,23 +23,31 @@ from tests.support.data import make_video
 from tests.support.helpers import ffprobe
 from tests.unit.adapters.test_encode_parts import SCRIPT, frame_psnr
 
+Cut = Callable[[MuxRequest, int], list[Part]]
+FPS = 10  # a cut's frames are any rate's (the cut arithmetic per rate: the unit tests)
+
+
+def _uneven(request: MuxRequest, n: int) -> list[Part]:
+    return [Part(0, 3 * FPS), Part(3 * FPS)]  # 3 s against the rest
+
 
 @pytest.mark.parametrize(
-    ("seconds", "size", "uneven"),
+    ("seconds", "cuts"),
     [
-        (24.0, "360x640", False),
-        (21.0, "360x640", False),  # the video is frozen to 24 s
-        # Cut unevenly (3 s against 21 s): the short part ends long before the other, and
-        # the join is still the one-pass picture; a second render is the same file, byte
-        # for byte (before, the long part was stopped wherever it was when the short one
-        # ended, and re-cut there: 26 identical jobs gave 13 different files).
-        (24.0, "1080x1920", True),
+        # Cut evenly, then unevenly twice: the short part ends long before the other, and the
+        # join is still the one-pass picture; a second render is the same file, byte for byte
+        # (before, the long part was stopped wherever it was when the short one ended, and
+        # re-cut there: 26 identical jobs gave 13 different files). One render in one pass
+        # serves both cuts; the frame size is not what the cuts depend on.
+        (24.0, (encode_parts, _uneven, _uneven)),
+        (21.0, (encode_parts,)),  # the video is frozen to 24 s
     ],
+    ids=["even-and-uneven", "frozen-end"],
 )
 def test_a_picture_in_parts_is_the_one_pass_picture(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, size: str, uneven: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, cuts: tuple[Cut, ...]
 ) -> None:
-    video = make_video(tmp_path / "clip.mp4", seconds, size=size)
+    video = make_video(tmp_path / "clip.mp4", seconds, size="360x640", fps=FPS)
     spec = parse_markdown(SCRIPT)
     options = RenderOptions(engine="espeak", burn_in=True, extend_video=True)
     encodings: list[PartsEncoding] = []
@@ -51,26 +60,30 @@ def test_a_picture_in_parts_is_the_one_pass_picture(
         return encoding
 
     monkeypatch.setattr(FfmpegMedia, "encode_video", recorded)
-    outputs = {}
-    for run, parts in enumerate((1, 2, 2) if uneven else (1, 2)):
-        if uneven and parts == 2:
-            monkeypatch.setattr(media, "encode_parts", lambda req, n: [Part(0, 90), Part(90)])
-        settings = Settings(data_dir=tmp_path / f"data{run}", encode_parts=parts)
+    outputs = []
+    for run, cut in enumerate((encode_parts, *cuts)):
+        monkeypatch.setattr(media, "encode_parts", cut)
+        settings = Settings(data_dir=tmp_path / f"data{run}", encode_parts=2 if run else 1)
         pipeline = wiring.pipeline(settings)
         plan = pipeline.plan(spec, options, video)
         assert plan.video is not None and plan.video.constant_rate
         pipeline.render(plan, tmp_path / f"out{run}", video)
-        outputs[run] = tmp_path / f"out{run}" / "video.mp4"
-    assert [e.started for e in encodings] == [1, 2, 2][: len(outputs)]  # never re-cut
-    if uneven:
-        assert outputs[1].read_bytes() == outputs[2].read_bytes()
-    one, two = (ffprobe(outputs[run])["streams"] for run in (0, 1))
+        outputs.append(tmp_path / f"out{run}" / "video.mp4")
+    assert [e.started for e in encodings] == [1, 2, 2, 2][: len(outputs)]  # never re-cut
+    if len(outputs) == 4:
+        assert outputs[2].read_bytes() == outputs[3].read_bytes()
+    for joined in outputs[1:3]:
+        assert_same_picture(outputs[0], joined, tmp_path / "psnr.log")
+    left = [p.name for p in tmp_path.rglob("*") if p.parent.name == "work" or ".part" in p.name]
+    assert not left  # parts, progress reports, listings and the canvas: all removed
+
+
+def assert_same_picture(one_pass: Path, joined: Path, log: Path) -> None:
+    one, two = (ffprobe(output)["streams"] for output in (one_pass, joined))
     frames = [next(s for s in streams if s["codec_type"] == "video") for streams in (one, two)]
-    assert frames[0]["nb_frames"] == frames[1]["nb_frames"] == "720"  # 24 s at 30 fps
+    assert frames[0]["nb_frames"] == frames[1]["nb_frames"] == str(24 * FPS)  # 24 s
     assert frames[0]["duration"] == frames[1]["duration"]
     # Each frame as the one-pass encode made it: a cue one frame early or late, or a frame
     # lost or doubled at a cut, is a frame with text against one without (< 30 dB).
-    psnr = frame_psnr(outputs[0], outputs[1], tmp_path / "psnr.log")
-    assert len(psnr) == 720 and min(psnr) > 40, min(psnr)
-    left = [p.name for p in tmp_path.rglob("*") if p.parent.name == "work" or ".part" in p.name]
-    assert not left  # parts, progress reports, listings and the canvas: all removed
+    psnr = frame_psnr(one_pass, joined, log)
+    assert len(psnr) == 24 * FPS and min(psnr) > 40, min(psnr)

@@ -46,7 +46,7 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
             events.append("mix done")
 
     pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
-    video = make_video(tmp_path / "clip.mp4", 11, size="360x640")
+    video = make_video(tmp_path / "clip.mp4", 11, size="360x640", fps=10)
     plan = pipeline.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video
     )
@@ -101,8 +101,10 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
             phase.append("mixed")
 
     pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
-    script = "\n\n".join(f"[段 {i} · 6 秒] 第{i}段:评分员对通过的轨迹排序。" for i in range(1, 16))
-    video = make_video(tmp_path / "clip.mp4", 90, size="360x640")
+    # Three long slots: the length is the point (a mix of many blocks), not how much is said.
+    script = "\n\n".join(f"[段 {i} · 30 秒] 第{i}段:评分员对通过的轨迹排序。" for i in range(1, 4))
+    # Small and slow: its encode is stopped as the mix starts, whatever its frame.
+    video = make_video(tmp_path / "clip.mp4", 90, size="180x320", fps=10)
     plan = pipeline.plan(
         parse_markdown(script), RenderOptions(engine="espeak", burn_in=True), video
     )

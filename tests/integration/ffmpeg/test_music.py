@@ -17,7 +17,7 @@ from tests.support.helpers import narrate, read_manifest, rms_db
 
 
 def test_music_is_looped_ducked_under_speech_and_the_mix_is_at_target(tmp_path: Path) -> None:
-    video = make_video(tmp_path / "v.mp4", 14)
+    video = make_video(tmp_path / "v.mp4", 14, size="180x320", fps=10)  # copied: its length counts
     music = tmp_path / "m.mp3"  # 3 s of a chord: looped under 14 s of video
     subprocess.run(
         [

@@ -36,7 +36,7 @@ def test_burned_in_title_card_caption_and_qualifiers_apart(tmp_path: Path) -> No
     """Burn-in shows shot text by default: at 2 s the title card mid-frame over the
     narration; at 7 s the red qualifier at the top, the risk card's caption under it and the
     narration at the bottom, in disjoint bands of rows."""
-    video = make_video(tmp_path / "v.mp4", 10, audio=False)
+    video = make_video(tmp_path / "v.mp4", 10, fps=10, audio=False)  # two still moments read
     script = tmp_path / "s.md"
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
     out = tmp_path / "out"

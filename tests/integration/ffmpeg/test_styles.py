@@ -18,7 +18,7 @@ from tests.support.helpers import frame_at, narrate
 def test_vertical_safe_burn_in_keeps_text_in_the_safe_area(tmp_path: Path) -> None:
     """A 9:16 burn-in: white narration pixels only above the bottom 25 % and left of the
     right 15 %; red qualifier pixels at the top. Grabbed frames, measured."""
-    video = make_video(tmp_path / "v.mp4", 6, audio=False)
+    video = make_video(tmp_path / "v.mp4", 6, fps=10, audio=False)  # one steady frame is read
     script = tmp_path / "s.md"
     script.write_text(
         "[段 1 · 5 秒] 通过测试不等于实现质量好，两者拿到的策略梯度完全一样。\n"
