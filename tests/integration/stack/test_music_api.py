@@ -1,12 +1,11 @@
 """Music under the voice over HTTP: a `music` multipart part (and `narrate submit --music`)
-through the real stack, the mix measured on what the client downloads."""
+through the real stack (the session's), the mix measured on what the client downloads."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -14,18 +13,10 @@ import numpy as np
 import pytest
 
 from service import audio as dsp
+from tests.integration.stack.shared import MAX_MUSIC_BYTES
 from tests.support.data import BUNDLED_EXAMPLE, SHORT_SCRIPT, make_video
 from tests.support.helpers import read_manifest, rms_db
-from tests.support.stack import Stack, start_stack, wait_for
-
-MUSIC_LIMIT = 400_000
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = start_stack(tmp_path_factory.mktemp("stack"), max_music_bytes=MUSIC_LIMIT)
-    yield s
-    s.stop()
+from tests.support.stack import Stack, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -103,15 +94,22 @@ def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path
 
 def test_a_bad_music_part_is_refused_at_the_door(stack: Stack, tmp_path: Path) -> None:
     silent = make_video(tmp_path / "mute.mp4", 2, size="160x90", fps=5, audio=False)
+
+    def uploads() -> list[Path]:
+        return list((stack.data_dir / "artifacts" / "alpha").glob("*/input/source.music"))
+
+    before = set(uploads())  # other tests' jobs on the shared stack
     with stack.client() as c:
         for body in (b"this is not audio at all\n" * 40, silent.read_bytes()):
             r = post(c, SHORT_SCRIPT, {"music": ("bed.mp3", body, "audio/mpeg")})
             assert r.status_code == 422, r.text
             assert r.json()["detail"][0]["msg"].startswith("music: "), r.text
             assert str(stack.data_dir) not in r.text
-        big = post(c, SHORT_SCRIPT, {"music": ("bed.wav", b"\0" * (MUSIC_LIMIT + 1), "audio/wav")})
+        big = post(
+            c, SHORT_SCRIPT, {"music": ("bed.wav", b"\0" * (MAX_MUSIC_BYTES + 1), "audio/wav")}
+        )
         assert big.status_code == 413 and "music" in big.json()["detail"]
-        assert not any((stack.data_dir / "artifacts" / "alpha").glob("*/input/source.music"))
+    assert set(uploads()) <= before  # none of the refused parts was kept
 
 
 def test_submit_client_sends_music(stack: Stack, music: Path, tmp_path: Path) -> None:
