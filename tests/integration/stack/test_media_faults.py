@@ -29,7 +29,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     wrapper = tmp / "ffmpeg-wrapper"
     wrapper.write_text(WRAPPER.format(mode=tmp / "mode"))
     wrapper.chmod(0o755)
-    s = start_stack(tmp / "data", ffmpeg=wrapper, ffmpeg_timeout=3)
+    # One worker: each test runs one job at a time, and a worker start is ~2.5 CPU s.
+    s = start_stack(tmp / "data", workers=1, ffmpeg=wrapper, ffmpeg_timeout=3)
     yield s
     s.stop()
 
@@ -69,9 +70,10 @@ def test_ffmpeg_failure_reports_its_stderr(stack: Stack, short_video: Path) -> N
 def test_disk_full_during_mux_fails_cleanly(stack: Stack, tmp_path: Path) -> None:
     mode(stack, "real")
     big = tmp_path / "big.mp4"
-    # A noisy picture: a large file, so the MP4 cannot fit where the inputs just did.
+    # A noisy picture, lossless: a large file (~30 MB at 320x180, far past the 3 MB of room
+    # left beside it), so the MP4 cannot fit where the inputs just did.
     subprocess.run(
-        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "nullsrc=s=640x360:r=30:d=11,geq=random(1)*255:128:128",
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "nullsrc=s=320x180:r=30:d=11,geq=random(1)*255:128:128",
          "-f", "lavfi", "-i", "sine=d=11", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0",
          "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", str(big)],
         check=True,

@@ -14,14 +14,14 @@ import pytest
 
 from service import audio as dsp
 from tests.integration.stack.shared import MAX_MUSIC_BYTES
-from tests.support.data import BUNDLED_EXAMPLE, SHORT_SCRIPT, make_video
+from tests.support.data import SHORT_SCRIPT, make_video
 from tests.support.helpers import read_manifest, rms_db
 from tests.support.stack import Stack, wait_for
 
 
 @pytest.fixture(scope="module")
 def music(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """4 s of a chord over soft noise, as MP3: looped under a minute of video."""
+    """4 s of a chord over soft noise, as MP3: looped under the video."""
     path = tmp_path_factory.mktemp("music") / "bed.mp3"
     subprocess.run(
         ["ffmpeg", "-v", "error", "-y",
@@ -40,13 +40,14 @@ def post(c: httpx.Client, script: str, files: dict[str, tuple[str, bytes, str]])
 
 
 def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path: Path) -> None:
-    video = make_video(tmp_path / "v.mp4", 64, size="320x180", fps=10)
+    # 13 s: the music loops three times, and plays on past the 9.5 s script's last words.
+    video = make_video(tmp_path / "v.mp4", 13, size="320x180", fps=10)
     files = {
         "video": ("clip.mp4", video.read_bytes(), "video/mp4"),
         "music": ("bed.mp3", music.read_bytes(), "audio/mpeg"),
     }
     with stack.client() as c:
-        r = post(c, BUNDLED_EXAMPLE.read_text(encoding="utf-8"), files)
+        r = post(c, SHORT_SCRIPT, files)
         assert r.status_code == 202, r.text
         job = wait_for(c, r.json()["id"], timeout=300)
         assert job["status"] == "succeeded", job["error"]
@@ -66,7 +67,7 @@ def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path
     assert manifest["music"]["file"] == "source.music" and manifest["music"]["duck_db"] == 12
     mix, sr = dsp.read_wav(out / "mix.wav")
     voice, _ = dsp.read_wav(out / "narration.wav")
-    assert len(mix) == 64 * sr  # to the video's end
+    assert len(mix) == 13 * sr  # to the video's end
     assert abs(dsp.integrated_lufs(mix, sr) + 16) <= 0.5
     # The mix is G * (voice + music): G by least squares, the music is what is left.
     v = np.zeros(len(mix), np.float32)
