@@ -1,4 +1,5 @@
-"""End to end over HTTP: uvicorn, 2 Celery worker processes and a Redis of the test's own."""
+"""End to end over HTTP: uvicorn, 2 Celery worker processes and a Redis (the session's shared
+stack: a test that lists jobs lists its own tenant's or its own ids)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import time
 from pathlib import Path
 
 from service import audio as dsp
+from tests.integration.stack.shared import MAX_VIDEO_BYTES, own_tenant
 from tests.support.data import SHORT_SCRIPT
 from tests.support.helpers import check_render, eventually, ffprobe, stream_md5
 from tests.support.stack import Stack, submit, wait_for
@@ -74,7 +76,7 @@ def test_json_spec_and_listing(stack: Stack) -> None:
         "segments": [{"text": "Hello there.", "seconds": 2}],
         "options": {"engine": "espeak"},
     }
-    with stack.client() as c:
+    with own_tenant(stack, "listing") as c:
         r = c.post("/v1/jobs", json=spec)
         assert r.status_code == 202, r.text
         job = wait_for(c, r.json()["id"])
@@ -183,9 +185,11 @@ def test_tenants_cannot_see_each_other(stack: Stack) -> None:
 
 
 def test_limits_and_bad_input(stack: Stack, tmp_path: Path) -> None:
+    jobs_dir = stack.data_dir / "artifacts" / "alpha"
+    before = {p.name for p in jobs_dir.iterdir()} if jobs_dir.exists() else set()
     with stack.client() as c:
         big = tmp_path / "big.mp4"
-        big.write_bytes(b"\0" * 3_100_000)
+        big.write_bytes(b"\0" * (MAX_VIDEO_BYTES + 100_000))
         r = submit(c, SHORT_SCRIPT, big)
         assert r.status_code == 413 and "video" in r.json()["detail"]
         r = submit(c, "[段 1 · 3 秒] " + "字" * (1 << 20))
@@ -216,8 +220,8 @@ def test_limits_and_bad_input(stack: Stack, tmp_path: Path) -> None:
         ):
             assert raw_get(stack, f"/v1/jobs/{job['id']}/artifacts/{name}") == 404, name
         assert c.get(f"/v1/jobs/{job['id']}/artifacts/video.mp4").status_code == 404  # none made
-    # Nothing of the refused jobs was kept.
-    left = {p.name for p in (stack.data_dir / "artifacts" / "alpha").iterdir()}
+    # Nothing of the refused jobs was kept (other tests' jobs on the shared stack aside).
+    left = {p.name for p in jobs_dir.iterdir()} - before
     with stack.client() as c:
         known = {j["id"] for j in c.get("/v1/jobs", params={"limit": 200}).json()["jobs"]}
     assert left <= known

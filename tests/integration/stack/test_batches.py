@@ -1,6 +1,6 @@
 """Batches over real Redis, Celery workers and uvicorn: mixed good and bad items both ways
 (all refused, or the good ones created), videos and takes paired by name, the zip against
-each job's own artifacts; and `narrate batch` against that service, on a terminal (a pty)
+each job's own artifacts; and `narrate batch` against that service (the session's stack), on a terminal (a pty)
 and off it."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +19,10 @@ import httpx
 import pytest
 
 from devtools.takes import take
+from tests.integration.stack.shared import own_tenant
 from tests.support.data import ROOT, make_video
 from tests.support.helpers import check_render, read_manifest
-from tests.support.stack import Stack, start_stack
+from tests.support.stack import Stack
 from tests.unit.api.test_takes import SCRIPT, on_phrases, phrases
 
 
@@ -31,13 +31,6 @@ def script(title: str, seconds: float = 2) -> str:
 
 
 BAD = "标题:坏\n\n[段 1 · 0 秒 开场] 没有时长。\n"
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = start_stack(tmp_path_factory.mktemp("stack"), max_video_bytes=3_000_000)
-    yield s
-    s.stop()
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +56,7 @@ def test_a_batch_through_the_service_all_or_partial(stack: Stack, clip: Path) ->
         ("video", ("a.mp4", clip.read_bytes(), "video/mp4")),
         ("options", (None, '{"engine": "espeak"}')),
     ]
-    with stack.client("beta") as c:
+    with own_tenant(stack, "batches") as c:  # its listing holds only this test's jobs
         refused = c.post("/v1/batches", files=files)
         assert refused.status_code == 422, refused.text
         (problem,) = refused.json()["detail"]

@@ -31,22 +31,18 @@ def redis_barrier(r: Any) -> None:
         r.ping()
 
 
-@pytest.fixture(scope="module")
-def slow_submit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    # A submit whose script names a gate waits there after its body is read (as a slow parse
-    # or ffprobe would) until the test opens it.
-    s = start_stack(tmp_path_factory.mktemp("slow"), workers=0, faults="gates")
-    yield s
-    s.stop()
-
-
 TIMEOUT = 5  # the idle stack's Redis call timeout: a wait on a hung Redis is this long
 
 
 @pytest.fixture(scope="module")
 def idle_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """Redis (with a 5 s call timeout) and the API, no worker: jobs stay queued."""
-    s = start_stack(tmp_path_factory.mktemp("idle"), workers=0, redis_timeout=TIMEOUT)
+    """Redis (with a 5 s call timeout) and the API, no worker: jobs stay queued. The API is
+    the fault stack's: a submit whose script names a gate (APIHOLD) waits there after its
+    body is read (as a slow parse or ffprobe would) until the test opens it; any other
+    request is the service's own."""
+    s = start_stack(
+        tmp_path_factory.mktemp("idle"), workers=0, faults="gates", redis_timeout=TIMEOUT
+    )
     yield s
     s.stop()
 
@@ -74,10 +70,10 @@ def healthz_times(url: str, until: threading.Event) -> list[float]:
     return times
 
 
-def test_healthz_answers_while_submits_are_held(slow_submit: Stack) -> None:
+def test_healthz_answers_while_submits_are_held(idle: Stack) -> None:
     """Four submits held in their plan step (each at its own gate): /healthz answers all the
     while. A loop that waited on one would never answer, and the gates open only after."""
-    s = slow_submit
+    s = idle
     gates = [s.gate(f"S{i}") for i in range(4)]
     with ThreadPoolExecutor(4) as pool, s.client() as c:
         posts = [

@@ -1,12 +1,11 @@
 """Music under the voice over HTTP: a `music` multipart part (and `narrate submit --music`)
-through the real stack, the mix measured on what the client downloads."""
+through the real stack (the session's), the mix measured on what the client downloads."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -14,23 +13,15 @@ import numpy as np
 import pytest
 
 from service import audio as dsp
-from tests.support.data import BUNDLED_EXAMPLE, SHORT_SCRIPT, make_video
+from tests.integration.stack.shared import MAX_MUSIC_BYTES
+from tests.support.data import SHORT_SCRIPT, make_video
 from tests.support.helpers import read_manifest, rms_db
-from tests.support.stack import Stack, start_stack, wait_for
-
-MUSIC_LIMIT = 400_000
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = start_stack(tmp_path_factory.mktemp("stack"), max_music_bytes=MUSIC_LIMIT)
-    yield s
-    s.stop()
+from tests.support.stack import Stack, wait_for
 
 
 @pytest.fixture(scope="module")
 def music(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """4 s of a chord over soft noise, as MP3: looped under a minute of video."""
+    """4 s of a chord over soft noise, as MP3: looped under the video."""
     path = tmp_path_factory.mktemp("music") / "bed.mp3"
     subprocess.run(
         ["ffmpeg", "-v", "error", "-y",
@@ -49,13 +40,14 @@ def post(c: httpx.Client, script: str, files: dict[str, tuple[str, bytes, str]])
 
 
 def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path: Path) -> None:
-    video = make_video(tmp_path / "v.mp4", 64, size="320x180", fps=10)
+    # 13 s: the music loops three times, and plays on past the 9.5 s script's last words.
+    video = make_video(tmp_path / "v.mp4", 13, size="320x180", fps=10)
     files = {
         "video": ("clip.mp4", video.read_bytes(), "video/mp4"),
         "music": ("bed.mp3", music.read_bytes(), "audio/mpeg"),
     }
     with stack.client() as c:
-        r = post(c, BUNDLED_EXAMPLE.read_text(encoding="utf-8"), files)
+        r = post(c, SHORT_SCRIPT, files)
         assert r.status_code == 202, r.text
         job = wait_for(c, r.json()["id"], timeout=300)
         assert job["status"] == "succeeded", job["error"]
@@ -75,7 +67,7 @@ def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path
     assert manifest["music"]["file"] == "source.music" and manifest["music"]["duck_db"] == 12
     mix, sr = dsp.read_wav(out / "mix.wav")
     voice, _ = dsp.read_wav(out / "narration.wav")
-    assert len(mix) == 64 * sr  # to the video's end
+    assert len(mix) == 13 * sr  # to the video's end
     assert abs(dsp.integrated_lufs(mix, sr) + 16) <= 0.5
     # The mix is G * (voice + music): G by least squares, the music is what is left.
     v = np.zeros(len(mix), np.float32)
@@ -103,15 +95,22 @@ def test_music_part_is_mixed_under_the_voice(stack: Stack, music: Path, tmp_path
 
 def test_a_bad_music_part_is_refused_at_the_door(stack: Stack, tmp_path: Path) -> None:
     silent = make_video(tmp_path / "mute.mp4", 2, size="160x90", fps=5, audio=False)
+
+    def uploads() -> list[Path]:
+        return list((stack.data_dir / "artifacts" / "alpha").glob("*/input/source.music"))
+
+    before = set(uploads())  # other tests' jobs on the shared stack
     with stack.client() as c:
         for body in (b"this is not audio at all\n" * 40, silent.read_bytes()):
             r = post(c, SHORT_SCRIPT, {"music": ("bed.mp3", body, "audio/mpeg")})
             assert r.status_code == 422, r.text
             assert r.json()["detail"][0]["msg"].startswith("music: "), r.text
             assert str(stack.data_dir) not in r.text
-        big = post(c, SHORT_SCRIPT, {"music": ("bed.wav", b"\0" * (MUSIC_LIMIT + 1), "audio/wav")})
+        big = post(
+            c, SHORT_SCRIPT, {"music": ("bed.wav", b"\0" * (MAX_MUSIC_BYTES + 1), "audio/wav")}
+        )
         assert big.status_code == 413 and "music" in big.json()["detail"]
-        assert not any((stack.data_dir / "artifacts" / "alpha").glob("*/input/source.music"))
+    assert set(uploads()) <= before  # none of the refused parts was kept
 
 
 def test_submit_client_sends_music(stack: Stack, music: Path, tmp_path: Path) -> None:

@@ -37,9 +37,12 @@ def test_api_conforms(schema_stack: Stack) -> None:
         if op.path == "/readyz":
             continue  # with no worker running it answers its documented 503, by design
 
+        # 10 generated requests an operation, each sent as both tenants: every operation keeps
+        # a run of its own (the known hostile bodies are explicit cases below); 25 a piece
+        # cost ~40 s of a loaded host's time for little more reach.
         @given(case=op.as_strategy())
         @settings(
-            max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None
+            max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), database=None
         )
         def check(case: Any) -> None:
             for tenant in ("alpha", "beta"):

@@ -1,4 +1,5 @@
-"""Bursts, duplicate deliveries, oversize bodies, path tricks, keys: against a real stack."""
+"""Bursts, duplicate deliveries, oversize bodies, path tricks, keys: against a real stack (the
+session's; the burst's tenants are its own)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from celery import Celery
 
 from service import wiring
@@ -27,16 +27,10 @@ from service.domain.job import Job
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
 from service.keys import KeyStore, digest
+from tests.integration.stack.shared import MAX_VIDEO_BYTES
 from tests.support.stack import Stack, free_port, start_stack, submit, wait_for
 
 ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = start_stack(tmp_path_factory.mktemp("security"), max_video_bytes=2_000_000)
-    yield s
-    s.stop()
 
 
 def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
@@ -163,7 +157,7 @@ def raw_request(
 
 
 def test_oversize_bodies_get_an_early_413(stack: Stack) -> None:
-    limit = (1 << 20) + 2_000_000 + (1 << 20)
+    limit = (1 << 20) + MAX_VIDEO_BYTES + (1 << 20)  # script + video + the form's own
     key = stack.keys["alpha"]
     # With Content-Length: refused before a byte of the body is read.
     with stack.client() as c:

@@ -125,20 +125,6 @@ def serving(
         redis_proc.wait()
 
 
-def test_serve_restarts_a_dead_worker_and_sigterm_ends_every_child(tmp_path: Path) -> None:
-    with serving(tmp_path, 2) as (serve, url):
-        mains = worker_mains(serve.pid)
-        assert len(mains) == 2, [cmdline(p) for p in children(serve.pid)]
-        os.kill(mains[0], signal.SIGKILL)  # a worker dies
-        wait_until(lambda: not alive(mains[0]), 10)
-        wait_until(lambda: len(worker_mains(serve.pid)) == 2 and ready_workers(url) == 2, 60)
-        every = children(serve.pid)  # the restarted worker among them
-        assert any("reconcile" in cmdline(p) for p in every)
-        serve.send_signal(signal.SIGTERM)
-        assert serve.wait(timeout=40) == 0
-        wait_until(lambda: not [p for p in every if alive(p)], 20)  # none left to PID 1
-
-
 def timed_get(
     url: str, client: httpx.Client | None = None, timeout: float = 10
 ) -> tuple[int, float, dict[str, Any]]:
@@ -151,33 +137,50 @@ def timed_get(
     return r.status_code, time.monotonic() - t, r.json()
 
 
-def test_readyz_under_load_never_wedges_the_api_and_serve_still_stops(tmp_path: Path) -> None:
+def readyz_under_load(url: str, workers: int) -> None:
     """50 concurrent /readyz (no key needed) while a job runs, twice: each answers, /v1 and
-    /healthz still answer at once, and SIGTERM still stops serve. Before: each /readyz was a
+    /healthz still answer at once, and the job is never held up. Before: each /readyz was a
     Celery ping holding one broker connection (pool of 10) while waiting for another, and
     a dozen at once hung the API for good."""
-    with serving(tmp_path, 1) as (serve, url):
-        script = "[段 1 · 3 秒] 评分员对通过的轨迹排序。"
-        files = {"script": ("s.md", script.encode(), "text/markdown")}
-        data = {"options": '{"engine": "espeak"}'}
-        job = httpx.post(f"{url}/v1/jobs", files=files, data=data, timeout=30).json()["id"]
-        limits = httpx.Limits(max_connections=50, max_keepalive_connections=0)
-        with ThreadPoolExecutor(50) as pool, httpx.Client(limits=limits) as probes:
-            for _ in range(2):  # a new connection each, as 50 separate probes would be
-                answers = list(pool.map(lambda _: timed_get(f"{url}/readyz", probes), range(50)))
-                assert [a[0] for a in answers] == [200] * 50, answers
-                assert {a[2]["checks"]["workers"] for a in answers} == {1}
-                assert max(a[1] for a in answers) < 5, answers
-                print(f"50 concurrent /readyz: slowest {max(a[1] for a in answers):.2f} s")
-        status, took, body = timed_get(f"{url}/v1/jobs/{job}")
-        assert status == 200 and took < 2, (status, took)
-        status, took, _ = timed_get(f"{url}/healthz")
-        assert status == 200 and took < 1, (status, took)
-        deadline = time.monotonic() + 60
-        while body["status"] not in ("succeeded", "failed"):  # the job was never held up
-            assert time.monotonic() < deadline, body
-            time.sleep(0.2)
-            body = timed_get(f"{url}/v1/jobs/{job}")[2]
-        assert body["status"] == "succeeded", body["error"]
+    script = "[段 1 · 3 秒] 评分员对通过的轨迹排序。"
+    files = {"script": ("s.md", script.encode(), "text/markdown")}
+    data = {"options": '{"engine": "espeak"}'}
+    job = httpx.post(f"{url}/v1/jobs", files=files, data=data, timeout=30).json()["id"]
+    limits = httpx.Limits(max_connections=50, max_keepalive_connections=0)
+    with ThreadPoolExecutor(50) as pool, httpx.Client(limits=limits) as probes:
+        for _ in range(2):  # a new connection each, as 50 separate probes would be
+            answers = list(pool.map(lambda _: timed_get(f"{url}/readyz", probes), range(50)))
+            assert [a[0] for a in answers] == [200] * 50, answers
+            assert {a[2]["checks"]["workers"] for a in answers} == {workers}
+            assert max(a[1] for a in answers) < 5, answers
+            print(f"50 concurrent /readyz: slowest {max(a[1] for a in answers):.2f} s")
+    status, took, body = timed_get(f"{url}/v1/jobs/{job}")
+    assert status == 200 and took < 2, (status, took)
+    status, took, _ = timed_get(f"{url}/healthz")
+    assert status == 200 and took < 1, (status, took)
+    deadline = time.monotonic() + 60
+    while body["status"] not in ("succeeded", "failed"):  # the job was never held up
+        assert time.monotonic() < deadline, body
+        time.sleep(0.2)
+        body = timed_get(f"{url}/v1/jobs/{job}")[2]
+    assert body["status"] == "succeeded", body["error"]
+
+
+def test_serve_under_readyz_load_restarts_a_dead_worker_and_sigterm_ends_every_child(
+    tmp_path: Path,
+) -> None:
+    """One serve (a start is a Redis, the API, the reconciler and two workers): /readyz under
+    load never wedges its API, a worker that dies is restarted, and SIGTERM still stops it
+    and every process it started."""
+    with serving(tmp_path, 2) as (serve, url):
+        readyz_under_load(url, 2)
+        mains = worker_mains(serve.pid)
+        assert len(mains) == 2, [cmdline(p) for p in children(serve.pid)]
+        os.kill(mains[0], signal.SIGKILL)  # a worker dies
+        wait_until(lambda: not alive(mains[0]), 10)
+        wait_until(lambda: len(worker_mains(serve.pid)) == 2 and ready_workers(url) == 2, 60)
+        every = children(serve.pid)  # the restarted worker among them
+        assert any("reconcile" in cmdline(p) for p in every)
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=40) == 0
+        wait_until(lambda: not [p for p in every if alive(p)], 20)  # none left to PID 1

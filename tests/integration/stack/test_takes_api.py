@@ -5,7 +5,6 @@ phrases. Segment 2's take reads another text: the job warns, naming segment 2.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,33 +12,30 @@ import pytest
 
 from devtools.takes import take
 from tests.support.helpers import check_render, narrate, read_manifest
-from tests.support.stack import Stack, start_stack, wait_for
+from tests.support.stack import Stack, wait_for
 from tests.unit.api.test_takes import SCRIPT, WRONG, on_phrases, phrases
 
 
 @pytest.fixture(scope="module")
 def rendered(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[Stack, dict[str, Any], list[int], Path]]:
-    stack = start_stack(tmp_path_factory.mktemp("stack"), workers=2)
+    stack: Stack, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Stack, dict[str, Any], list[int], Path]:
+    """One render on the session's stack, which the three tests look at."""
     right, onsets = take(phrases(0), voice="en-us+f4", wpm=205, pitch=80)
     files = tmp_path_factory.mktemp("takes")
     (files / "s.md").write_text(SCRIPT, encoding="utf-8")
     (files / "one.wav").write_bytes(right)
     (files / "two.wav").write_bytes(take(WRONG)[0])
     out = tmp_path_factory.mktemp("dl") / "out"
-    try:
-        # The client sends the takes as the multipart parts take-1 and take-2.
-        done = narrate("submit", files / "s.md", "--url", stack.url, "--key",
-                       stack.keys["alpha"], "--engine", "espeak", "--take",
-                       f"1={files / 'one.wav'}", "--take", f"2={files / 'two.wav'}",
-                       "--out", out)  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        with stack.client() as c:
-            job = wait_for(c, done.stdout.splitlines()[0], timeout=60)
-        yield stack, job, onsets, out
-    finally:
-        stack.stop()
+    # The client sends the takes as the multipart parts take-1 and take-2.
+    done = narrate("submit", files / "s.md", "--url", stack.url, "--key",
+                   stack.keys["alpha"], "--engine", "espeak", "--take",
+                   f"1={files / 'one.wav'}", "--take", f"2={files / 'two.wav'}",
+                   "--out", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with stack.client() as c:
+        job = wait_for(c, done.stdout.splitlines()[0], timeout=60)
+    return stack, job, onsets, out
 
 
 def test_the_takes_are_stored_and_spoken(

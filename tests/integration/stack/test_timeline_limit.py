@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.stack import Stack, start_stack
-
-
-@pytest.fixture(scope="module")
-def small_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    s = start_stack(tmp_path_factory.mktemp("stack"), workers=1)
-    yield s
-    s.stop()
+from tests.integration.stack.shared import own_tenant
+from tests.support.stack import Stack
 
 
 @pytest.mark.parametrize(
@@ -42,9 +35,9 @@ def small_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     ],
 )
 def test_a_timeline_past_the_limit_is_422(
-    small_stack: Stack, tmp_path: Path, spec: dict[str, object], needle: str
+    stack: Stack, tmp_path: Path, spec: dict[str, object], needle: str
 ) -> None:
-    with small_stack.client() as c:
+    with own_tenant(stack, "timeline") as c:  # its listing holds only this test's jobs
         r = c.post("/v1/jobs", json=spec)
         assert r.status_code == 422, r.text
         assert needle in r.json()["detail"][0]["msg"]

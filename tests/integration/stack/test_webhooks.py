@@ -17,7 +17,7 @@ from standardwebhooks import Webhook
 
 from devtools import stack as devstack
 from devtools.receiver import Receiver
-from tests.support.stack import start_stack, submit, wait_for
+from tests.support.stack import Stack, start_stack, submit, wait_for
 
 SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。"
 HOOKS: dict[str, Any] = {
@@ -37,6 +37,15 @@ def until(check: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
+@pytest.fixture(scope="module")
+def hooked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The local-storage stack of the module's tests (each on a tenant of its own: webhooks
+    are a tenant's)."""
+    stack = start_stack(tmp_path_factory.mktemp("hooks"), workers=2, **HOOKS)
+    yield stack
+    stack.stop()
+
+
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     r = Receiver(fail_first=2).start()
@@ -45,28 +54,25 @@ def receiver() -> Iterator[Receiver]:
 
 
 def test_every_job_is_delivered_through_two_failed_tries_signed_and_recorded(
-    tmp_path: Path, receiver: Receiver
+    hooked: Stack, receiver: Receiver
 ) -> None:
-    stack = start_stack(tmp_path, workers=2, **HOOKS)
-    try:
-        with stack.client() as c:
-            made = c.post("/v1/webhooks", json={"url": receiver.url})
-            assert made.status_code == 201, made.text
-            secret = made.json()["secret"]
-            ids = [submit(c, SCRIPT).json()["id"] for _ in range(6)]
-            for job_id in ids:
-                assert wait_for(c, job_id)["status"] == "succeeded"
-            until(lambda: len(receiver.delivered()) == 6, 60, "not every event delivered")
-            for msg_id, req in receiver.delivered().items():
-                body = Webhook(secret).verify(req.body, req.headers)
-                assert body["type"] == "job.succeeded" and body["data"]["job_id"] in ids
-                assert receiver.tries[msg_id] == 3
-            tries = c.get(f"/v1/jobs/{ids[0]}/deliveries").json()
-            assert [t["http_status"] for t in tries] == [500, 500, 204]
-            assert len({t["webhook_id"] for t in tries}) == 1 and tries[-1]["next_try"] is None
-            assert stack.redis().zcard("narrate:outbox") == 0
-    finally:
-        stack.stop()
+    stack = hooked
+    with stack.client("alpha") as c:
+        made = c.post("/v1/webhooks", json={"url": receiver.url})
+        assert made.status_code == 201, made.text
+        secret = made.json()["secret"]
+        ids = [submit(c, SCRIPT).json()["id"] for _ in range(6)]
+        for job_id in ids:
+            assert wait_for(c, job_id)["status"] == "succeeded"
+        until(lambda: len(receiver.delivered()) == 6, 60, "not every event delivered")
+        for msg_id, req in receiver.delivered().items():
+            body = Webhook(secret).verify(req.body, req.headers)
+            assert body["type"] == "job.succeeded" and body["data"]["job_id"] in ids
+            assert receiver.tries[msg_id] == 3
+        tries = c.get(f"/v1/jobs/{ids[0]}/deliveries").json()
+        assert [t["http_status"] for t in tries] == [500, 500, 204]
+        assert len({t["webhook_id"] for t in tries}) == 1 and tries[-1]["next_try"] is None
+        assert stack.redis().zcard("narrate:outbox") == 0
 
 
 def test_on_s3_the_payloads_artifact_links_are_presigned_urls_that_serve_the_bytes(
@@ -96,19 +102,22 @@ def test_on_s3_the_payloads_artifact_links_are_presigned_urls_that_serve_the_byt
         s3.server.stop()
 
 
-def test_a_worker_killed_mid_delivery_loses_no_event(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_delivery_loses_no_event(hooked: Stack) -> None:
+    """(Last in the module: it kills the stack's workers.)"""
     receiver = Receiver().start()
     receiver.holding.set()  # the first try gets no answer: its sender dies holding it
-    stack = start_stack(tmp_path, workers=1, **HOOKS)
+    stack = hooked
     try:
-        with stack.client() as c:
+        with stack.client("beta") as c:
             secret = c.post("/v1/webhooks", json={"url": receiver.url}).json()["secret"]
             job_id = submit(c, SCRIPT).json()["id"]
             assert wait_for(c, job_id)["status"] == "succeeded"
             assert receiver.held.wait(30), "the first try never came"
-            stack.kill("worker1")  # SIGKILL, mid-request
+            # SIGKILL, mid-request: both workers, so the one whose sender holds it is killed.
+            stack.kill("worker1")
+            stack.kill("worker2")
             receiver.released.set()
-            stack.start_worker("worker2")
+            stack.start_worker("worker3")
             until(lambda: len(receiver.delivered()) == 1, 60, "the event was lost")
             (msg_id, req), = receiver.delivered().items()  # fmt: skip
             assert Webhook(secret).verify(req.body, req.headers)["data"]["job_id"] == job_id
@@ -116,5 +125,4 @@ def test_a_worker_killed_mid_delivery_loses_no_event(tmp_path: Path) -> None:
             tries = c.get(f"/v1/jobs/{job_id}/deliveries").json()
             assert [t["http_status"] for t in tries] == [204]  # the killed try left no record
     finally:
-        stack.stop()
         receiver.stop()
