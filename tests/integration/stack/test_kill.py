@@ -1,12 +1,15 @@
-"""A worker process SIGKILLed while it holds a segment: the task is redelivered and the job's
-artifacts come out byte-identical to a clean run's."""
+"""A worker process SIGKILLed while it holds a segment, or a task delivered twice at once: the
+task is redelivered (or its copy taken) and the job's artifacts come out byte-identical to a
+clean run's."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,8 +17,16 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from celery import Celery
 
 from devtools.stack import until
+from service import wiring
+from service.adapters.queue import CeleryQueue
+from service.config import Settings
+from service.domain.job import Job
+from service.domain.script import parse_script
+from service.domain.spec import RenderOptions
+from service.jobs.service import JobService
 from tests.support.data import SHORT_SCRIPT
 from tests.support.stack import Stack, start_stack, submit, wait_for
 
@@ -30,6 +41,76 @@ def slow_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     )
     yield s
     s.stop()
+
+
+ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
+TWICE = "[段 1 · 3 秒] 重复投递的第一段。\n\n[段 2 · 3 秒] 重复投递的第二段 FINHOLDDUP。"
+
+
+class Twice(CeleryQueue):
+    def send(self, name: str, args: list[Any]) -> None:
+        # Both copies are queued together, before any worker can have finished the first.
+        for _ in range(2):
+            self.app.send_task(name, args=args, queue="narrate")
+
+
+def doubling_service(stack: Stack) -> JobService:
+    """A job service whose submit pushes each segment task twice (a second delivery tag, the
+    same task, as a redelivery would)."""
+    settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
+    service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
+    create = service.store.create
+
+    def create_twice(
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
+        doubled: list[str] = []
+        for m in messages or []:
+            copy = json.loads(m)
+            copy["properties"]["delivery_tag"] = uuid.uuid4().hex
+            doubled += [m, json.dumps(copy)]
+        return create(job, idem, doubled, queue, budget)
+
+    service.store.create = create_twice  # type: ignore[method-assign]
+    return service
+
+
+def test_same_task_delivered_twice_at_once(slow_stack: Stack) -> None:
+    """Each segment task delivered twice, the copies to both workers at once: the job ends
+    once, moving only forward, with a clean run's artifacts. The finalize waits at a gate
+    until every copy has been taken (a copy taken after the job's end is dropped uncounted,
+    rightly: without the gate, a loaded host decided whether the count was 1 or 2)."""
+    gate = slow_stack.gate("DUP")
+    service = doubling_service(slow_stack)
+    r = slow_stack.redis()
+    with slow_stack.client() as c:
+        gate.open()
+        clean = wait_for(c, submit(c, TWICE).json()["id"])
+        gate.close()
+        options = RenderOptions(engine="espeak")
+        submitted = service.submit("alpha", service.new_id(), parse_script(TWICE), options, None)
+        job_id = submitted[0].id
+        seen: list[str] = []
+
+        def delivered_twice() -> bool:
+            seen.append(c.get(f"/v1/jobs/{job_id}").json()["status"])
+            counts = r.hgetall(f"narrate:job:{job_id}:deliveries")
+            return all(counts.get(f"segment:{i}") == "2" for i in range(2))
+
+        until(delivered_twice, 120, "both copies of both segments taken")
+        gate.open()
+        job = wait_for(c, job_id)
+        seen.append(job["status"])
+        assert job["status"] == "succeeded", job["error"]
+        assert all(ORDER[a] <= ORDER[b] for a, b in itertools.pairwise(seen))  # only forward
+        assert r.hget(f"narrate:job:{job_id}:deliveries", "finalize") == "1"  # finalized once
+        mine = {n: c.get(u).content for n, u in job["links"]["artifacts"].items()}
+        theirs = {n: c.get(u).content for n, u in clean["links"]["artifacts"].items()}
+    assert mine == theirs
 
 
 HELD = SHORT_SCRIPT.replace("再叠 GRPO", "再叠 GRPO SEGHOLDKILL")

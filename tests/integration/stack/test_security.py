@@ -1,4 +1,4 @@
-"""Bursts, duplicate deliveries, oversize bodies, path tricks, keys: against a real stack (the
+"""Bursts, oversize bodies, path tricks, keys: against a real stack (the
 session's; the burst's tenants are its own)."""
 
 from __future__ import annotations
@@ -12,25 +12,14 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
-from celery import Celery
 
-from service import wiring
-from service.adapters.queue import CeleryQueue
-from service.config import Settings
-from service.domain.job import Job
-from service.domain.script import parse_script
-from service.domain.spec import RenderOptions
 from service.keys import KeyStore, digest
 from tests.integration.stack.shared import MAX_VIDEO_BYTES
 from tests.support.stack import Stack, free_port, start_stack, submit, wait_for
-
-ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
 
 
 def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
@@ -66,63 +55,6 @@ def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
         assert len(submitted[t]) == sum(counts.values())
         assert counts["canceled"] == canceled[t]
         c.close()
-
-
-def test_same_task_delivered_twice_at_once(stack: Stack) -> None:
-    script = "[段 1 · 3 秒] 重复投递的第一段。\n\n[段 2 · 3 秒] 重复投递的第二段。"
-
-    class Twice(CeleryQueue):
-        def send(self, name: str, args: list[Any]) -> None:
-            # Both copies are queued together, before any worker can have finished the first.
-            for _ in range(2):
-                self.app.send_task(name, args=args, queue="narrate")
-
-    settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
-    service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
-    create = service.store.create
-
-    def create_twice(
-        job: Job,
-        idem: tuple[str, str] | None = None,
-        messages: list[str] | None = None,
-        queue: str = "",
-        budget: float = 3600.0,
-    ) -> tuple[Job, bool]:
-        # The submit's segment tasks go into the queue with the record: push each twice (a
-        # second delivery tag, the same task, as a redelivery would).
-        doubled: list[str] = []
-        for m in messages or []:
-            copy = json.loads(m)
-            copy["properties"]["delivery_tag"] = uuid.uuid4().hex
-            doubled += [m, json.dumps(copy)]
-        return create(job, idem, doubled, queue, budget)
-
-    service.store.create = create_twice  # type: ignore[method-assign]
-    r = stack.redis()
-    with stack.client() as c:
-        clean = wait_for(c, submit(c, script).json()["id"])
-        options = RenderOptions(engine="espeak")
-        job_id = service.submit("alpha", service.new_id(), parse_script(script), options, None)[
-            0
-        ].id
-        seen = []
-        while True:
-            job = c.get(f"/v1/jobs/{job_id}").json()
-            seen.append(job["status"])
-            if job["status"] in ("succeeded", "failed"):
-                break
-            time.sleep(0.02)
-        assert job["status"] == "succeeded", job["error"]
-        assert all(ORDER[a] <= ORDER[b] for a, b in itertools.pairwise(seen))  # only forward
-        assert r.hget(f"narrate:job:{job_id}:deliveries", "finalize") == "1"  # finalized once
-        assert {
-            k: int(v)
-            for k, v in r.hgetall(f"narrate:job:{job_id}:deliveries").items()
-            if k.startswith("segment")
-        } == {"segment:0": 2, "segment:1": 2}
-        mine = {n: c.get(u).content for n, u in job["links"]["artifacts"].items()}
-        theirs = {n: c.get(u).content for n, u in clean["links"]["artifacts"].items()}
-    assert mine == theirs
 
 
 def raw_request(
