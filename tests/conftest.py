@@ -7,7 +7,7 @@ tests on the in-memory store and queue, pipeline steps on small audio), ``tests/
 tier, ``pytest -m integration`` the rest, ``NARRATE_TESTS=all`` (what scripts/test.sh sets)
 both. Tests named on the command line (a file, a node id) run whatever their tier.
 
-Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (300) when
+Hypothesis: the ``dev`` profile (30 examples a property) by default, ``ci`` (150) when
 ``CI=true`` or ``HYPOTHESIS_PROFILE=ci``; a test that names its own count keeps it."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "ci",
-    max_examples=300,
+    max_examples=150,
     print_blob=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
