@@ -29,17 +29,20 @@ fi
 # uv installs the locked set from its cache in ~10 CPU s, where pip took ~90 (it builds and
 # byte-compiles every package afresh in each new .venv): the suite's CI starts from a clean
 # clone. uv itself comes from PyPI at the locked version.
-if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock uv \
-    >.venv/pip-install.log 2>&1; then
-  cat .venv/pip-install.log >&2
-  exit 1
-fi
-uv_install() {  # uv_install ARGS...: into .venv, at the locked versions; chatter to the log
-  if ! .venv/bin/uv pip install -q --python .venv/bin/python -c requirements.lock "$@" \
-      >>.venv/pip-install.log 2>&1; then
-    cat .venv/pip-install.log >&2
+logged() {  # logged LOG COMMAND...: output appended to LOG; on failure LOG is shown, setup ends
+  local log=$1
+  shift
+  if ! "$@" >>"$log" 2>&1; then
+    cat "$log" >&2
     exit 1
   fi
+}
+: >.venv/pip-install.log
+logged .venv/pip-install.log \
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c requirements.lock uv
+uv_install() {  # uv_install ARGS...: into .venv, at the locked versions
+  logged .venv/pip-install.log \
+    .venv/bin/uv pip install -q --python .venv/bin/python -c requirements.lock "$@"
 }
 uv_install -e '.[dev]'
 # Tests' OCR (devtools/ocr.py): without its own requirements, which name opencv-python (it
@@ -63,10 +66,8 @@ PYTHONDONTWRITEBYTECODE= .venv/bin/python -c \
 # Both at once: on a fresh machine each mostly waits on its downloads.
 .venv/bin/narrate recogniser install >.venv/recogniser-install.log 2>&1 &
 recogniser=$!
-if ! .venv/bin/narrate voices install kokoro >.venv/kokoro-install.log 2>&1; then
-  cat .venv/kokoro-install.log >&2
-  exit 1
-fi
+: >.venv/kokoro-install.log
+logged .venv/kokoro-install.log .venv/bin/narrate voices install kokoro
 if ! wait "$recogniser"; then
   cat .venv/recogniser-install.log >&2
   exit 1
