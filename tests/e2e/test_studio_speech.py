@@ -31,16 +31,17 @@ pytestmark = needs_chromium
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 
-# zh-baker mishears its own English (bench/speech_check.py): segment 1 is flagged, segment 2
-# is heard as written. (One of each: every segment costs a synthesis and a recognition per
-# render, and a second flagged one takes the page's same path.)
+# zh-baker reads English badly (bench/speech_check.py): segment 1 is heard at about twice the
+# check's 25 % threshold (its 我们用 as 我没有, its 做 dropped), far from the edge on any CPU;
+# segment 2 is heard as written. (One of each: every segment costs a synthesis and a
+# recognition per render, and a second flagged one takes the page's same path.)
 SPEC = {
     "title": "语音校对",
     "language": "zh",
     "voice": "zh-baker",
     "segments": [
         {
-            "text": "评分员用 reinforcement learning with verifiable rewards 训练 agent。",
+            "text": "我们用 reinforcement learning 做 dynamic sampling。",
             "seconds": 8,
         },
         {"text": "今天的天气很好，我们一起去公园散步吧。", "seconds": 6},
@@ -95,7 +96,7 @@ def test_flagged_segments_show_what_was_heard_and_one_click_retries_them(
         said = first.find_element(By.CSS_SELECTOR, ".said").text
         assert "reinforcement learning" in said  # the script, whole
         heard = first.find_element(By.CSS_SELECTOR, ".heard").text
-        assert "reinforcement learning" in heard and "評" not in heard  # folded to Simplified
+        assert "dynamic sampling" in heard.lower()  # what was heard, whole
         marks = first.find_elements(By.CSS_SELECTOR, ".said mark.diff")
         assert marks and all(m.text and m.text in said for m in marks)
         assert first.find_elements(By.CSS_SELECTOR, ".heard mark.diff")
