@@ -38,6 +38,8 @@ phase "ruff" .venv/bin/ruff check service workers tests bench devtools
 phase "ruff format" .venv/bin/ruff format --check -q service workers tests bench devtools
 # incremental across clean clones: ~20 s a run
 phase "mypy" .venv/bin/mypy --cache-dir "$HOME/.cache/narrate/mypy"
+# the reference pages regenerated from the code, then the site built strict (a few seconds)
+phase "docs" bash scripts/docs.sh
 wait_for_build() {  # wait_for_build PID LOG: its exit status, its log shown if it failed
   if ! wait "$1"; then
     cat "$2" >&2
