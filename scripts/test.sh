@@ -53,3 +53,7 @@ phase "segmenter index (what was left)" wait_for_build "$index" .venv/logs/segme
 # their time waiting on the stacks they start.
 phase "pytest (both tiers)" env NARRATE_TESTS=all .venv/bin/pytest -n 3 --dist loadfile -q \
   -p no:cacheprovider --cov --cov-report=term --cov-fail-under=85 --durations=25 "$@"
+# The reference pages regenerated from the code, then the site built strict (a few seconds).
+# After the tests: tests/unit/test_reference_docs.py must see the pages as committed (a stale
+# one fails there, named), not as this step rewrites them.
+phase "docs" bash scripts/docs.sh

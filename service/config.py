@@ -29,11 +29,12 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
 
     # Audio
-    sample_rate: int = 24000
+    sample_rate: int = 24000  # Hz of the narration and every intermediate WAV
     # A master's loudness when neither the job's options nor its preset give one.
     target_lufs: float = -16.0
-    true_peak_db: float = -1.0
-    default_engine: str = "auto"
+    true_peak_db: float = -1.0  # dBTP: the master's true-peak ceiling, likewise
+
+    default_engine: str = "auto"  # a job that names no engine: auto, edge, kokoro, espeak...
     # Seconds the job's timeline may span (segments, overlays); finalize's work grows with it.
     max_timeline: float = 3600.0
 
@@ -42,40 +43,41 @@ class Settings(BaseSettings):
     ffprobe: str = "ffprobe"
     rubberband: str = "rubberband"
     espeak: str = "espeak-ng"
-    ffmpeg_timeout: float = 600.0
-    probe_timeout: float = 30.0
+    ffmpeg_timeout: float = 600.0  # one ffmpeg run (a mux, an encode part)
+    probe_timeout: float = 30.0  # one ffprobe of an upload
     espeak_timeout: float = 60.0  # one phrase
     decode_timeout: float = 60.0  # one engine answer (edge's MP3 -> PCM)
-    allowed_formats: str = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"
-    max_width: int = 7680
-    max_height: int = 7680
-    max_video_seconds: float = 4 * 3600
-    max_fps: float = 240.0
-    burn_in_preset: str = "ultrafast"
+    allowed_formats: str = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm"  # ffprobe format names
+    max_width: int = 7680  # pixels: a video over it is refused at the door
+    max_height: int = 7680  # pixels, likewise
+    max_video_seconds: float = 4 * 3600  # an uploaded video's length
+    max_fps: float = 240.0  # an uploaded video's frame rate
+    burn_in_preset: str = "ultrafast"  # x264 preset of a re-encoded picture
     burn_in_crf: int = 23  # x264 default, so burn-in costs what a plain encode costs
     # A re-encoded picture is cut into this many time parts, each encoded by a single-threaded
     # ffmpeg at the same time and joined by a stream copy (0: one per CPU core, at most 8).
     encode_parts: int = Field(default=0, ge=0, le=64)
-    font_name: str = "Noto Sans CJK SC"
+
+    font_name: str = "Noto Sans CJK SC"  # the subtitles' font unless a style names one
 
     # edge-tts
     edge_wss_url: str | None = None  # None: edge-tts's own endpoint
-    edge_connect_timeout: float = 10.0
-    edge_receive_timeout: float = 60.0
-    edge_attempts: int = 3
-    edge_max_connections: int = 8
-    edge_breaker_failures: int = 5
-    edge_breaker_cooldown: float = 60.0
-    edge_backoff: float = 0.5
-    tts_cache: bool = True
+    edge_connect_timeout: float = 10.0  # seconds to open edge's websocket
+    edge_receive_timeout: float = 60.0  # seconds between two messages of one answer
+    edge_attempts: int = 3  # tries of one phrase, with jittered exponential backoff
+    edge_max_connections: int = 8  # open at once across the fleet (a lease in Redis)
+    edge_breaker_failures: int = 5  # failures in a row that open the fleet-wide breaker
+    edge_breaker_cooldown: float = 60.0  # seconds open, then one half-open probe
+    edge_backoff: float = 0.5  # seconds before the second try, doubled after
+    tts_cache: bool = True  # reuse syntheses from the shared, content-addressed cache
     # The speech check (options check_speech) when a job does not say: on. The test suite
     # turns it off (tests/conftest.py): its stacks would load the recogniser for nothing.
     speech_check: bool = True
 
     # API
-    max_script_bytes: int = 1 << 20
-    max_video_bytes: int = 2 << 30
-    max_music_bytes: int = 256 << 20
+    max_script_bytes: int = 1 << 20  # a script or JSON spec (413 over it)
+    max_video_bytes: int = 2 << 30  # an uploaded video
+    max_music_bytes: int = 256 << 20  # an uploaded music bed
     # Recorded takes (take-N per segment, or take for the whole script): each within the
     # size, at most this many, each at most this long (decoded at the door).
     max_take_bytes: int = 128 << 20
@@ -155,10 +157,10 @@ class Settings(BaseSettings):
     submissions_per_minute: int = Field(default=600, ge=1)
 
     # Workers
-    task_soft_time_limit: float = 300.0
-    task_time_limit: float = 360.0
-    max_deliveries: int = 3
-    job_timeout: float = 3600.0
+    task_soft_time_limit: float = 300.0  # seconds a step may run before it is told to stop
+    task_time_limit: float = 360.0  # seconds before it is killed (and redelivered)
+    max_deliveries: int = 3  # deliveries of a step that kills its worker before the job fails
+    job_timeout: float = 3600.0  # seconds from a job's first step to its end, at most
     visibility_timeout_override: float | None = None  # tests shorten it
     restore_interval: float = 10.0  # seconds between kombu's sweeps for tasks held too long
     # Each worker's main process writes a heartbeat to Redis this often (seconds). A worker
@@ -179,7 +181,7 @@ class Settings(BaseSettings):
     # /readyz is unavailable when fair share is on and no dispatcher has held the lease for
     # this long (the lanes are filling and nothing moves them to the queue).
     dispatch_dead_after: float = Field(default=15.0, gt=0)
-    embedded_redis_port: int = 6399
+    embedded_redis_port: int = 6399  # the Redis `narrate serve` starts without redis_url
     host: str = "127.0.0.1"  # where the API listens; keys are required off loopback
 
     @model_validator(mode="after")

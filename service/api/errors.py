@@ -2,7 +2,7 @@
 or object store (or a media tool the server cannot run) as 503 with Retry-After.
 
 Every 422, ours and FastAPI's own request validation alike, is one shape:
-``{"detail": [{"code", "msg", "loc"}, ...]}`` (docs/errors.md): ``msg`` is the whole
+``{"detail": [{"code", "msg", "loc"}, ...]}`` (docs/reference/errors.md): ``msg`` is the whole
 sentence a person reads, ``loc`` the path in the job spec (or FastAPI's, e.g. ["query",
 "limit"]). Every other error answers ``{"detail": "<sentence>"}``."""
 

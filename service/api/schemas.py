@@ -68,7 +68,7 @@ class Voice(BaseModel):
 
 
 class ProblemItem(BaseModel):
-    code: str  # stable: docs/errors.md
+    code: str  # stable: docs/reference/errors.md
     msg: str  # the sentence a person reads, naming the field
     loc: list[str | int]  # where: the path in the job spec, or FastAPI's ["query", ...]
 

@@ -1,5 +1,5 @@
 """One root exception; subclasses keep the offending value and survive pickling
-(Celery moves them). Each kind has a stable ``code`` (docs/errors.md), and knows where the
+(Celery moves them). Each kind has a stable ``code`` (docs/reference/errors.md), and knows where the
 problem is: ``loc`` (the path in the job spec, as pydantic names it) and ``segment``."""
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ _FELL_BACK = "; fell back to "
 
 
 class Notice(BaseModel):
-    """A warning, or why a job ended badly. ``code`` is stable (docs/errors.md lists them);
-    ``message`` is the sentence shown to people; ``segment`` is 1-based, None for the job."""
+    """A warning, or why a job ended badly. ``code`` is stable (docs/reference/errors.md
+    lists them); ``message`` is the sentence shown to people; ``segment`` is 1-based, None
+    for the job."""
 
     model_config = ConfigDict(frozen=True, title="notice")
 

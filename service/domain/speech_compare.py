@@ -25,7 +25,7 @@ from service.domain.speech.pinyin import is_syllable
 
 DiffKind = Literal["missing", "extra", "changed"]
 # Error rates over which a segment is flagged, tuned on the labelled set (bench/
-# speech_check.py; README "Speech check"): Chinese toneless syllables (CER), English words
+# speech_check.py; docs/guides/speech-check.md): Chinese toneless syllables (CER), English words
 # (WER). Whisper base mishears some of what a good voice says right (English words inside
 # Chinese, names, rare terms); a fault (another segment's audio, a clause cut) costs more.
 THRESHOLDS = {"zh": 0.25, "en": 0.25}
