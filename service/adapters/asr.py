@@ -1,8 +1,9 @@
 """The speech check's recogniser: Whisper base (int8, CTranslate2) from the recogniser pack
 (service/voicepacks/whisper_base.py), features in numpy (service/audio/logmel.py).
 
-No ``tokenizers``: the check never encodes text (its prompt is four special tokens, looked up
-by name), and decoding Whisper's byte-level BPE is the vocabulary's strings mapped back to
+No ``tokenizers``: the check encodes text only to force a transcript (the 多音字 test, score():
+a small BPE from the pack's merges, BytePairs) and its prompt is four special tokens, looked up
+by name; decoding Whisper's byte-level BPE is the vocabulary's strings mapped back to
 bytes (GPT-2's table, below). The ``tokenizers`` wheel requires huggingface_hub, a hub client
 with its own HTTP stack and a native transfer agent, none of which an offline check needs.
 
@@ -12,8 +13,11 @@ check off or whose segments are all skipped), and shared by the threads of a loc
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import os
+import re
 import threading
 import time
 import zlib
@@ -95,6 +99,7 @@ class WhisperRecogniser:
 
     name = NAME
     max_seconds = MAX_SECONDS
+    score_seconds = WINDOW_S - 0.1  # score() takes one window
 
     def __init__(self, pack: Path | None = None, threads: int = 0, beam_size: int = 5) -> None:
         self.pack = pack
@@ -103,6 +108,8 @@ class WhisperRecogniser:
         self._model: Any = None
         self._vocab: list[str] | None = None
         self._lock = threading.Lock()
+        self._last = threading.local()  # this thread's last window: (digest, encoded, frames)
+        self._bpe: BytePairs | None = None
         self.load_seconds = 0.0
 
     def model(self) -> Any:
@@ -150,7 +157,11 @@ class WhisperRecogniser:
         if len(pcm) < logmel.RATE // 10:  # under 0.1 s: nothing to hear
             return "", []
         mel = logmel.chunk(logmel.log_mel(pcm), PAD_FRAMES, MIN_FRAMES)
-        features = ctranslate2.StorageView.from_array(mel)
+        # Encoded once, kept for score(): the 多音字 test's forced passes on the same audio.
+        encoded = np.asarray(model.encode(ctranslate2.StorageView.from_array(mel), to_cpu=True))
+        frames = min(mel.shape[-1], len(pcm) // logmel.HOP)
+        self._last.value = (_digest(pcm), encoded, frames)
+        features = ctranslate2.StorageView.from_array(encoded)
         prompt = ["<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>", "<|notimestamps|>"]
         limit = MAX_TOKENS + len(prompt)
         result = model.generate(features, [prompt], beam_size=self.beam_size, max_length=limit)
@@ -163,7 +174,6 @@ class WhisperRecogniser:
             text = decode_tokens(list(result[0].sequences[0]))
         if not timed or not text:
             return text, []
-        frames = min(mel.shape[-1], len(pcm) // logmel.HOP)
         return text, self._timed(model, features, prompt[:3], result[0], frames)
 
     def _timed(
@@ -188,6 +198,35 @@ class WhisperRecogniser:
             starts[i] = max(starts[i], starts[i - 1], 0)
         return token_words(self._vocabulary(), tokens, starts)
 
+    def score(self, audio: np.ndarray, rate: int, language: str, texts: list[str]) -> list[float]:
+        """The log-probability of each of ``texts`` as the transcript of ``audio`` (forced
+        decoding: CTranslate2's align gives each forced token's probability), for audio of one
+        window; the encoder's output is the last transcribe()'s when it was this audio."""
+        import ctranslate2
+
+        pcm = resample(np.asarray(audio, dtype=np.float32), rate, logmel.RATE)
+        if len(pcm) > int(self.score_seconds * logmel.RATE):
+            raise ValueError("score() takes one window of audio")
+        model = self.model()
+        last = getattr(self._last, "value", None)
+        if last is None or last[0] != _digest(pcm):
+            self._window(model, pcm, language)
+            last = self._last.value
+        _, encoded, frames = last
+        ids, bpe = self._ids(), self._pairs()
+        start = [ids[t] for t in ("<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>")]
+        start.append(ids["<|notimestamps|>"])
+        tokens = [[*bpe.encode(t), ids["<|endoftext|>"]] for t in texts]
+        batch = ctranslate2.StorageView.from_array(np.repeat(encoded, len(texts), axis=0))
+        found = model.align(batch, start, tokens, [frames] * len(texts))
+        return [float(np.log(np.maximum(r.text_token_probs, 1e-12)).sum()) for r in found]
+
+    def _pairs(self) -> BytePairs:
+        if self._bpe is None:
+            pack = self.pack or whisper_base.located()
+            self._bpe = BytePairs(pack / "tokenizer.json", self._vocabulary())
+        return self._bpe
+
     def _vocabulary(self) -> list[str]:
         if self._vocab is None:
             self._vocab = vocabulary(self.pack or whisper_base.located())
@@ -195,6 +234,41 @@ class WhisperRecogniser:
 
     def _ids(self) -> dict[str, int]:
         return {t: i for i, t in enumerate(self._vocabulary()) if t.startswith("<|")}
+
+
+def _digest(pcm: np.ndarray) -> bytes:
+    return hashlib.blake2b(pcm.tobytes(), digest_size=16).digest()
+
+
+# GPT-2's pre-tokenizer (the ``tokenizers`` ByteLevel regex) in ``re``'s terms: \p{L} as
+# [^\W\d_], \p{N} as \d (the texts scored are Chinese transcripts: the gaps do not arise).
+_PIECES = re.compile(r"'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+")
+
+
+class BytePairs:
+    """Whisper's byte-level BPE encoder from the pack's tokenizer.json merges: the few lines
+    score() needs to force a text, rather than the ``tokenizers`` wheel (see the top)."""
+
+    def __init__(self, tokenizer: Path, vocab: list[str]) -> None:
+        merges = json.loads(tokenizer.read_text(encoding="utf-8"))["model"]["merges"]
+        self.ranks = {(str(a), str(b)): k for k, (a, b) in enumerate(merges)}
+        self.ids = {t: i for i, t in enumerate(vocab)}
+        self.char_of = {b: c for c, b in _byte_of().items()}
+
+    def encode(self, text: str) -> list[int]:
+        out: list[int] = []
+        for m in _PIECES.finditer(text):
+            parts = list("".join(self.char_of[b] for b in m.group().encode("utf-8")))
+            while len(parts) > 1:
+                rank, k = min(
+                    (self.ranks.get(pair, 1 << 30), k)
+                    for k, pair in enumerate(itertools.pairwise(parts))
+                )
+                if rank == 1 << 30:
+                    break
+                parts[k : k + 2] = [parts[k] + parts[k + 1]]
+            out += [self.ids[p] for p in parts]
+        return out
 
 
 def token_words(vocab: list[str], tokens: list[int], starts: list[int]) -> list[HeardWord]:

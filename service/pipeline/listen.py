@@ -13,6 +13,7 @@ The recogniser is loaded only when a segment is actually transcribed."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,11 +23,13 @@ from service import audio as dsp
 from service.domain.errors import SpeechMismatchError
 from service.domain.fields import MIN_RATE_PERCENT, rate_multiplier
 from service.domain.notices import Notice, segment_ranges, warning
+from service.domain.polyphones import forced_texts, heard_at, misread, polyphones
 from service.domain.script_match import Share, Timed, match_script, timed_pieces
 from service.domain.spec import JobSpec
-from service.domain.speech import Lexicon, Tools, front_end
+from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.speech_compare import (
     THRESHOLDS,
+    Difference,
     SpeechCheck,
     compare,
     flagged,
@@ -38,7 +41,7 @@ from service.domain.units import ms_to_samples
 from service.domain.voices import Catalog
 from service.pipeline.results import JobPlan, SegmentResult
 from service.ports import Workspace
-from service.ports.asr import Recogniser
+from service.ports.asr import ForcedScorer, Recogniser
 
 log = logging.getLogger("narrate.listen")
 
@@ -63,6 +66,7 @@ class Listener:
     lexicon: Callable[[JobSpec], Lexicon]
     fold: Callable[[str], str]
     default_on: bool = True
+    polyphones: bool = True  # the 多音字 test, where the recogniser can score (ForcedScorer)
 
     def wanted(self, plan: JobPlan) -> bool:
         asked = plan.options.check_speech
@@ -97,6 +101,8 @@ class Listener:
         comparison = compare(meant, said, language)
         if comparison.units == 0:
             return skipped("nothing to say")
+        cpu0 = time.process_time()
+        wrong = self._misread(meant, said, language, audio, rate)
         return SpeechCheck(
             status="checked",
             recogniser=self.recogniser.name,
@@ -105,11 +111,42 @@ class Listener:
             measure=comparison.measure,
             error_rate=comparison.error_rate,
             threshold=THRESHOLDS[language],
-            flagged=flagged(comparison, language),
-            diff=comparison.diff,
+            flagged=flagged(comparison, language) or bool(wrong),
+            diff=comparison.diff + wrong,
             audio_seconds=heard.audio_seconds,
-            cpu_seconds=heard.cpu_seconds,
+            cpu_seconds=round(heard.cpu_seconds + time.process_time() - cpu0, 3),
         )
+
+    def _misread(
+        self, meant: SpokenText, said: SpokenText, language: str, audio: dsp.Audio, rate: int
+    ) -> list[Difference]:
+        """The 多音字 test (service/domain/polyphones.py): each tested character the transcript
+        writes as meant is scored read each way; one heard as another reading is named too."""
+        scorer = self.recogniser
+        if not self.polyphones or language != "zh" or not isinstance(scorer, ForcedScorer):
+            return []
+        if len(audio) > scorer.score_seconds * rate:
+            return []  # one window only: a long segment is left to the plain comparison
+        out = []
+        for p in polyphones(meant):
+            found = heard_at(meant, said, p.at)
+            if found is None:
+                continue
+            spot, key = found
+            if said.source[spot] != p.char:  # another glyph: its reading is what was heard
+                if key in {o[:-1] for o in p.others}:
+                    got = f"{said.source[spot]} ({key})"
+                    out.append(Difference(kind="changed", said=f"{p.char} ({p.meant})", heard=got))
+                continue
+            # The same glyph: its reading in ``said`` is only the front-end's guess (read
+            # without the lexicon), so the audio decides, through the forced transcripts.
+            texts = forced_texts(said.source, spot, p, self.tools().homophone)
+            if texts is None:
+                continue
+            scores = scorer.score(audio, rate, language, [t for _, t in texts])
+            if (d := misread(p, [r for r, _ in texts], scores)) is not None:
+                out.append(d)
+        return out
 
     def split_take(self, plan: JobPlan, audio: dsp.Audio, rate: int) -> list[Share] | None:
         """A whole-script take split among the segments by script matching (文稿匹配,

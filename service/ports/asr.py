@@ -4,7 +4,7 @@ listen.py) transcribes each fitted segment through this port."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -46,4 +46,16 @@ class Recogniser(Protocol):
         times too (a whole-script take is split by them; it costs an alignment pass). Raises
         RecogniserMissing (its message names the install command) when the model is not on
         this machine."""
+        ...
+
+
+@runtime_checkable
+class ForcedScorer(Protocol):
+    """A recogniser that can also score given transcripts of a segment's audio (the speech
+    check's 多音字 test), for audio of at most ``score_seconds``."""
+
+    score_seconds: float
+
+    def score(self, audio: np.ndarray, rate: int, language: str, texts: list[str]) -> list[float]:
+        """The log-probability of each of ``texts`` as the transcript of ``audio``."""
         ...

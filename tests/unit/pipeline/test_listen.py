@@ -169,3 +169,42 @@ def test_retry_keeps_the_first_reading_and_its_audio_when_the_retry_is_worse(
     assert result.speech_check.transcript == "今天天气好"
     audio, _ = dsp.read_wav(work.local(result.audio))
     assert round(float(np.abs(audio).max()) * 10) == 2  # the first reading's audio is back
+
+
+class Scored(Heard):
+    """A recogniser that also scores forced transcripts: the one with ``favoured`` wins."""
+
+    score_seconds = 14.9
+
+    def __init__(self, texts: dict[int, str], favoured: str) -> None:
+        super().__init__(texts)
+        self.favoured = favoured
+        self.scored: list[list[str]] = []
+
+    def score(self, audio: np.ndarray, rate: int, language: str, texts: list[str]) -> list[float]:
+        self.scored.append(texts)
+        return [-20.0 if self.favoured in t else -40.0 for t in texts]
+
+
+def judge(recogniser: Heard, text: str, seconds: float = 1.0) -> Any:
+    check = Listener(recogniser, lambda: PIPELINE.speech, PIPELINE.lexicon, fold_simplified)
+    audio = np.full(int(RATE * seconds), 0.1, dtype=np.float32)
+    return check.judge(text, "zh", PIPELINE.lexicon(plan().spec), audio, RATE)
+
+
+def test_a_polyphone_the_audio_reads_the_other_way_is_flagged_naming_both_readings() -> None:
+    # 银行 heard as 银行 (Whisper writes the glyph the context wants), but the audio scores
+    # higher with 型 (xíng) in its place than with 航 (háng).
+    wrong = Scored({1: "银行的系统很忙"}, favoured="银型")
+    check = judge(wrong, "银行的系统很忙。")
+    assert check.flagged and check.error_rate == 0.0
+    assert [(d.said, d.heard) for d in check.diff] == [("行 (hang2)", "行 (xing2)")]
+    assert wrong.scored == [["银航的系统很忙", "银型的系统很忙"]]
+    right = Scored({1: "银行的系统很忙"}, favoured="银航")
+    assert not judge(right, "银行的系统很忙。").flagged
+
+
+def test_the_polyphone_test_needs_a_scorer_and_one_window() -> None:
+    assert not judge(Heard({1: "银行的系统很忙"}), "银行的系统很忙。").flagged
+    long = Scored({1: "银行的系统很忙"}, favoured="银型")
+    assert not judge(long, "银行的系统很忙。", seconds=20.0).flagged and long.scored == []
