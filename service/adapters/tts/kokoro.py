@@ -50,7 +50,7 @@ class KokoroEngine:
     min_rate = 0.5  # the model's speed input: beyond 0.5..2 words smear or clip
     max_rate = 2.0
 
-    def __init__(self, pack: Path, espeak: str = "espeak-ng", threads: int = 2) -> None:
+    def __init__(self, pack: Path, espeak: str = "espeak-ng", threads: int = 1) -> None:
         self.pack = pack
         self.espeak = espeak
         self.model = KokoroModel(pack, threads)
