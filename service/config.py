@@ -70,6 +70,10 @@ class Settings(BaseSettings):
     edge_breaker_cooldown: float = 60.0  # seconds open, then one half-open probe
     edge_backoff: float = 0.5  # seconds before the second try, doubled after
     tts_cache: bool = True  # reuse syntheses from the shared, content-addressed cache
+    # kokoro's ONNX intra-op threads per process. Each worker is its own process (the workers
+    # are the parallelism), and one thread did the same work for less CPU than two
+    # (bench/kokoro.py --threads 1,2); a local render runs one call per core at a time.
+    kokoro_threads: int = Field(default=1, ge=1, le=64)
     # The speech check (options check_speech) when a job does not say: on. The test suite
     # turns it off (tests/conftest.py): its stacks would load the recogniser for nothing.
     speech_check: bool = True

@@ -92,7 +92,8 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
     if packed is not None:
         from service.adapters.tts.kokoro import KokoroEngine  # onnxruntime: lazy
 
-        found.append(KokoroEngine(packed, settings.espeak))  # the model loads on first use
+        # the model loads on first use
+        found.append(KokoroEngine(packed, settings.espeak, settings.kokoro_threads))
     pack = zh_baker.installed(settings.data_dir)
     if pack is not None:
         from service.adapters.tts.fastspeech2 import FastSpeech2Engine  # onnxruntime: lazy

@@ -31,7 +31,7 @@ from service.domain.errors import EngineError, MediaError
 from service.domain.units import ms_to_samples, samples_to_ms
 from service.ports import Boundary, Speech, TtsRequest
 
-DRIVER = "narrate-kokoro/2 (pinyin front-end, misaki zh symbols, espeak-ng en)"
+DRIVER = "narrate-kokoro/3 (pinyin front-end, misaki zh symbols, espeak-ng en)"
 # Silence between two calls, by how the first ends (the model's own pause is trimmed with it).
 SENTENCE_GAP_MS = 350
 CLAUSE_GAP_MS = 200
@@ -50,7 +50,7 @@ class KokoroEngine:
     min_rate = 0.5  # the model's speed input: beyond 0.5..2 words smear or clip
     max_rate = 2.0
 
-    def __init__(self, pack: Path, espeak: str = "espeak-ng", threads: int = 2) -> None:
+    def __init__(self, pack: Path, espeak: str = "espeak-ng", threads: int = 1) -> None:
         self.pack = pack
         self.espeak = espeak
         self.model = KokoroModel(pack, threads)

@@ -8,6 +8,7 @@ own pipeline picks it."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from functools import cached_property
 from pathlib import Path
@@ -24,10 +25,13 @@ INSTALL_COMMAND = "narrate voices install kokoro"
 
 
 class KokoroModel:
-    def __init__(self, pack: Path, threads: int = 2) -> None:
+    def __init__(self, pack: Path, threads: int = 1) -> None:
         self.pack = pack
-        self.threads = threads
-        self._lock = threading.Lock()
+        self.threads = max(1, threads)
+        # Runs at once: as many as the cores hold at ``threads`` each. A worker process runs
+        # one task at a time anyway; a local render's threads (2) then share the session, each
+        # run on a core of its own, rather than queueing behind one single-threaded run.
+        self._runs = threading.BoundedSemaphore(max(1, (os.cpu_count() or 1) // self.threads))
         self._voices: dict[str, np.ndarray] = {}
 
     def _broken(self, what: object) -> EngineError:
@@ -91,7 +95,7 @@ class KokoroModel:
         }
         session = self.session
         try:
-            with self._lock:  # one run at a time: onnxruntime already uses both cores
+            with self._runs:
                 audio, durations = session.run(None, feed)
         except Exception as exc:  # an onnxruntime failure is the engine's, never a crash
             raise EngineError("kokoro", f"onnxruntime: {str(exc)[:200]}") from None

@@ -133,14 +133,16 @@ _E2M = sorted(
     {
         "ʔˌn\u0329": "ʔn", "ʔn\u0329": "ʔn", "a^ɪ": "I", "a^ʊ": "W", "d^ʒ": "ʤ", "e^ɪ": "A",
         "e": "A", "t^ʃ": "ʧ", "ɔ^ɪ": "Y", "ə^l": "ᵊl", "ʲo": "jo", "ʲə": "jə", "ʲ": "",
-        "ɚ": "əɹ", "r": "ɹ", "x": "k", "ç": "k", "ɐ": "ə", "ɬ": "l", "\u0303": "",
+        "ɚɹ": "əɹ", "ɚ": "əɹ", "r": "ɹ", "x": "k", "ç": "k", "ɐ": "ə", "ɬ": "l", "\u0303": "",
     }.items(),
     key=lambda kv: -len(kv[0]),
 )  # fmt: skip
 
 
 def from_espeak(ipa: str, british: bool = False) -> str:
-    """espeak-ng IPA (``--ipa --tie=^``) as Kokoro symbols, as misaki's EspeakFallback maps it."""
+    """espeak-ng IPA (``--ipa --tie=^``) as Kokoro symbols, as misaki's EspeakFallback maps it,
+    except that espeak's ``ɚɹ`` (inference, memory, history) is one ``əɹ``, as misaki's lexicon
+    (the readings Kokoro's English was trained on) has these words, not a doubled ``əɹɹ``."""
     ps = ipa.strip()
     for old, new in _E2M:
         ps = ps.replace(old, new)

@@ -16,10 +16,11 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain.speech import numbers
+from service.domain.speech import numbers, zh_context
 from service.domain.speech.en_tables import SAID, spell
 from service.domain.speech.lexicon import Entry, Lexicon
 from service.domain.speech.spoken import Builder, SpokenText
+from service.domain.speech.zh_context import Word
 from service.domain.speech.zh_tables import (
     AFTER_NUMBER,
     CLAUSE,
@@ -28,7 +29,6 @@ from service.domain.speech.zh_tables import (
     MEASURE,
     STOPS,
     SYMBOLS,
-    TIAO_BEFORE,
     TOKENS,
     is_cjk,
 )
@@ -61,6 +61,7 @@ class _ZhWriter:
             self.out.add(a, b, hanzi, "zh", hanzi != self.text[a:b])
         else:
             sylls = self.tools.pinyin(hanzi) if hanzi else []
+            sylls = [*zh_context.apply([Word(hanzi, tuple(sylls))])[0]]  # 一点零二 yī, 一百 yì
             self.out.add(a, b, "".join(s + " " for s in sylls), "zh", rewritten)
 
     def say_en(self, a: int, b: int, words: str, rewritten: bool) -> None:
@@ -251,42 +252,47 @@ class _ZhWriter:
         words = self.tools.segment(run)
         if "".join(words) != run or not all(words):
             words = list(run)
+        plan: list[tuple[int, Entry | None, Word]] = []  # (start, entry, word)
         i, pos = 0, a
         while i < len(words):
             for j in range(min(len(words), i + 8), i, -1):
                 cand = "".join(words[i:j])
                 if cand in self.lexicon:
-                    self.entry(pos, pos + len(cand), self.lexicon[cand], cand)
-                    pos += len(cand)
+                    said = self.lexicon[cand].syllables or ()
+                    plan.append((pos, self.lexicon[cand], Word(cand, said, True)))
                     i = j
                     break
             else:
                 word = words[i]
                 if i == 0 and after_number and word in AFTER_NUMBER:
-                    self.syllables(pos, pos + len(word), word, [AFTER_NUMBER[word]])
-                elif self.reader == "text":
-                    self.same(pos, pos + len(word))
+                    plan.append((pos, None, Word(word, (AFTER_NUMBER[word],), True)))
                 else:
-                    # One piece per character, so boundaries map back finely.
-                    sylls = self.tools.pinyin(word)
-                    if len(sylls) != len(word):
-                        sylls = [s for ch in word for s in self.tools.pinyin(ch)[:1]]
-                    sylls = self.tiao(pos, word, sylls)
-                    for k, syl in enumerate(sylls):
-                        self.out.add(pos + k, pos + k + 1, syl + " ", "zh", False)
-                pos += len(word)
+                    said = () if self.reader == "text" else tuple(self._plain(word))
+                    plan.append((pos, None, Word(word, said)))
                 i += 1
+            pos += len(plan[-1][2].text)
+        tones = zh_context.apply([w for _, _, w in plan])  # 一, 不, 得, 调 by their neighbours
+        for k, (start, entry, w) in enumerate(plan):
+            self._emit(start, entry, w, tones[k])
 
-    def tiao(self, pos: int, word: str, sylls: list[str]) -> list[str]:
-        """调 before 到/高/低/大/小 is tiáo (adjust: 音量调到 3, 调高), which the dictionary
-        reads diào when the two are separate words; after 被 it is diào (他被调到北京)."""
-        out = list(sylls)
-        for k, ch in enumerate(word):
-            at = pos + k
-            after = self.text[at + 1 : at + 2]
-            if ch == "调" and after in TIAO_BEFORE and self.text[max(0, at - 1) : at] != "被":
-                out[k] = "tiao2"
-        return out
+    def _plain(self, word: str) -> list[str]:
+        """A word outside the lexicon: the dictionary's syllables, one per character."""
+        sylls = self.tools.pinyin(word)
+        if len(sylls) != len(word):
+            sylls = [s for ch in word for s in self.tools.pinyin(ch)[:1]]
+        return sylls
+
+    def _emit(self, pos: int, entry: Entry | None, w: Word, said: tuple[str, ...]) -> None:
+        if entry is not None:
+            self.entry(pos, pos + len(w.text), entry, w.text)
+        elif w.fixed and w.syllables:
+            self.syllables(pos, pos + len(w.text), w.text, list(w.syllables))
+        elif self.reader == "text":
+            self.same(pos, pos + len(w.text))
+        else:
+            # One piece per character, so boundaries map back finely.
+            for k, syl in enumerate(said):
+                self.out.add(pos + k, pos + k + 1, syl + " ", "zh", False)
 
     def syllables(self, a: int, b: int, word: str, sylls: list[str] | tuple[str, ...]) -> None:
         """Say ``word`` with the given tone-number syllables."""

@@ -80,6 +80,9 @@ def test_function_words_are_reduced_not_stressed_alone() -> None:
         ("kˈæʃ", False, "kˈæʃ"),
         ("hˈɪ^ɹ", False, "hˈɪɹ"),
         ("bˈe^ɪsla^ɪn", True, "bˈAslIn"),
+        ("ˈɪnfɚɹəns", False, "ˈɪnfəɹəns"),  # inference: one ɹ, as misaki's lexicon says it
+        ("mˈɛmɚɹi", False, "mˈɛməɹi"),
+        ("ˈɛɹɚ", False, "ˈɛɹəɹ"),
     ],
 )
 def test_espeak_ipa_as_kokoro_symbols(ipa: str, british: bool, want: str) -> None:
