@@ -2,8 +2,9 @@
 finds the phrases of a take, and what it costs.
 
 A "take" of each bundled example's segments is made by another voice: espeak-ng's female
-variant (+f3: another pitch and timbre) at rate 1.3, and, for Chinese when the voice pack is
-in the cache, the neural voice zh-baker (fastspeech2). Each take gets 400 ms of lead-in and
+variant (+f3: another pitch and timbre) at rate 1.3, kokoro's catalog defaults (zf_xiaoyi,
+af_heart) when its pack is in the cache, and, for Chinese when the voice pack is in the cache,
+the neural voice zh-baker (fastspeech2). Each take gets 400 ms of lead-in and
 600 ms of tail and a -66 dBFS noise floor, as a recording would. The phrase onsets the
 alignment finds (the espeak reference's phrase times carried into the take) are compared
 with the take engine's own phrase onsets; the aim is within 150 ms for >= 90 % of phrases.
@@ -99,6 +100,8 @@ def main() -> None:
         ("espeak +f3 at rate 1.3", espeak, {k: v + "+f3" for k, v in voices.items()}, 1.3)
     ]
     if not args.no_neural:
+        if (kokoro := kokoro_engine()) is not None:
+            takers.append(("kokoro at rate 1", kokoro, {"zh": "zf_xiaoyi", "en": "af_heart"}, 1.0))
         neural = neural_engine(espeak)
         if neural is not None:
             takers.append(("neural zh-baker at rate 1", neural, {"zh": "zh-baker"}, 1.0))
@@ -348,6 +351,19 @@ def neural_engine(english: EspeakEngine) -> TtsEngine | None:
         print("(neural voice pack not in the cache: skipped)")
         return None
     return FastSpeech2Engine(found[-1], english=english)
+
+
+def kokoro_engine() -> TtsEngine | None:
+    """kokoro from its pack in the cache (checksums verified; built there if missing)."""
+    from service.adapters.tts.kokoro import KokoroEngine
+    from service.voicepacks import kokoro
+    from service.voicepacks.zh_baker import default_cache
+
+    try:
+        return KokoroEngine(kokoro.build(default_cache(), lambda _: None))
+    except Exception as e:  # no pack and no registry: the other takers still run
+        print(f"(kokoro pack unavailable: skipped: {e})")
+        return None
 
 
 if __name__ == "__main__":
