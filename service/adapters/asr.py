@@ -162,7 +162,7 @@ class WhisperRecogniser:
         frames = min(mel.shape[-1], len(pcm) // logmel.HOP)
         self._last.value = (_digest(pcm), encoded, frames)
         features = ctranslate2.StorageView.from_array(encoded)
-        prompt = ["<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>", "<|notimestamps|>"]
+        prompt = _prompt(language)
         limit = MAX_TOKENS + len(prompt)
         result = model.generate(features, [prompt], beam_size=self.beam_size, max_length=limit)
         text = decode_tokens(list(result[0].sequences[0]))
@@ -214,8 +214,7 @@ class WhisperRecogniser:
             last = self._last.value
         _, encoded, frames = last
         ids, bpe = self._ids(), self._pairs()
-        start = [ids[t] for t in ("<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>")]
-        start.append(ids["<|notimestamps|>"])
+        start = [ids[t] for t in _prompt(language)]
         tokens = [[*bpe.encode(t), ids["<|endoftext|>"]] for t in texts]
         batch = ctranslate2.StorageView.from_array(np.repeat(encoded, len(texts), axis=0))
         found = model.align(batch, start, tokens, [frames] * len(texts))
@@ -234,6 +233,12 @@ class WhisperRecogniser:
 
     def _ids(self) -> dict[str, int]:
         return {t: i for i, t in enumerate(self._vocabulary()) if t.startswith("<|")}
+
+
+def _prompt(language: str) -> list[str]:
+    """The decoder's start: transcribe ``language``, no timestamps (transcribe() and score()
+    decode from the same start, so a forced transcript is scored as one would be heard)."""
+    return ["<|startoftranscript|>", f"<|{language}|>", "<|transcribe|>", "<|notimestamps|>"]
 
 
 def _digest(pcm: np.ndarray) -> bytes:
