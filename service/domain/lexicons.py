@@ -1,0 +1,147 @@
+"""Pronunciation dictionaries: a tenant's own, versioned sets of rules that jobs name.
+
+A rule says how one written word (the grapheme) is read, in one of three kinds:
+
+- ``alias``: a respelling, spoken instead of the word (``GRPO`` -> ``G R P O``, ``单`` -> ``善``);
+- ``pinyin``: Mandarin syllables, tone marks or numbers (``单`` -> ``shàn`` or ``shan4``);
+- ``ipa``: IPA phonemes, kept and exported but spoken by no engine narrate has today: a job
+  that names a dictionary with IPA rules gets a ``lexicon.ipa_skipped`` warning for each word
+  it had no alias or pinyin for (the word is then read as the engine reads it).
+
+Alias and pinyin rules become entries of the lexicon a job already has (the shipped one under
+them, the job's own ``pronunciations`` over them: service/domain/speech/lexicon.py), so they
+match whole words and read exactly as a job's own pronunciation would."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from service.domain.errors import InputError
+from service.domain.notices import Notice, warning
+from service.domain.speech.lexicon import MAX_WORD, LexiconError, parse_entry
+from service.domain.speech.pinyin import looks_like_pinyin
+
+Kind = Literal["alias", "pinyin", "ipa"]
+KINDS: tuple[Kind, ...] = ("alias", "pinyin", "ipa")
+MAX_RULES = 5000  # per dictionary
+MAX_DICTIONARIES = 100  # per tenant
+MAX_VERSIONS = 100  # per dictionary: older versions stay readable, so they are bounded too
+MAX_VALUE = 100  # characters of a rule's alias or phonemes
+MAX_NAME = 100
+MAX_PER_JOB = 10  # dictionaries one job names
+MAX_PLS_BYTES = 2 << 20  # a PLS upload
+
+
+class LexiconFileError(InputError):
+    """A PLS document or a rule that cannot be used; the message names the line (PLS) or
+    the rule (JSON)."""
+
+    code = "lexicon.invalid"
+
+
+class Rule(BaseModel):
+    """One rule: how ``grapheme`` is read."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    grapheme: str = Field(min_length=1, max_length=MAX_WORD, description="the word as written")
+    kind: Kind = Field(description="alias (a respelling), pinyin (zh) or ipa (phonemes)")
+    value: str = Field(min_length=1, max_length=MAX_VALUE, description="what it is read as")
+
+    @field_validator("grapheme", "value")
+    @classmethod
+    def _nfc(cls, v: str) -> str:
+        return unicodedata.normalize("NFC", v).strip()
+
+
+class Rules(BaseModel):
+    """A dictionary's name and rules, as a JSON body gives them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    language: str | None = Field(None, max_length=35, description="its xml:lang, e.g. zh-CN")
+    rules: list[Rule] = Field(max_length=MAX_RULES)
+
+
+def check_rule(rule: Rule, where: str) -> Rule:
+    """A rule the job's lexicon can take (LexiconFileError naming ``where`` otherwise): an
+    alias or pinyin rule as a job's own pronunciation is checked; pinyin must be pinyin."""
+    if rule.kind == "pinyin" and not looks_like_pinyin(rule.value):
+        raise LexiconFileError(
+            f"{where}: {rule.grapheme!r}: {rule.value!r} is not pinyin with tones "
+            "(tone marks or numbers, e.g. 'shàn' or 'shan4')"
+        )
+    if rule.kind == "ipa":
+        if any(unicodedata.category(ch)[0] == "C" for ch in rule.value):
+            raise LexiconFileError(f"{where}: {rule.grapheme!r}: the phonemes hold a control")
+        return rule
+    try:
+        parse_entry(rule.grapheme, rule.value)
+    except LexiconError as exc:
+        raise LexiconFileError(f"{where}: {exc}") from None
+    return rule
+
+
+def check_rules(rules: list[Rule], where: list[str]) -> list[Rule]:
+    """Every rule checked (``where[i]`` names rule i: a PLS line, ``rules[3]``), within the
+    limit, one per (grapheme, kind): a later one of the same replaces the earlier."""
+    if len(rules) > MAX_RULES:
+        raise LexiconFileError(
+            f"the dictionary has {len(rules)} rules, over the limit of {MAX_RULES}"
+        )
+    out: dict[tuple[str, str], Rule] = {}
+    for rule, at in zip(rules, where, strict=True):
+        checked = check_rule(rule, at)
+        out[(checked.grapheme, checked.kind)] = checked
+    return list(out.values())
+
+
+def entries(rules: list[Rule]) -> dict[str, str]:
+    """The rules as lexicon entries (word -> pinyin or respelling): pinyin over alias for a
+    word with both; IPA rules are not among them (see ``skipped``)."""
+    out: dict[str, str] = {}
+    for kind in ("alias", "pinyin"):
+        out.update({r.grapheme: r.value for r in rules if r.kind == kind})
+    return out
+
+
+def skipped(rules: list[Rule]) -> list[str]:
+    """The words with IPA rules only: no engine is given their phonemes."""
+    spoken = {r.grapheme for r in rules if r.kind != "ipa"}
+    return sorted({r.grapheme for r in rules if r.kind == "ipa"} - spoken)
+
+
+class UsedLexicon(BaseModel):
+    """A dictionary as a job uses it, resolved at the door and kept in its plan: the version
+    and its entries, so every segment (and a retry, a re-render) reads the same."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    version: int
+    name: str
+    entries: dict[str, str]  # word -> pinyin or respelling (alias and pinyin rules)
+    skipped: list[str] = []  # words with IPA rules only
+
+    def notices(self) -> list[Notice]:
+        if not self.skipped:
+            return []
+        shown = ", ".join(self.skipped[:5]) + (" …" if len(self.skipped) > 5 else "")
+        return [
+            warning(
+                "lexicon.ipa_skipped",
+                f"lexicon {self.name!r} v{self.version}: {len(self.skipped)} word(s) with IPA "
+                f"rules only ({shown}) are read as the engine reads them: no engine here is "
+                "given IPA phonemes; add an alias or pinyin rule for them",
+            )
+        ]
+
+
+def used(lexicon_id: str, version: int, name: str, rules: list[Rule]) -> UsedLexicon:
+    return UsedLexicon(
+        id=lexicon_id, version=version, name=name, entries=entries(rules), skipped=skipped(rules)
+    )
