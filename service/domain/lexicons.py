@@ -115,6 +115,20 @@ def skipped(rules: list[Rule]) -> list[str]:
     return sorted({r.grapheme for r in rules if r.kind == "ipa"} - spoken)
 
 
+class LexiconRef(BaseModel):
+    """A dictionary a job names: its id, and a version (None: the latest, pinned at the door)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9]{1,64}$")
+    version: int | None = Field(None, ge=1)
+
+
+def refs(items: list[str | LexiconRef]) -> list[LexiconRef]:
+    """The dictionaries named, each as a reference (an id alone is the latest version)."""
+    return [LexiconRef(id=i) if isinstance(i, str) else i for i in items]
+
+
 class UsedLexicon(BaseModel):
     """A dictionary as a job uses it, resolved at the door and kept in its plan: the version
     and its entries, so every segment (and a retry, a re-render) reads the same."""

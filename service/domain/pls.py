@@ -55,7 +55,7 @@ class _Reader:
         self.p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
         self.p.StartDoctypeDeclHandler = self._doctype
         self.p.EntityDeclHandler = self._doctype
-        self.p.ExternalEntityRefHandler = self._doctype
+        self.p.ExternalEntityRefHandler = self._external
         self.p.StartElementHandler = self._start
         self.p.EndElementHandler = self._end
         self.p.CharacterDataHandler = self._text
@@ -71,6 +71,9 @@ class _Reader:
 
     def _doctype(self, *args: Any) -> None:
         raise self.fail("a DOCTYPE or entity declaration is not accepted (nothing is fetched)")
+
+    def _external(self, *args: Any) -> int:
+        raise self.fail("an external entity is not accepted (nothing is fetched)")
 
     def _start(self, tag: str, attrs: dict[str, str]) -> None:
         name = tag.rpartition(":")[2]

@@ -17,6 +17,7 @@ from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.batch_progress import BatchProgress
+from service.jobs.lexicons import Lexicons
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
@@ -65,11 +66,13 @@ class JobService(JobParts):
         quotas: QuotaGate | None = None,
         lanes: Lanes | None = None,
         progress: BatchProgress | None = None,
+        lexicons: Lexicons | None = None,
     ) -> None:
         parts = (settings, store, storage, pipeline, queue, metrics)
         super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
+        self.lexicons = lexicons or Lexicons(None)
 
     def new_id(self) -> str:
         return uuid.uuid4().hex
@@ -136,9 +139,10 @@ class JobService(JobParts):
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
+        options, lexicons = self.lexicons.resolve(tenant, options)  # and the versions
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.plan(spec, options, video, takes)
+        plan = self.pipeline.plan(spec, options, video, takes, lexicons)
         if music is not None:
             self.pipeline.check_music(music)
         now = time.time()

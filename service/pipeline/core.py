@@ -14,7 +14,9 @@ from service.config import Settings
 from service.domain.errors import InputError, MediaInputError, TakeError
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
+from service.domain.lexicons import UsedLexicon
 from service.domain.speech import Lexicon, Tools, check_speakable, parse_entries
+from service.domain.speech.lexicon import parse_entry
 from service.domain.subtitles.hant import default_variant
 from service.domain.takes import Take, plan_takes
 from service.domain.text import Segmenter
@@ -66,6 +68,7 @@ class Pipeline:
         self.words = words
         self.make_speech = speech
         self.lexicons = lexicons
+        self._dictionaries: dict[tuple[str, int], Lexicon] = {}
         self.segments = SegmentRenderer(
             settings,
             media,
@@ -87,9 +90,28 @@ class Pipeline:
             raise RuntimeError("this pipeline was built without the speech front-end's tools")
         return self.make_speech()
 
-    def lexicon(self, spec: JobSpec) -> Lexicon:
-        """The shipped lexicon of the job's language with the job's own entries over it."""
-        return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
+    def lexicon(self, plan: JobPlan) -> Lexicon:
+        """The shipped lexicon of the job's language, the dictionaries it names over it (in
+        order), and the job's own entries over those."""
+        spec = plan.spec
+        named = [self.dictionary(u) for u in plan.lexicons]
+        return {
+            **self.lexicons(spec.language),
+            **{word: entry for one in named for word, entry in one.items()},
+            **parse_entries(spec.pronunciations),
+        }
+
+    def dictionary(self, found: UsedLexicon) -> Lexicon:
+        """A dictionary's entries as lexicon entries, made once per version in this process
+        (up to 5,000 of them, and every segment asks): a version never changes."""
+        key = (found.id, found.version)
+        if key not in self._dictionaries:
+            if len(self._dictionaries) >= 64:
+                self._dictionaries.clear()
+            self._dictionaries[key] = {
+                e.word: e for e in (parse_entry(w, v) for w, v in found.entries.items())
+            }
+        return self._dictionaries[key]
 
     def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample; then the
@@ -120,9 +142,11 @@ class Pipeline:
         options: RenderOptions,
         video: Path | None = None,
         takes: dict[str, Path] | None = None,
+        lexicons: list[UsedLexicon] | None = None,
     ) -> JobPlan:
         """Everything that can be checked before any audio is made: voices, pace, video,
-        the recorded takes."""
+        the recorded takes; ``lexicons``: the dictionaries the options name, resolved
+        (service/jobs/lexicons.py)."""
         if options.preset is not None and options.preset_values is None:
             raise InputError(f"options preset {options.preset!r}: not resolved (Presets.resolve)")
         if options.audio_only and video is not None:
@@ -136,7 +160,7 @@ class Pipeline:
         asked = options
         options = self.traditional(spec, options, voices)
         style = job_style(self.settings, spec)  # an unknown style preset, at the door
-        warnings = check_pace(spec)
+        warnings = check_pace(spec) + [n for u in lexicons or [] for n in u.notices()]
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
         info = None
         if video is not None:
@@ -161,6 +185,7 @@ class Pipeline:
             traditional_by_voice=options.traditional != asked.traditional,
             takes=taken,
             masters=masters,
+            lexicons=lexicons or [],
         )
 
     def traditional(

@@ -94,7 +94,7 @@ class SegmentRenderer:
         voicing: Voicing,
         catalog: Catalog,
         words: Segmenter | None,
-        lexicon: Callable[[JobSpec], Lexicon],
+        lexicon: Callable[[JobPlan], Lexicon],
         tools: Callable[[], Tools],
     ) -> None:
         """``lexicon`` gives a job's pronunciations; ``tools`` the speech front-end's (made on
@@ -114,7 +114,7 @@ class SegmentRenderer:
         return SpokenSegment(
             seg.text,
             spec.language,
-            self.lexicon(spec),
+            self.lexicon(plan),
             self.tools(),
             split_phrases(seg.text, spec.line_chars, self.words),
             spec.line_chars,

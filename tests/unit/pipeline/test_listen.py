@@ -189,7 +189,7 @@ class Scored(Heard):
 def judge(recogniser: Heard, text: str, seconds: float = 1.0) -> Any:
     check = Listener(recogniser, lambda: PIPELINE.speech, PIPELINE.lexicon, fold_simplified)
     audio = np.full(int(RATE * seconds), 0.1, dtype=np.float32)
-    return check.judge(text, "zh", PIPELINE.lexicon(plan().spec), audio, RATE)
+    return check.judge(text, "zh", PIPELINE.lexicon(plan()), audio, RATE)
 
 
 def test_a_polyphone_the_audio_reads_the_other_way_is_flagged_naming_both_readings() -> None:
