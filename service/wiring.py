@@ -276,8 +276,8 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     ``queue.drain(run_task(steps))``."""
     from service.adapters.memory import MemoryJobStore
     from service.adapters.memory_batches import MemoryBatches, MemoryBatchEvents
-    from service.adapters.memory_lexicons import MemoryLexicons
     from service.adapters.memory_lanes import MemoryLanes
+    from service.adapters.memory_lexicons import MemoryLexicons
     from service.adapters.memory_metrics import MemoryMetrics
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue

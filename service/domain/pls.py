@@ -35,8 +35,8 @@ IGNORED = frozenset({"example", "meta", "metadata"})  # read past, with what the
 @dataclass
 class _Lexeme:
     line: int
-    graphemes: list[str] = field(default_factory=list)
-    said: list[tuple[Kind, str]] = field(default_factory=list)
+    graphemes: list[tuple[str, int]] = field(default_factory=list)  # with their lines
+    said: list[tuple[Kind, str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -61,6 +61,7 @@ class _Reader:
         self.p.CharacterDataHandler = self._text
         self.stack: list[str] = []
         self.text: list[str] = []
+        self.line = 0  # of the element open
         self.alphabet = ""
         self.phoneme_alphabet = ""
         self.language: str | None = None
@@ -78,7 +79,7 @@ class _Reader:
     def _start(self, tag: str, attrs: dict[str, str]) -> None:
         name = tag.rpartition(":")[2]
         self.stack.append(name)
-        self.text = []
+        self.text, self.line = [], self.p.CurrentLineNumber
         if len(self.stack) == 1:
             self._root(name, attrs)
         elif self.stack[-2:] == ["lexicon", "lexeme"]:
@@ -103,11 +104,11 @@ class _Reader:
             return
         lexeme, text = self.lexemes[-1], "".join(self.text).strip()
         if name == "grapheme":
-            lexeme.graphemes.append(text)
+            lexeme.graphemes.append((text, self.line))
         elif name == "alias":
-            lexeme.said.append(("alias", text))
+            lexeme.said.append(("alias", text, self.line))
         elif name == "phoneme":
-            lexeme.said.append((self._kind(self.phoneme_alphabet), text))
+            lexeme.said.append((self._kind(self.phoneme_alphabet), text, self.line))
 
     def _kind(self, alphabet: str) -> Kind:
         if alphabet == "ipa":
@@ -139,26 +140,28 @@ def _rules(lexemes: list[_Lexeme]) -> tuple[list[Rule], list[int]]:
     rules: list[Rule] = []
     lines: list[int] = []
     for lx in lexemes:
-        where = f"the PLS file, line {lx.line}"
         if not lx.graphemes or not lx.said:
             missing = "grapheme" if not lx.graphemes else "phoneme or alias"
-            raise LexiconFileError(f"{where}: the lexeme has no {missing}")
-        first: dict[Kind, str] = {}
-        for kind, value in lx.said:
-            first.setdefault(kind, value)  # the first of each kind is the preferred one
-        for grapheme in lx.graphemes:
-            for kind, value in first.items():
-                rules.append(_rule(grapheme, kind, value, where))
-                lines.append(lx.line)
+            raise LexiconFileError(f"the PLS file, line {lx.line}: the lexeme has no {missing}")
+        first: dict[Kind, tuple[str, int]] = {}
+        for kind, value, line in lx.said:
+            first.setdefault(kind, (value, line))  # the first of each kind is the preferred one
+        for grapheme, at in lx.graphemes:
+            for kind, (value, line) in first.items():
+                rules.append(_rule(grapheme, kind, value, (at, line)))
+                lines.append(line)
     return rules, lines
 
 
-def _rule(grapheme: str, kind: Kind, value: str, where: str) -> Rule:
+def _rule(grapheme: str, kind: Kind, value: str, lines: tuple[int, int]) -> Rule:
+    """One rule; a field over its limit is named with its own line."""
     try:
         return Rule(grapheme=grapheme, kind=kind, value=value)
     except ValidationError as exc:
         first = exc.errors()[0]
-        part = "grapheme" if first["loc"][0] == "grapheme" else kind
+        is_word = first["loc"][0] == "grapheme"
+        where = f"the PLS file, line {lines[0] if is_word else lines[1]}"
+        part = "grapheme" if is_word else kind
         raise LexiconFileError(f"{where}: {grapheme[:20]!r}: the {part} {first['msg']}") from None
 
 

@@ -76,7 +76,9 @@ class Lexicons:
 
     def _store(self) -> LexiconStore:
         if self.store is None:
-            raise InputError("dictionaries are kept by the service: `narrate render` reads PLS files")
+            raise InputError(
+                "dictionaries are kept by the service: `narrate render` reads PLS files"
+            )
         return self.store
 
     def create(self, tenant: str, body: Rules) -> Summary:

@@ -12,9 +12,9 @@ from pathlib import Path
 from service.adapters.styles import job_style
 from service.config import Settings
 from service.domain.errors import InputError, MediaInputError, TakeError
+from service.domain.lexicons import UsedLexicon
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
-from service.domain.lexicons import UsedLexicon
 from service.domain.speech import Lexicon, Tools, check_speakable, parse_entries
 from service.domain.speech.lexicon import parse_entry
 from service.domain.subtitles.hant import default_variant

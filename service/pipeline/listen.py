@@ -25,7 +25,6 @@ from service.domain.fields import MIN_RATE_PERCENT, rate_multiplier
 from service.domain.notices import Notice, segment_ranges, warning
 from service.domain.polyphones import forced_texts, heard_at, misread, polyphones
 from service.domain.script_match import Share, Timed, match_script, timed_pieces
-from service.domain.spec import JobSpec
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.speech_compare import (
     THRESHOLDS,

@@ -19,7 +19,7 @@ from service import audio as dsp
 from service.config import Settings
 from service.domain.fields import rate_multiplier
 from service.domain.notices import Notice, warning
-from service.domain.spec import FitOptions, JobSpec
+from service.domain.spec import FitOptions
 from service.domain.speech import Lexicon, SpokenText, Tools
 from service.domain.subtitles import TimedPhrase, timed_phrases
 from service.domain.takes import Take

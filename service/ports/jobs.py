@@ -239,7 +239,9 @@ class LexiconStore(Protocol):
         -1 when it already has ``limit`` versions (nothing stored either way)."""
         ...
 
-    def get(self, tenant: str, lexicon_id: str, version: int | None = None) -> tuple[int, str] | None:
+    def get(
+        self, tenant: str, lexicon_id: str, version: int | None = None
+    ) -> tuple[int, str] | None:
         """A version's data (None: the latest) as (its number, data), or None."""
         ...
 
