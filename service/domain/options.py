@@ -94,6 +94,7 @@ _JOB_ONLY = {
     "masters": "belongs to the job (a master holds no masters)",
     "check_speech": "checks the synthesis, which runs once for every master",
     "on_mismatch": "checks the synthesis, which runs once for every master",
+    "lexicons": "changes what is spoken, and synthesis runs once for every master",
 }
 
 
@@ -134,6 +135,7 @@ class MasterOptions(_Model):
     masters: SkipJsonSchema[Any] = Field(None, exclude=True)
     check_speech: SkipJsonSchema[Any] = Field(None, exclude=True)
     on_mismatch: SkipJsonSchema[Any] = Field(None, exclude=True)
+    lexicons: SkipJsonSchema[Any] = Field(None, exclude=True)
 
     @field_validator("name")
     @classmethod
