@@ -16,7 +16,17 @@ from service.api.deps import Jobs, Tenant
 from service.api.views import ERRORS
 from service.domain.errors import InputError
 from service.domain.fields import loc_path
-from service.domain.lexicons import MAX_NAME, MAX_PLS_BYTES, LexiconFileError, Rule, Rules
+from service.domain.lexicons import (
+    MAX_NAME,
+    MAX_PLS_BYTES,
+    MAX_VALUE,
+    Kind,
+    LexiconFileError,
+    Rule,
+    Rules,
+)
+from service.domain.speech.lexicon import MAX_WORD
+from service.domain.speech.pinyin import looks_like_pinyin
 from service.domain.pls import read_pls, write_pls
 from service.jobs.lexicons import Dictionary, Summary
 
@@ -162,8 +172,20 @@ async def update_lexicon(
     return _out(found)
 
 
+class AddedRule(BaseModel):
+    grapheme: str = Field(min_length=1, max_length=MAX_WORD)
+    value: str = Field(min_length=1, max_length=MAX_VALUE)
+    kind: Kind | None = Field(
+        None, description="default: pinyin when the value is pinyin with tones, else alias"
+    )
+
+    def rule(self) -> Rule:
+        kind = self.kind or ("pinyin" if looks_like_pinyin(self.value.strip()) else "alias")
+        return Rule(grapheme=self.grapheme, kind=kind, value=self.value)
+
+
 class Added(BaseModel):
-    rules: list[Rule] = Field(min_length=1, max_length=100)
+    rules: list[AddedRule] = Field(min_length=1, max_length=100)
 
 
 @router.post("/{lexicon_id}/rules", response_model=LexiconOut)
@@ -172,7 +194,8 @@ def add_rules(lexicon_id: str, body: Added, who: Tenant, service: Jobs) -> Lexic
     version. The studio's "save to dictionary" uses this."""
     current = _found(service, who, lexicon_id, None)
     s = current.summary
-    merged = Rules(name=s.name, language=s.language, rules=[*current.rules, *body.rules])
+    added = [r.rule() for r in body.rules]
+    merged = Rules(name=s.name, language=s.language, rules=[*current.rules, *added])
     found = service.lexicons.update(who, lexicon_id, merged)
     if found is None:
         raise HTTPException(404, "no such dictionary")

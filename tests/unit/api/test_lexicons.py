@@ -172,9 +172,10 @@ def test_the_jobs_own_pronunciations_win_and_ipa_only_words_are_said_to_be_skipp
 def test_a_rule_saved_from_the_studio_is_a_new_version(fleet: Fleet) -> None:
     with fleet.client() as c:
         lid = c.post("/v1/lexicons", json={"name": "ours", "rules": []}).json()["id"]
-        add = {"rules": [{"grapheme": "单", "kind": "pinyin", "value": "shan4"}]}
+        add: dict[str, Any] = {"rules": [{"grapheme": "单", "value": "shan4"}]}  # kind: pinyin
         r = c.post(f"/v1/lexicons/{lid}/rules", json=add)
         assert r.status_code == 200 and r.json()["version"] == 2 and r.json()["rules"] == 1
+        assert c.get(f"/v1/lexicons/{lid}").json()["entries"][0]["kind"] == "pinyin"
         add["rules"][0]["value"] = "chan2"  # the same word and kind: replaced
         assert c.post(f"/v1/lexicons/{lid}/rules", json=add).json()["rules"] == 1
         assert c.get(f"/v1/lexicons/{lid}").json()["entries"][0]["value"] == "chan2"
