@@ -25,9 +25,9 @@ from service.domain.lexicons import (
     Rule,
     Rules,
 )
+from service.domain.pls import read_pls, write_pls
 from service.domain.speech.lexicon import MAX_WORD
 from service.domain.speech.pinyin import looks_like_pinyin
-from service.domain.pls import read_pls, write_pls
 from service.jobs.lexicons import Dictionary, Summary
 
 router = APIRouter(prefix="/v1/lexicons", responses=ERRORS, tags=["lexicons"])
