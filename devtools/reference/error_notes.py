@@ -70,7 +70,7 @@ ERRORS: dict[str, tuple[str, str, str]] = {
         "—",
     ),
     "lexicon.unknown": (
-        "a job's `options.lexicons` names a dictionary (or a version of one) the tenant does not have; `loc` is `[\"options\", \"lexicons\", i]`",
+        'a job\'s `options.lexicons` names a dictionary (or a version of one) the tenant does not have; `loc` is `["options", "lexicons", i]`',
         "422",
         "—",
     ),

@@ -130,14 +130,19 @@ class Lexicons:
         return _well_formed(lexicon_id) and self._store().delete(tenant, lexicon_id)
 
     def resolve(
-        self, tenant: str, options: RenderOptions
+        self, tenant: str, options: RenderOptions, kept: list[UsedLexicon] | None = None
     ) -> tuple[RenderOptions, list[UsedLexicon]]:
         """The dictionaries the options name, each at its version (the latest when none is
-        given), and the options with those versions pinned: what the job keeps."""
+        given), and the options with those versions pinned: what the job keeps. ``kept``: a
+        re-render's parent's, used as they are for the versions they hold."""
         if not options.lexicons:
             return options, []
+        have = {(u.id, u.version): u for u in kept or []}
         out: list[UsedLexicon] = []
         for i, ref in enumerate(refs(options.lexicons)):
+            if ref.version is not None and (ref.id, ref.version) in have:
+                out.append(have[(ref.id, ref.version)])
+                continue
             found = self.get(tenant, ref.id, ref.version) if self.store is not None else None
             if found is None:
                 which = f" version {ref.version}" if ref.version else ""
