@@ -75,12 +75,11 @@ def check_rule(rule: Rule, where: str) -> Rule:
             f"{where}: {rule.grapheme!r}: {rule.value!r} is not pinyin with tones "
             "(tone marks or numbers, e.g. 'shàn' or 'shan4')"
         )
-    if rule.kind == "ipa":
-        if any(unicodedata.category(ch)[0] == "C" for ch in rule.value):
-            raise LexiconFileError(f"{where}: {rule.grapheme!r}: the phonemes hold a control")
-        return rule
-    try:
-        parse_entry(rule.grapheme, rule.value)
+    ipa = rule.kind == "ipa"
+    if ipa and any(unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in rule.value):
+        raise LexiconFileError(f"{where}: {rule.grapheme!r}: the phonemes hold a control")
+    try:  # an IPA rule's word as any other's (its phonemes are not a lexicon value)
+        parse_entry(rule.grapheme, "x" if ipa else rule.value)
     except LexiconError as exc:
         raise LexiconFileError(f"{where}: {exc}") from None
     return rule
