@@ -123,6 +123,10 @@ def test_a_job_reads_the_dictionary_it_names_at_the_version_it_was_accepted_with
 
         said, job = _spoken(fleet, a, {"lexicons": [lid]})
         assert "shan4" in said, said
+        manifest = a.get(job["links"]["artifacts"]["manifest.json"]).json()
+        assert manifest["lexicons"] == [
+            {"id": lid, "version": 1, "name": "surnames", "entries": 2, "skipped": []}
+        ]
         record = fleet.service.store.get(job["id"])
         assert record is not None
         assert record.options["lexicons"] == [{"id": lid, "version": 1}]
