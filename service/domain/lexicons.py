@@ -15,9 +15,9 @@ match whole words and read exactly as a job's own pronunciation would."""
 from __future__ import annotations
 
 import unicodedata
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from service.domain.errors import InputError
 from service.domain.notices import Notice, warning
@@ -114,16 +114,20 @@ def skipped(rules: list[Rule]) -> list[str]:
     return sorted({r.grapheme for r in rules if r.kind == "ipa"} - spoken)
 
 
+ID_PATTERN = r"^[a-z0-9]{1,64}$"
+LexiconId = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+
+
 class LexiconRef(BaseModel):
     """A dictionary a job names: its id, and a version (None: the latest, pinned at the door)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: str = Field(pattern=r"^[a-z0-9]{1,64}$")
+    id: LexiconId
     version: int | None = Field(None, ge=1)
 
 
-def refs(items: list[str | LexiconRef]) -> list[LexiconRef]:
+def refs(items: list[LexiconId | LexiconRef]) -> list[LexiconRef]:
     """The dictionaries named, each as a reference (an id alone is the latest version)."""
     return [LexiconRef(id=i) if isinstance(i, str) else i for i in items]
 

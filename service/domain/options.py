@@ -12,7 +12,7 @@ from pydantic.json_schema import SkipJsonSchema
 from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers, loc_path
-from service.domain.lexicons import MAX_PER_JOB, LexiconRef
+from service.domain.lexicons import MAX_PER_JOB, LexiconId, LexiconRef
 from service.domain.style import StyleSpec
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ class RenderOptions(_Model):
         description="a segment the check flags: warn (speech.mismatch), retry (the next voice "
         "of its chain, else a slower rate; the better reading kept) or fail the job",
     )
-    lexicons: list[str | LexiconRef] = Field(
+    lexicons: list[LexiconId | LexiconRef] = Field(
         [],
         max_length=MAX_PER_JOB,
         description="your pronunciation dictionaries (/v1/lexicons), by id or {id, version}: "
