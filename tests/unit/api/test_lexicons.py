@@ -211,3 +211,13 @@ def test_the_limits_are_named(fleet: Fleet, monkeypatch: Any) -> None:
         many = [{"grapheme": f"w{i}", "kind": "alias", "value": "x"} for i in range(5001)]
         r = c.put("/v1/lexicons/whatever", json={"name": "a", "rules": many})
         assert r.status_code == 422 and "5000" in r.text, r.text
+
+
+def test_a_preset_names_dictionaries_as_a_job_does(fleet: Fleet) -> None:
+    with fleet.client() as c:
+        lid = _import(c).json()["id"]
+        assert c.put("/v1/presets/ours", json={"lexicons": [lid]}).status_code == 200
+        said, job = _spoken(fleet, c, {"preset": "ours"})
+        assert said.split()[0] == "shan4", said
+        record = fleet.service.store.get(job["id"])
+        assert record is not None and record.options["lexicons"] == [{"id": lid, "version": 1}]
