@@ -111,7 +111,7 @@ async def _body(request: Request) -> Rules:
         first = exc.errors()[0]
         msg = str(first["msg"]).removeprefix("Value error, ")
         loc = tuple(first["loc"])
-        raise LexiconFileError(f"{loc_path(loc)}: {msg}", loc=loc) from None
+        raise LexiconFileError(f"{loc_path(loc) or 'the body'}: {msg}", loc=loc) from None
 
 
 async def _from_form(request: Request) -> Rules:
