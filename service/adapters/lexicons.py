@@ -28,6 +28,9 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
 local n = redis.call('LLEN', KEYS[3])
+if ARGV[5] ~= '' and n ~= tonumber(ARGV[5]) then
+  return -2
+end
 if n >= tonumber(ARGV[4]) then
   return -1
 end
@@ -55,9 +58,18 @@ class RedisLexicons:
         keys = self._keys(tenant, lexicon_id)
         return bool(self._create(keys=keys, args=[lexicon_id, about, data, limit]))
 
-    def update(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> int:
+    def update(
+        self,
+        tenant: str,
+        lexicon_id: str,
+        about: str,
+        data: str,
+        limit: int,
+        after: int | None = None,
+    ) -> int:
         keys = self._keys(tenant, lexicon_id)
-        return int(self._update(keys=keys, args=[lexicon_id, about, data, limit]))
+        expected = "" if after is None else str(after)
+        return int(self._update(keys=keys, args=[lexicon_id, about, data, limit, expected]))
 
     def get(
         self, tenant: str, lexicon_id: str, version: int | None = None

@@ -21,11 +21,21 @@ class MemoryLexicons:
             mine[lexicon_id] = [(about, data)]
             return True
 
-    def update(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> int:
+    def update(
+        self,
+        tenant: str,
+        lexicon_id: str,
+        about: str,
+        data: str,
+        limit: int,
+        after: int | None = None,
+    ) -> int:
         with self._lock:
             kept = self._kept.get(tenant, {}).get(lexicon_id)
             if kept is None:
                 return 0
+            if after is not None and len(kept) != after:
+                return -2
             if len(kept) >= limit:
                 return -1
             kept.append((about, data))

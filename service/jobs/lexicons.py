@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain.errors import InputError
+from service.domain.errors import InputError, StoreUnavailable
 from service.domain.lexicons import (
     MAX_DICTIONARIES,
     MAX_VERSIONS,
@@ -24,6 +24,8 @@ from service.domain.lexicons import (
 )
 from service.domain.options import RenderOptions
 from service.ports import LexiconStore
+
+ADD_TRIES = 5  # read-modify-writes raced before an add gives up
 
 
 class LexiconUnknown(InputError):
@@ -97,6 +99,26 @@ class Lexicons:
         body = _checked(body)
         about = _about(body, self.clock())
         n = self._store().update(tenant, lexicon_id, about, body.model_dump_json(), MAX_VERSIONS)
+        return self._updated(lexicon_id, n, about)
+
+    def add(self, tenant: str, lexicon_id: str, rules: list[Rule]) -> Summary | None:
+        """``rules`` over the latest version's (one of the same word and kind replaced): a
+        new version, made only on the version read, so two adds at once both land."""
+        for _ in range(ADD_TRIES):
+            current = self.get(tenant, lexicon_id)
+            if current is None:
+                return None
+            s = current.summary
+            merged = Rules(name=s.name, language=s.language, rules=[*current.rules, *rules])
+            merged = _checked(merged)
+            about, data = _about(merged, self.clock()), merged.model_dump_json()
+            store = self._store()
+            n = store.update(tenant, lexicon_id, about, data, MAX_VERSIONS, after=s.version)
+            if n != -2:
+                return self._updated(lexicon_id, n, about)
+        raise StoreUnavailable(f"dictionary {lexicon_id}: changed {ADD_TRIES} times while adding")
+
+    def _updated(self, lexicon_id: str, n: int, about: str) -> Summary | None:
         if n == -1:
             raise LexiconLimit(
                 f"the dictionary has {MAX_VERSIONS} versions, the limit: create a new one "

@@ -234,9 +234,18 @@ class LexiconStore(Protocol):
         already has ``limit`` dictionaries (or one of that id)."""
         ...
 
-    def update(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> int:
+    def update(
+        self,
+        tenant: str,
+        lexicon_id: str,
+        about: str,
+        data: str,
+        limit: int,
+        after: int | None = None,
+    ) -> int:
         """Store the next version and return its number; 0 when there is no such dictionary,
-        -1 when it already has ``limit`` versions (nothing stored either way)."""
+        -1 when it already has ``limit`` versions, -2 when ``after`` is given and the latest
+        version is another (a read-modify-write raced): nothing stored in those cases."""
         ...
 
     def get(

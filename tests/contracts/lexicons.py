@@ -73,3 +73,14 @@ def test_the_limits_hold_even_when_written_at_once(store: LexiconStore) -> None:
         t.join()
     assert made.count(True) == 1 and len(store.latest("alpha")) == 3
     assert sorted(numbers) == [2, 3, 4, 5]  # every update its own number
+
+
+def test_an_update_after_a_version_is_refused_once_another_came_first(
+    store: LexiconStore,
+) -> None:
+    assert store.create("alpha", "d1", "{}", '["v1"]', 10)
+    assert store.update("alpha", "d1", "{}", '["v2"]', 10, after=1) == 2
+    assert store.update("alpha", "d1", "{}", '["late"]', 10, after=1) == -2  # v2 came first
+    assert store.get("alpha", "d1") == (2, '["v2"]')
+    assert store.update("alpha", "d1", "{}", "[]", 10, after=7) == -2
+    assert store.update("alpha", "nope", "{}", "[]", 10, after=1) == 0

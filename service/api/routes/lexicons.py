@@ -192,11 +192,7 @@ class Added(BaseModel):
 def add_rules(lexicon_id: str, body: Added, who: Tenant, service: Jobs) -> LexiconOut:
     """Add rules to the latest version (one of the same word and kind is replaced): a new
     version. The studio's "save to dictionary" uses this."""
-    current = _found(service, who, lexicon_id, None)
-    s = current.summary
-    added = [r.rule() for r in body.rules]
-    merged = Rules(name=s.name, language=s.language, rules=[*current.rules, *added])
-    found = service.lexicons.update(who, lexicon_id, merged)
+    found = service.lexicons.add(who, lexicon_id, [r.rule() for r in body.rules])
     if found is None:
         raise HTTPException(404, "no such dictionary")
     return _out(found)
