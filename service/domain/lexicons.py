@@ -144,6 +144,21 @@ class UsedLexicon(BaseModel):
     entries: dict[str, str]  # word -> pinyin or respelling (alias and pinyin rules)
     skipped: list[str] = []  # words with IPA rules only
 
+    def for_texts(self, texts: list[str]) -> UsedLexicon:
+        """Only the entries (and skipped words) ``texts`` hold: a plan keeps what its job can
+        use, not 5,000 rules a dictionary (rules match whole words, so a word not in the text
+        never applies). Compared as the front-end reads (NFKC, any case)."""
+        said = [_folded(t) for t in texts]
+
+        def used(word: str) -> bool:
+            w = _folded(word)
+            return any(w in t for t in said)
+
+        entries = {w: v for w, v in self.entries.items() if used(w)}
+        return self.model_copy(
+            update={"entries": entries, "skipped": [w for w in self.skipped if used(w)]}
+        )
+
     def notices(self) -> list[Notice]:
         if not self.skipped:
             return []
@@ -156,6 +171,10 @@ class UsedLexicon(BaseModel):
                 "given IPA phonemes; add an alias or pinyin rule for them",
             )
         ]
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def used(lexicon_id: str, version: int, name: str, rules: list[Rule]) -> UsedLexicon:

@@ -134,8 +134,10 @@ class Lexicons:
             return None
         n, data = found
         body = Rules.model_validate_json(data)
-        about = self._store().versions(tenant, lexicon_id)[n - 1]
-        return Dictionary(_summary(lexicon_id, n, about), body.rules)
+        abouts = self._store().versions(tenant, lexicon_id)
+        if len(abouts) < n:
+            return None  # deleted between the two reads
+        return Dictionary(_summary(lexicon_id, n, abouts[n - 1]), body.rules)
 
     def versions(self, tenant: str, lexicon_id: str) -> list[Summary]:
         if not _well_formed(lexicon_id):
@@ -162,10 +164,11 @@ class Lexicons:
         have = {(u.id, u.version): u for u in kept or []}
         out: list[UsedLexicon] = []
         for i, ref in enumerate(refs(options.lexicons)):
-            if ref.version is not None and (ref.id, ref.version) in have:
-                out.append(have[(ref.id, ref.version)])
-                continue
             found = self.get(tenant, ref.id, ref.version) if self.store is not None else None
+            key = (ref.id, ref.version or 0)
+            if found is None and key in have:  # deleted since the parent: as it was then
+                out.append(have[key])
+                continue
             if found is None:
                 which = f" version {ref.version}" if ref.version else ""
                 raise LexiconUnknown(

@@ -68,7 +68,6 @@ class Pipeline:
         self.words = words
         self.make_speech = speech
         self.lexicons = lexicons
-        self._dictionaries: dict[tuple[str, int], Lexicon] = {}
         self.segments = SegmentRenderer(
             settings,
             media,
@@ -94,24 +93,12 @@ class Pipeline:
         """The shipped lexicon of the job's language, the dictionaries it names over it (in
         order), and the job's own entries over those."""
         spec = plan.spec
-        named = [self.dictionary(u) for u in plan.lexicons]
+        named = [parse_entry(w, v) for u in plan.lexicons for w, v in u.entries.items()]
         return {
             **self.lexicons(spec.language),
-            **{word: entry for one in named for word, entry in one.items()},
+            **{e.word: e for e in named},
             **parse_entries(spec.pronunciations),
         }
-
-    def dictionary(self, found: UsedLexicon) -> Lexicon:
-        """A dictionary's entries as lexicon entries, made once per version in this process
-        (up to 5,000 of them, and every segment asks): a version never changes."""
-        key = (found.id, found.version)
-        if key not in self._dictionaries:
-            if len(self._dictionaries) >= 64:
-                self._dictionaries.clear()
-            self._dictionaries[key] = {
-                e.word: e for e in (parse_entry(w, v) for w, v in found.entries.items())
-            }
-        return self._dictionaries[key]
 
     def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample; then the
@@ -160,7 +147,9 @@ class Pipeline:
         asked = options
         options = self.traditional(spec, options, voices)
         style = job_style(self.settings, spec)  # an unknown style preset, at the door
-        warnings = check_pace(spec) + [n for u in lexicons or [] for n in u.notices()]
+        texts = [s.text for s in spec.segments]
+        lexicons = [u.for_texts(texts) for u in lexicons or []]  # what this job can use
+        warnings = check_pace(spec) + [n for u in lexicons for n in u.notices()]
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
         info = None
         if video is not None:
@@ -185,7 +174,7 @@ class Pipeline:
             traditional_by_voice=options.traditional != asked.traditional,
             takes=taken,
             masters=masters,
-            lexicons=lexicons or [],
+            lexicons=lexicons,
         )
 
     def traditional(

@@ -170,8 +170,8 @@ class ManifestLexicon(BaseModel):
     id: str
     version: int
     name: str
-    entries: int = Field(description="its alias and pinyin rules the engines were given")
-    skipped: list[str] = Field(description="its words with IPA rules only, not applied")
+    entries: int = Field(description="its alias and pinyin rules for words of the job's text")
+    skipped: list[str] = Field(description="the job's words it has IPA rules only for")
 
 
 class Manifest(BaseModel):
