@@ -23,7 +23,8 @@ def test_render_reads_a_pls_file_named_by_lexicon(tmp_path: Path) -> None:
     script.write_text(json.dumps(SPEC, ensure_ascii=False), encoding="utf-8")
     pls.write_text(PLS, encoding="utf-8")
     given = {}
-    for name, extra in (("with", ["--lexicon", pls]), ("without", [])):
+    runs: list[tuple[str, list[str | Path]]] = [("with", ["--lexicon", pls]), ("without", [])]
+    for name, extra in runs:
         out = tmp_path / name
         proc = narrate("render", script, "--out", out, "--engine", "espeak", *extra)
         assert proc.returncode == 0, proc.stderr
