@@ -221,3 +221,22 @@ def test_a_preset_names_dictionaries_as_a_job_does(fleet: Fleet) -> None:
         assert said.split()[0] == "shan4", said
         record = fleet.service.store.get(job["id"])
         assert record is not None and record.options["lexicons"] == [{"id": lid, "version": 1}]
+
+
+def test_a_batchs_shared_options_name_a_dictionary_for_every_item(fleet: Fleet) -> None:
+    with fleet.client() as c:
+        lid = _import(c).json()["id"]
+        items = [{"name": n, "spec": {**SPEC, "title": n}} for n in ("one", "two")]
+        body = {"items": items, "options": {"engine": "espeak", "lexicons": [lid]}}
+        r = c.post("/v1/batches", json=body)
+        assert r.status_code == 202, r.text
+        fleet.work()
+        done = c.get(f"/v1/batches/{r.json()['id']}").json()
+        assert done["status"] == "succeeded", done
+        for item in done["items"]:
+            job = c.get(f"/v1/jobs/{item['job']}").json()
+            manifest = c.get(job["links"]["artifacts"]["manifest.json"]).json()
+            assert manifest["segments"][0]["spoken_text"].split()[0] == "shan4"
+        body["options"] = {"lexicons": ["0" * 32]}
+        r = c.post("/v1/batches", json=body)
+        assert r.status_code == 422 and r.json()["detail"][0]["code"] == "lexicon.unknown"
