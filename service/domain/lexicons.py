@@ -15,7 +15,8 @@ match whole words and read exactly as a job's own pronunciation would."""
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
@@ -99,7 +100,20 @@ def check_rules(rules: list[Rule], where: list[str]) -> list[Rule]:
     return list(out.values())
 
 
-def entries(rules: list[Rule]) -> dict[str, str]:
+class Said(Protocol):
+    """A rule as read: a Rule, or a stored one read back without validating it again."""
+
+    @property
+    def grapheme(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def value(self) -> str: ...
+
+
+def entries(rules: Sequence[Said]) -> dict[str, str]:
     """The rules as lexicon entries (word -> pinyin or respelling): pinyin over alias for a
     word with both; IPA rules are not among them (see ``skipped``)."""
     out: dict[str, str] = {}
@@ -108,7 +122,7 @@ def entries(rules: list[Rule]) -> dict[str, str]:
     return out
 
 
-def skipped(rules: list[Rule]) -> list[str]:
+def skipped(rules: Sequence[Said]) -> list[str]:
     """The words with IPA rules only: no engine is given their phonemes."""
     spoken = {r.grapheme for r in rules if r.kind != "ipa"}
     return sorted({r.grapheme for r in rules if r.kind == "ipa"} - spoken)
@@ -177,7 +191,7 @@ def _folded(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def used(lexicon_id: str, version: int, name: str, rules: list[Rule]) -> UsedLexicon:
+def used(lexicon_id: str, version: int, name: str, rules: Sequence[Said]) -> UsedLexicon:
     return UsedLexicon(
         id=lexicon_id, version=version, name=name, entries=entries(rules), skipped=skipped(rules)
     )
