@@ -98,6 +98,8 @@ class Lexicons:
     def update(self, tenant: str, lexicon_id: str, body: Rules) -> Summary | None:
         """The dictionary's next version (None: no such dictionary)."""
         body = _checked(body)
+        if not _well_formed(lexicon_id):
+            return None
         about = _about(body, self.clock())
         n = self._store().update(tenant, lexicon_id, about, body.model_dump_json(), MAX_VERSIONS)
         return self._updated(lexicon_id, n, about)
@@ -109,9 +111,9 @@ class Lexicons:
             current = self.get(tenant, lexicon_id)
             if current is None:
                 return None
-            s = current.summary
-            merged = Rules(name=s.name, language=s.language, rules=[*current.rules, *rules])
-            merged = _checked(merged)
+            s, given = current.summary, [*current.rules, *rules]
+            where = [f"rules[{i - len(current.rules)}]" for i in range(len(given))]
+            merged = Rules(name=s.name, language=s.language, rules=check_rules(given, where))
             about, data = _about(merged, self.clock()), merged.model_dump_json()
             store = self._store()
             n = store.update(tenant, lexicon_id, about, data, MAX_VERSIONS, after=s.version)

@@ -211,6 +211,10 @@ def test_the_limits_are_named(fleet: Fleet, monkeypatch: Any) -> None:
         many = [{"grapheme": f"w{i}", "kind": "alias", "value": "x"} for i in range(5001)]
         r = c.put("/v1/lexicons/whatever", json={"name": "a", "rules": many})
         assert r.status_code == 422 and "5000" in r.text, r.text
+        lid = c.get("/v1/lexicons").json()[0]["id"]
+        assert c.put(f"/v1/lexicons/{lid}", json={"name": "a", "rules": many[:5000]}).is_success
+        r = c.post(f"/v1/lexicons/{lid}/rules", json={"rules": [{"grapheme": "单", "value": "x"}]})
+        assert r.status_code == 422 and "5001 rules, over the limit of 5000" in r.text, r.text
 
 
 def test_a_preset_names_dictionaries_as_a_job_does(fleet: Fleet) -> None:
