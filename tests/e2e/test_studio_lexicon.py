@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.stack import Stack, needs_chromium, wait_for
-from tests.support.studio import running_stack, sign_in, studio_browser, until
+from tests.support.studio import axe_views, running_stack, sign_in, studio_browser, until
 
 pytestmark = needs_chromium
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -55,6 +55,7 @@ def test_a_correction_saved_to_a_new_dictionary_is_read_by_the_rerender(
         pron.send_keys("shan4")
         until(driver, 10, lambda d: d.find_elements(By.CSS_SELECTOR, "#fix-lex option"), "picker")
         driver.find_element(By.ID, "fix-save-lex").click()
+        assert axe_views(driver, "fix-lexicon") == []  # the new controls are named
         driver.find_element(By.ID, "fix-lex-name").send_keys("surnames")
         driver.find_element(By.ID, "rerender").click()
         until(
