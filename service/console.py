@@ -54,13 +54,7 @@ class ProgressBar:
             sys.stderr.flush()
 
 
-def add_render_flags(p: argparse.ArgumentParser) -> None:
-    """The per-render choices, the same for `render` and `submit`."""
-    p.add_argument(
-        "--preset", help="a job preset (`narrate presets`): its options, under these flags"
-    )
-    p.add_argument("--engine", choices=["espeak", "edge", "auto", "kokoro", "fastspeech2"])
-    p.add_argument("--voice")
+def add_lexicon_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lexicon",
         action="append",
@@ -68,6 +62,16 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
         help="a pronunciation dictionary of yours (/v1/lexicons), by id; repeatable, the later "
         "over the earlier. `narrate render` takes a PLS file instead",
     )
+
+
+def add_render_flags(p: argparse.ArgumentParser) -> None:
+    """The per-render choices, the same for `render` and `submit`."""
+    p.add_argument(
+        "--preset", help="a job preset (`narrate presets`): its options, under these flags"
+    )
+    p.add_argument("--engine", choices=["espeak", "edge", "auto", "kokoro", "fastspeech2"])
+    p.add_argument("--voice")
+    add_lexicon_flag(p)
     p.add_argument(
         "--no-check-speech",
         dest="check_speech",

@@ -285,14 +285,19 @@ def build_manifest(
         **tracks_report(plan),
         masters=masters,
         speech_check=speech_summary(plan, placed.results),
-        lexicons=[
-            ManifestLexicon(
-                id=u.id, version=u.version, name=u.name, entries=len(u.entries), skipped=u.skipped
-            )
-            for u in plan.lexicons
-        ]
-        or None,
+        lexicons=lexicons_report(plan),
     )
+
+
+def lexicons_report(plan: JobPlan) -> list[ManifestLexicon] | None:
+    """The dictionaries the job read (None: it named none, and the manifest says nothing)."""
+    found = [
+        ManifestLexicon(
+            id=u.id, version=u.version, name=u.name, entries=len(u.entries), skipped=u.skipped
+        )
+        for u in plan.lexicons
+    ]
+    return found or None
 
 
 def tracks_report(plan: JobPlan) -> dict[str, Any]:
