@@ -66,7 +66,7 @@ def main(runs: int) -> None:
         def door(options: RenderOptions = options) -> int:
             opts, used = store.resolve("t", options)
             plan = pipeline.plan(spec, opts, lexicons=used)
-            pipeline.lexicon(plan)  # what each segment task builds
+            pipeline.plan_lexicon(plan)  # what each segment task builds
             return len(plan.model_dump_json())
 
         size, ms = door(), median_ms(door, runs)

@@ -5,7 +5,7 @@ through the ports. service/wiring.py gives it its adapters."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -74,12 +74,12 @@ class Pipeline:
             Voicing(engines, catalog),
             catalog,
             words,
-            self.lexicon,
+            self.plan_lexicon,
             lambda: self.speech,
         )
         self.finalizer = Finalizer(settings, media, words, converter)
         self.listener = Listener(
-            recogniser, lambda: self.speech, self.lexicon, fold, settings.speech_check
+            recogniser, lambda: self.speech, self.plan_lexicon, fold, settings.speech_check
         )
         self.segments.matcher = self.listener.split_take
 
@@ -89,16 +89,19 @@ class Pipeline:
             raise RuntimeError("this pipeline was built without the speech front-end's tools")
         return self.make_speech()
 
-    def lexicon(self, plan: JobPlan) -> Lexicon:
+    def lexicon(self, spec: JobSpec, dictionaries: Sequence[UsedLexicon] = ()) -> Lexicon:
         """The shipped lexicon of the job's language, the dictionaries it names over it (in
         order), and the job's own entries over those."""
-        spec = plan.spec
-        named = [parse_entry(w, v) for u in plan.lexicons for w, v in u.entries.items()]
+        named = [parse_entry(w, v) for u in dictionaries for w, v in u.entries.items()]
         return {
             **self.lexicons(spec.language),
             **{e.word: e for e in named},
             **parse_entries(spec.pronunciations),
         }
+
+    def plan_lexicon(self, plan: JobPlan) -> Lexicon:
+        """A planned job's lexicon: its spec's, with the dictionary versions its plan keeps."""
+        return self.lexicon(plan.spec, plan.lexicons)
 
     def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample; then the
