@@ -72,6 +72,6 @@ def test_a_correction_saved_to_a_new_dictionary_is_read_by_the_rerender(
 
     [mine] = alpha.get("/v1/lexicons").json()
     assert mine["name"] == "surnames" and mine["id"] == picked and mine["version"] == 2
-    rules = alpha.get(f"/v1/lexicons/{mine['id']}").json()["entries"]
+    rules = alpha.get(f"/v1/lexicons/{mine['id']}").json()["rules"]
     assert rules == [{"grapheme": "单", "kind": "pinyin", "value": "shan4"}]
     assert stack.client("beta").get("/v1/lexicons").json() == []

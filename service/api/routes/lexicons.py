@@ -70,12 +70,12 @@ class LexiconOut(BaseModel):
     version: int = Field(description="this version's number: 1, then one more per update")
     name: str
     language: str | None
-    rules: int = Field(description="how many rules it holds")
+    count: int = Field(description="how many rules it holds")
     created: float = Field(description="when this version was made (Unix seconds)")
 
 
 class LexiconRules(LexiconOut):
-    entries: list[Rule] = Field(description="the rules: grapheme, kind, value")
+    rules: list[Rule] = Field(description="the rules: grapheme, kind, value")
 
 
 def _out(s: Summary) -> LexiconOut:
@@ -84,13 +84,13 @@ def _out(s: Summary) -> LexiconOut:
         version=s.version,
         name=s.name,
         language=s.language,
-        rules=s.rules,
+        count=s.rules,
         created=s.created,
     )
 
 
 def _rules_out(d: Dictionary) -> LexiconRules:
-    return LexiconRules(**_out(d.summary).model_dump(), entries=d.rules)
+    return LexiconRules(**_out(d.summary).model_dump(), rules=d.rules)
 
 
 async def _body(request: Request) -> Rules:

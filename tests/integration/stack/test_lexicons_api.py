@@ -67,8 +67,8 @@ def test_a_pls_dictionary_changes_what_the_engine_is_given_for_its_tenant_only(
             files={"file": ("back.pls", exported.content, "application/pls+xml")},
             data={"name": "back"},
         ).json()
-        first = a.get(f"/v1/lexicons/{lid}").json()["entries"]
+        first = a.get(f"/v1/lexicons/{lid}").json()["rules"]
         assert first == [{"grapheme": "单", "kind": "pinyin", "value": "shan4"}]
-        assert a.get(f"/v1/lexicons/{again['id']}").json()["entries"] == first
+        assert a.get(f"/v1/lexicons/{again['id']}").json()["rules"] == first
         for gone in (lid, again["id"]):
             assert a.delete(f"/v1/lexicons/{gone}").status_code == 200

@@ -56,9 +56,9 @@ def test_a_pls_file_imported_is_listed_read_and_exported_as_the_same_rules(
         r = _import(a)
         assert r.status_code == 201, r.text
         made = r.json()
-        assert made["version"] == 1 and made["name"] == "surnames" and made["rules"] == 3
+        assert made["version"] == 1 and made["name"] == "surnames" and made["count"] == 3
         lid = made["id"]
-        rules = a.get(f"/v1/lexicons/{lid}").json()["entries"]
+        rules = a.get(f"/v1/lexicons/{lid}").json()["rules"]
         assert rules == [
             {"grapheme": "单", "kind": "pinyin", "value": "shan4"},
             {"grapheme": "GRPO", "kind": "alias", "value": "G R P O"},
@@ -68,7 +68,7 @@ def test_a_pls_file_imported_is_listed_read_and_exported_as_the_same_rules(
         exported = a.get(f"/v1/lexicons/{lid}/pls")
         assert exported.headers["content-type"].startswith("application/pls+xml")
         again = _import(a, exported.text, "again").json()
-        assert a.get(f"/v1/lexicons/{again['id']}").json()["entries"] == rules
+        assert a.get(f"/v1/lexicons/{again['id']}").json()["rules"] == rules
 
         # Another tenant: none of it exists.
         assert b.get("/v1/lexicons").json() == []
@@ -138,7 +138,7 @@ def test_a_job_reads_the_dictionary_it_names_at_the_version_it_was_accepted_with
         v2 = {"name": "surnames", "rules": [{"grapheme": "单", "kind": "pinyin", "value": "dān"}]}
         assert a.put(f"/v1/lexicons/{lid}", json=v2).json()["version"] == 2
         assert [v["version"] for v in a.get(f"/v1/lexicons/{lid}/versions").json()] == [1, 2]
-        assert a.get(f"/v1/lexicons/{lid}?version=1").json()["entries"][0]["value"] == "shan4"
+        assert a.get(f"/v1/lexicons/{lid}?version=1").json()["rules"][0]["value"] == "shan4"
         source = a.get(f"/v1/jobs/{job['id']}/source").json()
         r = a.post(f"/v1/jobs/{job['id']}/rerender", json={"spec": source["spec"]})
         assert r.status_code == 202, r.text
@@ -190,11 +190,11 @@ def test_a_rule_saved_from_the_studio_is_a_new_version(fleet: Fleet) -> None:
         lid = c.post("/v1/lexicons", json={"name": "ours", "rules": []}).json()["id"]
         add: dict[str, Any] = {"rules": [{"grapheme": "单", "value": "shan4"}]}  # kind: pinyin
         r = c.post(f"/v1/lexicons/{lid}/rules", json=add)
-        assert r.status_code == 200 and r.json()["version"] == 2 and r.json()["rules"] == 1
-        assert c.get(f"/v1/lexicons/{lid}").json()["entries"][0]["kind"] == "pinyin"
+        assert r.status_code == 200 and r.json()["version"] == 2 and r.json()["count"] == 1
+        assert c.get(f"/v1/lexicons/{lid}").json()["rules"][0]["kind"] == "pinyin"
         add["rules"][0]["value"] = "chan2"  # the same word and kind: replaced
-        assert c.post(f"/v1/lexicons/{lid}/rules", json=add).json()["rules"] == 1
-        assert c.get(f"/v1/lexicons/{lid}").json()["entries"][0]["value"] == "chan2"
+        assert c.post(f"/v1/lexicons/{lid}/rules", json=add).json()["count"] == 1
+        assert c.get(f"/v1/lexicons/{lid}").json()["rules"][0]["value"] == "chan2"
         assert c.delete(f"/v1/lexicons/{lid}").json()["result"] == "deleted"
         assert c.get(f"/v1/lexicons/{lid}").status_code == 404
 
