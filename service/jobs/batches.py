@@ -136,11 +136,15 @@ class BatchService:
         return list(zip(batch.items, found, strict=True))
 
     def cancel(self, batch: Batch) -> int:
-        """Cancel every unfinished item (a finished one stays, artifacts and all)."""
+        """Cancel every unfinished item; a finished one stays, artifacts and all, and so does
+        one that ends while the cancel runs (its cancel refused: never a delete). The items
+        are read once and the batch settled once (its ``completed`` event): each cancel used
+        to read every item again, and a refused one fell through to deleting the job."""
         n = 0
         for _, job in self.jobs_of(batch):
             if job is not None and not job.terminal:
-                n += self.jobs.cancel_or_delete(job) == "canceled"
+                n += self.jobs.cancel(job, settle_batch=False)
+        self.jobs.lifecycle.settle(batch.id)
         return n
 
     def artifacts(self, batch: Batch) -> Iterator[tuple[str, Artifact]]:

@@ -200,12 +200,21 @@ class JobService(JobParts):
         return list(self.pipeline.catalog.voices)
 
     # -- change ----------------------------------------------------------------------------
+    def cancel(self, job: Job, settle_batch: bool = True) -> bool:
+        """Cancel a queued or running job; False when it had ended (by the time the cancel
+        was written: it keeps what it made). ``settle_batch`` False: the caller settles the
+        job's batch once for all the items it cancels (service/jobs/batches.py)."""
+        canceled = Notice(code="canceled", message="canceled by the user")
+        if job.terminal or not self.store.advance(job.id, "canceled", error=canceled):
+            return False
+        # the outbox (workers' senders send it), and the item's event on its batch's stream
+        self.lifecycle.ended(job.id, retry=False, settle_batch=settle_batch)
+        self.lifecycle.discard_work(job)  # a step still running stops at its next check
+        return True
+
     def cancel_or_delete(self, job: Job) -> str:
         """Cancel a queued or running job; delete a finished one with its artifacts."""
-        canceled = Notice(code="canceled", message="canceled by the user")
-        if not job.terminal and self.store.advance(job.id, "canceled", error=canceled):
-            self.lifecycle.ended(job.id, retry=False)  # the outbox; workers' senders send it
-            self.lifecycle.discard_work(job)  # a step still running stops at its next check
+        if self.cancel(job):
             return "canceled"
         self.storage.delete(job.tenant, job.id)
         self.store.discard(job)
