@@ -48,7 +48,7 @@ def one(c: httpx.Client, n: int) -> None:
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [100, 300, 1000]
     with tempfile.TemporaryDirectory() as tmp:
-        limits = {"batch_max_items": max(sizes), "max_queued_jobs": 10 * sum(sizes)}
+        limits: dict[str, Any] = {"batch_max_items": max(sizes), "max_queued_jobs": 10 * sum(sizes)}
         stack = start_stack(Path(tmp), workers=0, **limits)
         try:
             headers = {"Authorization": f"Bearer {stack.keys['alpha']}"}

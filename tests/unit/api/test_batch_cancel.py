@@ -9,6 +9,8 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from service.domain.job import Job
 from tests.support.fleet import Fleet, make_fleet
 
@@ -19,7 +21,7 @@ def _items(n: int) -> dict[str, object]:
 
 
 def test_items_that_end_while_the_cancel_runs_keep_their_jobs_and_artifacts(
-    fleet: Fleet,
+    fleet: Fleet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = fleet.service.store
     with fleet.client() as c:
@@ -31,9 +33,9 @@ def test_items_that_end_while_the_cancel_runs_keep_their_jobs_and_artifacts(
             # ... just after the cancel read them (unfinished): its cancels are refused
             return [j and dataclasses.replace(j, status="running") for j in real(ids)]
 
-        store.get_many = read_before_they_ended  # type: ignore[method-assign]
-        r = c.delete(f"/v1/batches/{batch['id']}")
-        store.get_many = real  # type: ignore[method-assign]
+        with monkeypatch.context() as m:
+            m.setattr(store, "get_many", read_before_they_ended)
+            r = c.delete(f"/v1/batches/{batch['id']}")
         assert r.status_code == 200 and r.json()["canceled"] == 0
         for item in batch["items"]:
             job = c.get(f"/v1/jobs/{item['job']}")
@@ -43,7 +45,9 @@ def test_items_that_end_while_the_cancel_runs_keep_their_jobs_and_artifacts(
         assert c.get(f"/v1/batches/{batch['id']}").json()["counts"]["succeeded"] == 3
 
 
-def test_a_batch_cancel_reads_each_item_a_bounded_number_of_times(tmp_path: Path) -> None:
+def test_a_batch_cancel_reads_each_item_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     n = 40
     fleet = make_fleet(tmp_path, batch_max_items=n)
     store = fleet.service.store
@@ -60,7 +64,8 @@ def test_a_batch_cancel_reads_each_item_a_bounded_number_of_times(tmp_path: Path
 
     with fleet.client() as c:
         batch = c.post("/v1/batches", json=_items(n)).json()
-        store.get, store.get_many = one, many  # type: ignore[method-assign]
+        monkeypatch.setattr(store, "get", one)
+        monkeypatch.setattr(store, "get_many", many)
         r = c.delete(f"/v1/batches/{batch['id']}")
         assert r.json()["canceled"] == n
         assert reads["jobs"] <= 3 * n, f"{reads['jobs']} job reads to cancel {n} items"
