@@ -68,7 +68,18 @@ class BatchService:
         whole batch (ItemsInvalid, nothing stored) unless ``partial``: then the good ones are
         stored and the refused listed. False: an Idempotency-Key replay (that batch)."""
         self.check_size(tenant, len(items))
-        self.jobs.admit(tenant, len(items))  # its items as queued jobs, itself one submission
+        # its items count as queued jobs from here until stored; itself one submission
+        with self.jobs.admitted(tenant, len(items)):
+            return self._submit(tenant, batch_id, items, partial, idem)
+
+    def _submit(
+        self,
+        tenant: str,
+        batch_id: str,
+        items: list[ItemRequest],
+        partial: bool,
+        idem: tuple[str, str] | None,
+    ) -> tuple[Batch, bool]:
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
         refused: list[dict[str, object]] = []

@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,14 +113,14 @@ class JobService(JobParts):
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
         QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
-        self.admit(tenant)
-        job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
-        return self.store_job(job, idem)
+        with self.admitted(tenant):
+            job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
+            return self.store_job(job, idem)
 
-    def admit(self, tenant: str, jobs: int = 1) -> None:
-        """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission)."""
-        if self.quotas is not None:
-            self.quotas.admit(tenant, jobs)
+    def admitted(self, tenant: str, jobs: int = 1) -> AbstractContextManager[None]:
+        """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission);
+        inside, they count as queued until stored (quotas.py ``admitted``)."""
+        return self.quotas.admitted(tenant, jobs) if self.quotas is not None else nullcontext()
 
     def prepare(
         self,

@@ -207,6 +207,18 @@ class Quotas(Protocol):
         """(queued, running) jobs of ``tenant``."""
         ...
 
+    def reserve(
+        self, tenant: str, token: str, jobs: int, limit: int, ttl: float
+    ) -> tuple[bool, int]:
+        """In one atomic step: unless ``tenant``'s queued jobs, plus those held by other
+        reservations, plus ``jobs`` pass ``limit``, hold ``jobs`` under ``token`` (for at most
+        ``ttl`` s) as queued. (admitted, the queued and held before it)."""
+        ...
+
+    def release(self, tenant: str, token: str) -> None:
+        """Drop a reservation (its jobs are stored, or the submission refused)."""
+        ...
+
 
 class PresetStore(Protocol):
     """Each tenant's saved job presets, as JSON by name; shared by every API process."""
