@@ -67,7 +67,10 @@ def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
     if cursor is None:
         return None
     ms, _, job_id = cursor.partition(":")
-    if not ms.isdigit() or not (job_id.isalnum() or job_id == "") or len(job_id) > 64:
+    # ASCII only: str.isdigit() takes '²' and int() then refuses it (a 500)
+    digits = ms.isascii() and ms.isdigit() and len(ms) <= 20
+    named = (job_id.isascii() and job_id.isalnum()) or job_id == ""
+    if not digits or not named or len(job_id) > 64:
         raise InputError(
             f"cursor {cursor!r} is not one a listing gave (<ms>:<job id>)", loc=("cursor",)
         )
