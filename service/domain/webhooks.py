@@ -92,7 +92,8 @@ def refused(addresses: list[str]) -> str | None:
     for a in addresses:
         given = ipaddress.ip_address(a.split("%")[0])
         ip = _embedded(given)
-        shown = str(ip) if ip == given or given.ipv4_mapped else f"{given} ({ip})"
+        mapped = isinstance(given, ipaddress.IPv6Address) and given.ipv4_mapped
+        shown = str(ip) if ip == given or mapped else f"{given} ({ip})"
         if ip in METADATA or not ip.is_global or given in NAT64_LOCAL:
             return f"it resolves to {shown}, which is not a public address"
     return None
