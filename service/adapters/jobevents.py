@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from service.domain.job import stream_after
 from service.ports.jobs import JobEvent
 
 EVENTS_MAX = 500
@@ -38,7 +39,7 @@ class JobEventLog:
 
     def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
         """The events after id ``after`` (oldest first, at most ``count``); never blocks."""
-        reply = self.r.xread({events_key(job_id): after or "0-0"}, count=count)
+        reply = self.r.xread({events_key(job_id): stream_after(after)}, count=count)
         out: list[JobEvent] = []
         for _stream, entries in reply or []:
             for entry_id, fields in entries:

@@ -77,6 +77,18 @@ def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
     return int(ms), job_id
 
 
+STREAM_ID_MAX = 2**64 - 1  # each part of a Redis stream id is an unsigned 64-bit number
+
+
+def stream_after(after: str | None) -> str:
+    """The event id to read after: an id no stream can hold (a part past 2^64 - 1: never
+    one we gave, and Redis refuses it, which ended the stream) reads from the start, as if
+    none were given; the client has the snapshot, then every event."""
+    ms, _, n = (after or "0-0").partition("-")
+    parts = [int(p) if p.isascii() and p.isdigit() else -1 for p in (ms, n or "0")]
+    return after if after and all(0 <= p <= STREAM_ID_MAX for p in parts) else "0-0"
+
+
 @dataclass(frozen=True, slots=True)
 class JobFilter:
     """What a listing keeps (GET /v1/jobs): a status, a batch id, and ``q``, a piece of the

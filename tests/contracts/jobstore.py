@@ -221,3 +221,13 @@ def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
     assert old is not None
     assert old.error == Notice(code="failed", message="finalize timed out after 540 s")
     assert old.warnings == [Notice(code="warning", message="segment 1: squeezed to 9 syllables/s")]
+
+
+def test_an_event_id_past_what_a_stream_can_hold_reads_from_the_start(under: Under) -> None:
+    """A Last-Event-ID past 2^64 - 1 (the probe's cut its stream: Redis refuses it)."""
+    under.store.create(job("a1"))
+    assert under.store.advance("a1", "running")
+    every = [e.id for e in under.store.events("a1")]
+    assert every and [e.id for e in under.store.events("a1", "18446744073709551616-0")] == every
+    top = f"{2**64 - 1}-{2**64 - 1}"
+    assert under.store.events("a1", top) == []  # the largest id there is: nothing after it
