@@ -34,6 +34,7 @@ class Sender(threading.Thread):
         self.poll = poll
         self.parallel = parallel
         self.busy = 0
+        self.away = False  # the outbox was unreachable at the last claim
         self.freed = threading.Condition()
         self.stopping = threading.Event()
         self.pool = ThreadPoolExecutor(parallel, thread_name_prefix="narrate-webhook")
@@ -43,15 +44,27 @@ class Sender(threading.Thread):
             free = self._free()
             if not free:
                 continue
-            try:
-                due = self.hooks.claim(free)
-            except Exception:  # Redis away: try again after a pause
-                log.exception("webhook sender: outbox unreachable")
-                due = []
+            due = self._claim(free)
             for delivery in due:
                 self._start(delivery)
             if not due:
                 self.stopping.wait(self.poll)
+
+    def _claim(self, free: int) -> list[Delivery]:
+        """Up to ``free`` due deliveries; none while the outbox is unreachable, said once in
+        one line when it goes and once when it is back (it logged a traceback every poll,
+        four a second, for as long as Redis was down)."""
+        try:
+            due = self.hooks.claim(free)
+        except Exception as exc:  # Redis away: try again after a pause
+            if not self.away:
+                log.warning("webhook sender: outbox unreachable, retrying: %s", exc)
+            self.away = True
+            return []
+        if self.away:
+            log.info("webhook sender: outbox reachable again")
+            self.away = False
+        return due
 
     def _free(self) -> int:
         """Free slots, after waiting (at most one poll) for one if all are busy."""

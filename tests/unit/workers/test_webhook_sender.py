@@ -5,6 +5,8 @@ the same webhook-id from another worker's sender (the claim's lease outlives the
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from service import wiring
 from service.adapters.memory_webhooks import MemoryWebhooks
 from service.adapters.webhooks_http import HttpSender
 from service.config import Settings
+from service.domain.errors import StoreUnavailable
 from service.jobs.webhooks import Webhooks
 from service.ports.webhooks import Delivery
 from tests.support.slow_receivers import Dripper
@@ -94,3 +97,35 @@ def test_a_try_past_its_deadline_is_never_overlapped_by_another_workers_try(
         drip.released.set()
         for s in senders:
             s.stop()
+
+
+class _Away:
+    """A Webhooks whose outbox is unreachable until ``back`` is set."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.back = threading.Event()
+
+    def claim(self, limit: int) -> list[Delivery]:
+        self.calls += 1
+        if not self.back.is_set():
+            raise StoreUnavailable("the job store is unavailable (Connection refused)")
+        return []
+
+
+def test_an_unreachable_outbox_is_one_line_not_a_traceback_per_poll(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    away = _Away()
+    sender = Sender(away, poll=0.01)  # type: ignore[arg-type]
+    with caplog.at_level(logging.INFO, logger="narrate.webhooks"):
+        sender.start()
+        try:
+            until(lambda: away.calls >= 20, 30, "20 polls of the unreachable outbox")
+            down = [r for r in caplog.records if r.name == "narrate.webhooks"]
+            away.back.set()
+            until(lambda: any("again" in r.getMessage() for r in caplog.records), 30, "back")
+        finally:
+            sender.stop()
+    assert len(down) == 1 and down[0].exc_info is None, [r.getMessage() for r in down]
+    assert "unreachable" in down[0].getMessage() and "Connection refused" in down[0].getMessage()
