@@ -54,3 +54,35 @@ def test_batch_item_names_that_collide_unzipped_or_look_like_others_are_refused(
     assert status == 422, text
     with fleet.client() as c:
         assert c.get("/v1/batches").json()["batches"] == []
+
+
+def test_a_405_names_every_method_the_path_has(fleet: Fleet) -> None:
+    """GET and POST /v1/jobs are two routes: the 405 named only the first one's method."""
+    with fleet.client() as c:
+        for method, path, allowed in [
+            ("PUT", "/v1/jobs", {"GET", "POST"}),
+            ("PATCH", "/v1/jobs/abc", {"GET", "DELETE"}),
+            ("PUT", "/v1/batches", {"GET", "POST"}),
+            ("POST", "/healthz", {"GET"}),
+        ]:
+            r = c.request(method, path)
+            assert r.status_code == 405, (method, path)
+            got = {m.strip() for m in r.headers["allow"].split(",")}
+            assert allowed <= got and got <= allowed | {"HEAD"}, (path, got)
+
+
+def test_the_openapi_document_lists_the_400_and_413_every_operation_can_answer(
+    fleet: Fleet,
+) -> None:
+    """The body limit (413) and a body or head the server cannot parse (400) apply to every
+    operation; schemathesis saw both answered and undocumented."""
+    with fleet.client() as c:
+        doc = c.get("/openapi.json").json()
+    missing = [
+        f"{method.upper()} {path}: {code}"
+        for path, ops in doc["paths"].items()
+        for method, op in ops.items()
+        for code in ("400", "413")
+        if code not in op["responses"]
+    ]
+    assert missing == []
