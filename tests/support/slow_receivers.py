@@ -6,6 +6,7 @@ managed to write before the sender hung up."""
 
 from __future__ import annotations
 
+import select
 import socket
 import threading
 from collections import Counter
@@ -63,18 +64,13 @@ class Dripper:
         self.reached.set()
         try:
             for byte in b"HTTP/1.1 204 No Content\r\nx-drip: " + b"a" * 100_000:
-                if self.released.wait(self.every):
+                if self.released.is_set():
                     return
+                # wait out the interval, seeing a hang-up (readable end-of-file) at once
+                readable, _, _ = select.select([conn], [], [], self.every)
+                if readable and conn.recv(1) == b"":
+                    break
                 conn.sendall(bytes([byte]))
-                # a hang-up is seen at the next send, or as readable end-of-file here
-                conn.settimeout(0)
-                try:
-                    if conn.recv(1) == b"":
-                        break
-                except BlockingIOError:
-                    pass
-                finally:
-                    conn.settimeout(None)
         except OSError:
             pass
         finally:

@@ -86,7 +86,7 @@ def test_a_try_past_its_deadline_is_never_overlapped_by_another_workers_try(
     tmp_path: Path, drip: Dripper
 ) -> None:
     hooks = _hooks(
-        tmp_path, webhook_timeout=1, webhook_lease=2, webhook_backoff=0.1, webhook_backoff_max=0.2
+        tmp_path, webhook_timeout=1, webhook_lease=2, webhook_backoff=0.5, webhook_backoff_max=0.5
     )
     (msg_id,) = _queue(hooks, "slow", drip.url, 1)
     senders = _senders(hooks, 2)  # two workers' senders on one outbox
