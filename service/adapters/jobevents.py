@@ -26,8 +26,14 @@ class JobEventLog:
     r: Any
 
     def publish(self, job_id: str, event: str, data: dict[str, Any]) -> None:
-        payload = json.dumps(to_jsonable_python(data), ensure_ascii=False)
         pipe = self.r.pipeline(transaction=True)
+        self.publish_on(pipe, job_id, event, data)
+        pipe.execute()
+
+    @staticmethod
+    def publish_on(pipe: Any, job_id: str, event: str, data: dict[str, Any]) -> None:
+        """The event's writes queued on ``pipe`` (many jobs' events in one round trip)."""
+        payload = json.dumps(to_jsonable_python(data), ensure_ascii=False)
         pipe.xadd(
             events_key(job_id),
             {"event": event, "data": payload},
@@ -35,7 +41,6 @@ class JobEventLog:
             approximate=True,
         )
         pipe.expire(events_key(job_id), EVENTS_TTL)
-        pipe.execute()
 
     def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
         """The events after id ``after`` (oldest first, at most ``count``); never blocks."""

@@ -151,10 +151,7 @@ class BatchService:
         one that ends while the cancel runs (its cancel refused: never a delete). The items
         are read once and the batch settled once (its ``completed`` event): each cancel used
         to read every item again, and a refused one fell through to deleting the job."""
-        n = 0
-        for _, job in self.jobs_of(batch):
-            if job is not None and not job.terminal:
-                n += self.jobs.cancel(job, settle_batch=False)
+        n = self.jobs.cancel_many([job for _, job in self.jobs_of(batch) if job is not None])
         self.jobs.lifecycle.settle(batch.id)
         return n
 

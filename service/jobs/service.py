@@ -213,6 +213,17 @@ class JobService(JobParts):
         self.lifecycle.discard_work(job)  # a step still running stops at its next check
         return True
 
+    def cancel_many(self, jobs: list[Job]) -> int:
+        """``cancel`` (its batch left to the caller to settle) for many jobs, their moves
+        written together (JobStore.advance_many); how many were canceled."""
+        canceled = Notice(code="canceled", message="canceled by the user")
+        live = [j for j in jobs if not j.terminal]
+        moved = self.store.advance_many([j.id for j in live], "canceled", error=canceled)
+        for job in (j for j, ok in zip(live, moved, strict=True) if ok):
+            self.lifecycle.ended(job.id, retry=False, settle_batch=False)
+            self.lifecycle.discard_work(job)
+        return sum(moved)
+
     def cancel_or_delete(self, job: Job) -> str:
         """Cancel a queued or running job; delete a finished one with its artifacts."""
         if self.cancel(job):

@@ -231,3 +231,17 @@ def test_an_event_id_past_what_a_stream_can_hold_reads_from_the_start(under: Und
     assert every and [e.id for e in under.store.events("a1", "18446744073709551616-0")] == every
     top = f"{2**64 - 1}-{2**64 - 1}"
     assert under.store.events("a1", top) == []  # the largest id there is: nothing after it
+
+
+def test_many_jobs_advance_at_once_each_as_alone(under: Under) -> None:
+    """advance_many (a batch cancel's writes, pipelined on Redis): each job moves as its own
+    advance would, a terminal one refused, an event for each that moved."""
+    for i in range(3):
+        under.store.create(job(f"a{i}"))
+    assert under.store.advance("a1", "succeeded")
+    assert under.store.advance_many(["a0", "a1", "gone", "a2"], "canceled") == [
+        True, False, False, True,
+    ]  # fmt: skip
+    assert [under.store.status(f"a{i}") for i in range(3)] == ["canceled", "succeeded", "canceled"]
+    assert [e.data for e in under.store.events("a0")] == [{"status": "canceled"}]
+    assert under.store.advance_many([], "canceled") == []
