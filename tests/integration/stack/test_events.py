@@ -68,7 +68,14 @@ async def _healthz_under_streams(url: str, key: str, job_id: str) -> float:
 
 
 def test_a_dropped_stream_resumes_with_last_event_id_missing_nothing(tmp_path: Path) -> None:
-    stack = start_stack(tmp_path, workers=1, faults="gates", events_poll=0.1, events_heartbeat=0.3)
+    stack = start_stack(
+        tmp_path,
+        workers=1,
+        faults="gates",
+        events_poll=0.1,
+        events_heartbeat=0.3,
+        max_event_streams_per_tenant=STREAMS,  # one tenant opens them all: the process's load
+    )
     try:
         with stack.client() as c:
             job_id = submit(c, SCRIPT).json()["id"]
