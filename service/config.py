@@ -96,10 +96,12 @@ class Settings(BaseSettings):
     metrics_token: str | None = None
     # GET /v1/jobs/{id}/events (Server-Sent Events): a ": heartbeat" comment after this many
     # quiet seconds, the job's stream read every events_poll s, and at most max_event_streams
-    # open at once per API process (more are answered 503 with Retry-After).
+    # open at once per API process (more are answered 503 with Retry-After), of which at most
+    # max_event_streams_per_tenant for any one tenant (so one cannot take them all).
     events_heartbeat: float = Field(default=15.0, gt=0)
     events_poll: float = Field(default=0.25, gt=0)
     max_event_streams: int = Field(default=500, ge=1)
+    max_event_streams_per_tenant: int = Field(default=50, ge=1)
     docs: bool = True  # /docs (Swagger UI, served from the fastapi-offline package)
     # Seconds any one Redis call may take (connect, or wait for a reply) before it fails:
     # a hung Redis costs a request this long, and the API answers 503.

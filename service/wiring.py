@@ -174,7 +174,7 @@ def keys(settings: Settings) -> KeyStore:
 
 
 def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
-    """Endpoints and the outbox in Redis (``client``: the job store's), sent over httpx."""
+    """Endpoints and the outbox in Redis (``client``: the job store's), sent over httpcore."""
     from service.adapters.webhooks import RedisWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs.webhooks import Webhooks

@@ -13,6 +13,7 @@ from pydantic_core import to_jsonable_python
 
 from service.adapters.jobevents import EVENTS_MAX, EVENTS_TTL
 from service.adapters.redis_errors import store_errors
+from service.domain.job import stream_after
 from service.ports.jobs import JobEvent
 
 # KEYS: flag, stream. ARGV: data (JSON), cap, ttl. 1: written now; 0: written before.
@@ -48,7 +49,7 @@ class RedisBatchEvents:
         pipe.execute()
 
     def events(self, batch_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
-        reply = self.r.xread({_key(batch_id, "events"): after or "0-0"}, count=count)
+        reply = self.r.xread({_key(batch_id, "events"): stream_after(after)}, count=count)
         return [
             JobEvent(entry_id, fields["event"], json.loads(fields["data"]))
             for _stream, entries in reply or []

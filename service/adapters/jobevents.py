@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from service.domain.job import stream_after
 from service.ports.jobs import JobEvent
 
 EVENTS_MAX = 500
@@ -25,8 +26,14 @@ class JobEventLog:
     r: Any
 
     def publish(self, job_id: str, event: str, data: dict[str, Any]) -> None:
-        payload = json.dumps(to_jsonable_python(data), ensure_ascii=False)
         pipe = self.r.pipeline(transaction=True)
+        self.publish_on(pipe, job_id, event, data)
+        pipe.execute()
+
+    @staticmethod
+    def publish_on(pipe: Any, job_id: str, event: str, data: dict[str, Any]) -> None:
+        """The event's writes queued on ``pipe`` (many jobs' events in one round trip)."""
+        payload = json.dumps(to_jsonable_python(data), ensure_ascii=False)
         pipe.xadd(
             events_key(job_id),
             {"event": event, "data": payload},
@@ -34,11 +41,10 @@ class JobEventLog:
             approximate=True,
         )
         pipe.expire(events_key(job_id), EVENTS_TTL)
-        pipe.execute()
 
     def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
         """The events after id ``after`` (oldest first, at most ``count``); never blocks."""
-        reply = self.r.xread({events_key(job_id): after or "0-0"}, count=count)
+        reply = self.r.xread({events_key(job_id): stream_after(after)}, count=count)
         out: list[JobEvent] = []
         for _stream, entries in reply or []:
             for entry_id, fields in entries:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import redis
@@ -242,14 +243,24 @@ class JobStore(JobReads, FleetStore, JobEventLog):
     # -- state changes --------------------------------------------------------------------
     def advance(self, job_id: str, status: str, **fields: Any) -> bool:
         """Move the job forward to ``status`` (never back, never out of a terminal state)."""
-        args: list[Any] = [status, "updated", time.time()]
-        for k, v in fields.items():
-            args += [k, _field(v)]
-        args.append(job_id)
-        keys = [key("job", job_id), key("active"), JOB_COUNTS, TENANT_COUNTS]
-        moved = bool(self._advance(keys=keys, args=args))
+        moved = bool(self._advance(**_advancing(job_id, status, fields)))
         if moved:
             self.publish(job_id, "status", {"status": status, **fields})
+        return moved
+
+    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+        """``advance`` for many jobs in two round trips: the scripts pipelined, then the
+        moved jobs' events (a batch cancel wrote two round trips a job, each fsynced)."""
+        if not job_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for job_id in job_ids:
+            self._advance(**_advancing(job_id, status, fields), client=pipe)
+        moved = [bool(m) for m in pipe.execute()]
+        events = self.r.pipeline(transaction=False)
+        for job_id in (j for j, ok in zip(job_ids, moved, strict=True) if ok):
+            self.publish_on(events, job_id, "status", {"status": status, **fields})
+        events.execute()
         return moved
 
     def update(self, job_id: str, **fields: Any) -> None:
@@ -294,3 +305,12 @@ class JobStore(JobReads, FleetStore, JobEventLog):
 class JobStoreLate(StoreUnavailable):
     """The create script reached Redis after its deadline (or not at all): nothing was kept.
     An unavailable store, so every caller that handles one handles this."""
+
+
+def _advancing(job_id: str, status: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The ADVANCE script's keys and args for one job."""
+    args: list[Any] = [status, "updated", time.time()]
+    for k, v in fields.items():
+        args += [k, _field(v)]
+    args.append(job_id)
+    return {"keys": [key("job", job_id), key("active"), JOB_COUNTS, TENANT_COUNTS], "args": args}

@@ -160,6 +160,9 @@ class MemoryJobStore(MemoryEventLog):
             self.publish(job_id, "status", {"status": status, **fields})
             return True
 
+    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+        return [self.advance(j, status, **fields) for j in job_ids]
+
     def update(self, job_id: str, **fields: Any) -> None:
         with self._lock:
             job = self._jobs.get(job_id)

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from service.adapters.jobevents import EVENTS_MAX
+from service.domain.job import stream_after
 from service.ports.jobs import JobEvent
 
 
@@ -36,7 +37,7 @@ class MemoryEventLog:
 
     def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
         with self._events_lock:
-            since = _order(after)
+            since = _order(stream_after(after))
             return [e for e in self._events.get(job_id, []) if _order(e.id) > since][:count]
 
     def forget_events(self, job_id: str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import opentimelineio as otio
 
 from service.domain.edit import EXPORT_FILES, Edit, EditClip, EditMarker, export_rate
+from service.domain.fields import header_text
 from service.domain.options import Export
 
 RT, TR = otio.opentime.RationalTime, otio.opentime.TimeRange
@@ -71,7 +72,18 @@ def _for_format(edit: Edit, kind: str) -> otio.schema.Timeline:
         tl.tracks.markers.clear()
         del tl.tracks[:]
         tl.tracks.extend([narration, video])
+        _one_line_names(tl)
     return tl
+
+
+def _one_line_names(tl: otio.schema.Timeline) -> None:
+    """OTIO's EDL writer puts the title (``TITLE:``) and each clip's name (``FROM CLIP
+    NAME:``) on a line of their own, raw: a line break in either forged lines (the door
+    refuses one in a title; this is the writer's own guard)."""
+    tl.name = header_text(tl.name)
+    for track in tl.tracks:
+        for clip in track.find_clips():
+            clip.name = header_text(clip.name)
 
 
 def _track(name: str, kind: str, clips: list[EditClip], edit: Edit) -> otio.schema.Track:

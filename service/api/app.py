@@ -99,5 +99,22 @@ def openapi(app: FastAPI) -> dict[str, Any]:
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components.update(defs.pop("$defs", {}))
         components["JobSpec"] = defs
+        _every_operation_answers(schema)
         app.openapi_schema = schema
     return app.openapi_schema
+
+
+# Answers any operation can give before its own code runs: a request whose body or head
+# cannot be parsed (400), a body (or one of its parts) over its limit (413).
+ANY_OPERATION = {
+    "400": "the request could not be parsed (a malformed body or header)",
+    "413": "the request body, or one of its parts, is over its limit",
+}
+
+
+def _every_operation_answers(schema: dict[str, Any]) -> None:
+    """List ANY_OPERATION's answers on every operation (schemathesis saw both undocumented)."""
+    for ops in schema.get("paths", {}).values():
+        for op in ops.values():
+            for code, said in ANY_OPERATION.items():
+                op.setdefault("responses", {}).setdefault(code, {"description": said})

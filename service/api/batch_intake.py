@@ -16,8 +16,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.api.intake import check_unicode, json_object
-from service.domain.batch import ItemsInvalid, check_item_name, item_name, item_problems, merged
+from service.domain.batch import (
+    ItemsInvalid,
+    check_distinct,
+    check_item_name,
+    item_name,
+    item_problems,
+    merged,
+)
 from service.domain.errors import InputError, Problem
+from service.domain.fields import FORBIDDEN
 from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
@@ -49,7 +57,9 @@ def batch_request(data: dict[str, Any], scripts: list[tuple[str, bytes]]) -> lis
     for filename, raw in scripts:
         name = item_name(filename)
         out.append({"name": name, **by_name.pop(name, {}), "_script": (filename, raw)})
-    return out + [e for e in listed if not isinstance(e.get("name"), str) or e["name"] in by_name]
+    out += [e for e in listed if not isinstance(e.get("name"), str) or e["name"] in by_name]
+    check_distinct(e["name"] for e in out if isinstance(e.get("name"), str))
+    return out
 
 
 def _spec(entry: dict[str, Any]) -> JobSpec:
@@ -136,7 +146,9 @@ def _item(
             take_files={k: f for k, (f, _) in takes.items()},
         )  # fmt: skip
     except InputError as exc:
-        shown = raw_name if isinstance(raw_name, str) else f"#{i + 1}"
+        # as given when it is one (a lone surrogate cannot even be written out as JSON)
+        good = isinstance(raw_name, str) and len(raw_name) <= 100
+        shown = raw_name if good and not FORBIDDEN.search(str(raw_name)) else f"#{i + 1}"
         return ItemRequest(str(shown), "", problems=item_problems(i, str(shown), exc))
 
 

@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from service.domain.errors import (
     BodyTimeout,
@@ -30,6 +33,7 @@ from service.domain.errors import (
 )
 
 RETRY = {"Retry-After": "5"}
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
 async def too_large(request: Request, exc: Exception) -> JSONResponse:
@@ -110,7 +114,24 @@ async def bad_request(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, 422)
 
 
+async def http_error(request: Request, exc: Exception) -> Response:
+    """FastAPI's answer, with a 405's ``Allow`` naming every method of the path: each
+    method is a route of its own, and Starlette named only the first route's."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        routes = request.app.router.routes
+        methods = {
+            m
+            for m in METHODS
+            if any(r.matches({**request.scope, "method": m})[0] == Match.FULL for r in routes)
+        }
+        if methods:
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
+    return await http_exception_handler(request, exc)
+
+
 def install(app: FastAPI) -> None:
+    app.add_exception_handler(HTTPException, http_error)
     app.add_exception_handler(BodyTooLarge, too_large)
     app.add_exception_handler(InsufficientStorage, no_room)
     app.add_exception_handler(BodyTimeout, too_slow)

@@ -101,8 +101,8 @@ def warp(ref: np.ndarray, take: np.ndarray) -> Path:
         return banded(ref, take, np.zeros(n, dtype=np.int64), m)
     rc, tc = pooled(ref, COARSE), pooled(take, COARSE)
     coarse = banded(rc, tc, np.zeros(len(rc), dtype=np.int64), len(tc))
-    if not np.isfinite(coarse.total):
-        return coarse
+    if not np.isfinite(coarse.total):  # no path: said at full resolution, one per ref frame
+        return Path(np.zeros(n, dtype=np.int64), np.full(n, np.inf), float("inf"))
     # The coarse path's take frame at each fine reference frame, interpolated.
     at = (np.arange(n) + 0.5) / COARSE - 0.5
     centre = np.interp(at, np.arange(len(rc)), coarse.take * COARSE + COARSE / 2 - 0.5)

@@ -5,15 +5,22 @@ else (states, progress) is read from the jobs themselves."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.domain.errors import InputError, Problem, TakeError
+from service.domain.fields import FORBIDDEN
 from service.domain.job import STATES
 from service.domain.takes import is_take
 
 _NAME = re.compile(r"[A-Za-z0-9\u00c0-\uffff][\w\u00c0-\uffff.\- ]{0,99}")
+# What reads as a folder separator or a dot in a file manager: a name with one looks like
+# another item's path (intro∕..／x): refused beside what the name rule refuses.
+_LOOKALIKE = re.compile(
+    "[\u2024\u2044\u2215\u2216\u2571\u2572\u29f8\u29f9\ufe52\uff0e\uff0f\uff3c]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +111,42 @@ def by_file(exc: InputError, files: dict[str, str]) -> InputError:
 
 
 def check_item_name(name: object) -> str:
-    """A name fit to be a folder (in the zip, on the caller's disk): no path, no dot first."""
+    """A name fit to be a folder (in the zip, on the caller's disk): no path, no dot first,
+    no control, bidi mark or lone surrogate (an RLO shows another name than it is; a
+    surrogate is no text at all), nothing that looks like a slash or a dot."""
     if not isinstance(name, str) or not _NAME.fullmatch(name) or name.strip() != name:
         raise InputError(
-            f"item name {name!r} must be 1-100 letters, digits, spaces, '.', '_' or '-' "
-            "(not first), with no folder",
+            f"item name {ascii(name)[:120]} must be 1-100 letters, digits, spaces, '.', '_' "
+            "or '-' (not first), with no folder",
+            loc=("name",),
+        )
+    bad = FORBIDDEN.search(name) or _LOOKALIKE.search(name)
+    if bad:
+        raise InputError(
+            f"item name {name!a} has {bad.group()!a} at {bad.start()}: a control or "
+            "bidi character, or one that looks like a slash or a dot",
             loc=("name",),
         )
     return name
+
+
+def folded(name: str) -> str:
+    """What a name is on a case-insensitive disk that normalises Unicode (macOS, Windows):
+    Intro and intro, é and e + U+0301, ｉｎｔｒｏ and intro are one folder there."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def check_distinct(names: Iterable[str]) -> None:
+    """InputError naming two items whose folders would be one once the zip is unpacked."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(folded(name), name)
+        if other != name:
+            raise InputError(
+                f"item names {other!a} and {name!a} are one folder once unzipped "
+                "on many systems (they differ only in case or Unicode form): rename one",
+                loc=("items",),
+            )
 
 
 def merged(shared: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:

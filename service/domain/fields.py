@@ -49,6 +49,29 @@ def plain(value: str, limit: int) -> str:
     return value
 
 
+_C1 = re.compile(r"[\x80-\x9f]")  # C1 controls: NEL (U+0085) ends a line for many readers
+
+
+def single(value: str, limit: int) -> str:
+    """A one-line header field (a title: the EDL's ``TITLE:`` line, the FCP sequence's
+    name): ``plain``, and no line break of any kind nor C1 control. Refused rather than
+    folded: a break in a title is a forged header, not layout."""
+    value = plain(value, limit)
+    bad = re.search(_BREAK, value)
+    if bad:
+        raise ValueError(f"must be one line: a line break {bad.group()!r} at {bad.start()}")
+    bad = _C1.search(value)
+    if bad:
+        raise ValueError(f"contains the control character {bad.group()!r} at {bad.start()}")
+    return value
+
+
+def header_text(value: str) -> str:
+    """What a one-line header of a written file may hold (the EDL writer's last guard):
+    every line break folded to a space, every other control or bidi character dropped."""
+    return _C1.sub("", FORBIDDEN.sub("", one_line(value))).replace("\t", " ")
+
+
 def clean(value: str, limit: int) -> str:
     """A required text field: stripped, not empty, and ``plain``."""
     value = value.strip()

@@ -67,11 +67,26 @@ def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
     if cursor is None:
         return None
     ms, _, job_id = cursor.partition(":")
-    if not ms.isdigit() or not (job_id.isalnum() or job_id == "") or len(job_id) > 64:
+    # ASCII only: str.isdigit() takes '²' and int() then refuses it (a 500)
+    digits = ms.isascii() and ms.isdigit() and len(ms) <= 20
+    named = (job_id.isascii() and job_id.isalnum()) or job_id == ""
+    if not digits or not named or len(job_id) > 64:
         raise InputError(
             f"cursor {cursor!r} is not one a listing gave (<ms>:<job id>)", loc=("cursor",)
         )
     return int(ms), job_id
+
+
+STREAM_ID_MAX = 2**64 - 1  # each part of a Redis stream id is an unsigned 64-bit number
+
+
+def stream_after(after: str | None) -> str:
+    """The event id to read after: an id no stream can hold (a part past 2^64 - 1: never
+    one we gave, and Redis refuses it, which ended the stream) reads from the start, as if
+    none were given; the client has the snapshot, then every event."""
+    ms, _, n = (after or "0-0").partition("-")
+    parts = [int(p) if p.isascii() and p.isdigit() else -1 for p in (ms, n or "0")]
+    return after if after and all(0 <= p <= STREAM_ID_MAX for p in parts) else "0-0"
 
 
 @dataclass(frozen=True, slots=True)

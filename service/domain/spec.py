@@ -22,6 +22,7 @@ from service.domain.fields import (
     one_line,
     paragraph,
     plain,
+    single,
 )
 from service.domain.fields import Model as _Model
 from service.domain.options import Engine, OnOverflow
@@ -278,7 +279,7 @@ class JobSpec(_Model):
     @field_validator("title")
     @classmethod
     def _title(cls, v: str) -> str:
-        return plain(v, MAX_SHORT_TEXT)
+        return single(v, MAX_SHORT_TEXT)
 
     @field_validator("qualifiers", "qualifier_translations")
     @classmethod

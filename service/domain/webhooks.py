@@ -70,6 +70,13 @@ def check_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InputError(f"webhook URL {url!r} must be an http:// or https:// URL with a host")
+    try:
+        parts.port  # noqa: B018 (urllib checks it only when asked: '1:80' raised a 500)
+    except ValueError:
+        raise InputError(
+            f"webhook URL {url!r} has no valid port (one number, 1-65535, after the host)",
+            loc=("url",),
+        ) from None
     if parts.username or parts.password:
         raise InputError("a webhook URL may not carry a user name or password")
     if len(url) > 2000:
@@ -83,12 +90,35 @@ def refused(addresses: list[str]) -> str | None:
     if not addresses:
         return "its host does not resolve"
     for a in addresses:
-        ip = ipaddress.ip_address(a.split("%")[0])
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-            ip = ip.ipv4_mapped
-        if ip in METADATA or not ip.is_global:
-            return f"it resolves to {ip}, which is not a public address"
+        given = ipaddress.ip_address(a.split("%")[0])
+        ip = _embedded(given)
+        mapped = isinstance(given, ipaddress.IPv6Address) and given.ipv4_mapped
+        shown = str(ip) if ip == given or mapped else f"{given} ({ip})"
+        if ip in METADATA or not ip.is_global or given in NAT64_LOCAL:
+            return f"it resolves to {shown}, which is not a public address"
     return None
+
+
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # the well-known prefix (RFC 6052)
+NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: a network's own, any layout
+
+
+def _embedded(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> Any:
+    """The IPv4 address an IPv6 one carries and reaches (mapped ::ffff:a.b.c.d, compatible
+    ::a.b.c.d, NAT64 64:ff9b::a.b.c.d, 6to4 2002:aabb:ccdd::), so it is judged by that one's
+    range: Python calls 64:ff9b::7f00:1 and 2002:7f00:1:: global. (A local NAT64 prefix
+    can embed an address anywhere: ``refused`` judges it not public.)"""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return ip
+    low = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.ipv4_mapped:
+        return ip.ipv4_mapped
+    if ip.sixtofour:
+        return ip.sixtofour
+    if ip in NAT64 or (ip in IPV4_COMPATIBLE and int(ip) > 1):
+        return low
+    return ip
 
 
 def backoff(attempt: int, base: float, cap: float, jitter: float) -> float:

@@ -45,15 +45,25 @@ class BatchProgress:
     def ended(self, job: Job) -> None:
         """``job`` (an item, as stored) has ended: its event, then the batch's if it was the
         last. StoreUnavailable propagates (the caller's step is run again)."""
-        if not job.batch:
-            return
-        error = job.error.code if job.error else None
-        item = {"job": job.id, "status": job.status, "error": error}
-        self.events.publish(job.batch, "item", item)
-        batch = self.batches.get(job.batch)
+        if job.batch:
+            self.item_ended(job)
+            self.settle(job.batch)
+
+    def item_ended(self, job: Job) -> None:
+        """The item's end on its batch's stream."""
+        if job.batch:
+            error = job.error.code if job.error else None
+            item = {"job": job.id, "status": job.status, "error": error}
+            self.events.publish(job.batch, "item", item)
+
+    def settle(self, batch_id: str) -> None:
+        """If every item has ended: the batch's ``completed`` event and webhook (the items
+        read in one round trip)."""
+        batch = self.batches.get(batch_id)
         if batch is None:
             return
-        found = {i.job: self.jobs.get(i.job) for i in batch.items}
+        ids = [i.job for i in batch.items]
+        found = dict(zip(ids, self.jobs.get_many(ids), strict=True))
         if any(j is not None and j.status not in TERMINAL for j in found.values()):
             return
         items: list[dict[str, Any]] = []

@@ -68,7 +68,18 @@ class BatchService:
         whole batch (ItemsInvalid, nothing stored) unless ``partial``: then the good ones are
         stored and the refused listed. False: an Idempotency-Key replay (that batch)."""
         self.check_size(tenant, len(items))
-        self.jobs.admit(tenant, len(items))  # its items as queued jobs, itself one submission
+        # its items count as queued jobs from here until stored; itself one submission
+        with self.jobs.admitted(tenant, len(items)):
+            return self._submit(tenant, batch_id, items, partial, idem)
+
+    def _submit(
+        self,
+        tenant: str,
+        batch_id: str,
+        items: list[ItemRequest],
+        partial: bool,
+        idem: tuple[str, str] | None,
+    ) -> tuple[Batch, bool]:
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
         refused: list[dict[str, object]] = []
@@ -136,11 +147,12 @@ class BatchService:
         return list(zip(batch.items, found, strict=True))
 
     def cancel(self, batch: Batch) -> int:
-        """Cancel every unfinished item (a finished one stays, artifacts and all)."""
-        n = 0
-        for _, job in self.jobs_of(batch):
-            if job is not None and not job.terminal:
-                n += self.jobs.cancel_or_delete(job) == "canceled"
+        """Cancel every unfinished item; a finished one stays, artifacts and all, and so does
+        one that ends while the cancel runs (its cancel refused: never a delete). The items
+        are read once and the batch settled once (its ``completed`` event): each cancel used
+        to read every item again, and a refused one fell through to deleting the job."""
+        n = self.jobs.cancel_many([job for _, job in self.jobs_of(batch) if job is not None])
+        self.jobs.lifecycle.settle(batch.id)
         return n
 
     def artifacts(self, batch: Batch) -> Iterator[tuple[str, Artifact]]:

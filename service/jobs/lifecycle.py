@@ -36,12 +36,13 @@ class Lifecycle:
         self.webhooks = webhooks
         self.batches = batches  # a batch item's changes on its batch's stream
 
-    def ended(self, job_id: str, retry: bool = True) -> None:
+    def ended(self, job_id: str, retry: bool = True, settle_batch: bool = True) -> None:
         """The job just reached its end (this call moved it): its webhooks' event goes to the
         outbox now, written from the record as stored, and its batch hears of it (the last
         item ends the batch). An unreachable store raises StoreUnavailable when ``retry``: a
         worker's step is then handed back, and its redelivery, finding the job ended, writes
-        the events (steps.py ``_admit``)."""
+        the events (steps.py ``_admit``). ``settle_batch`` False: the item's event only, its
+        batch settled by the caller (``settle``), once for many items."""
         if self.webhooks is None and self.batches is None:
             return
         try:
@@ -56,7 +57,16 @@ class Lifecycle:
         if self.webhooks is not None:
             self.webhooks.notify_safely(job, f"job.{job.status}", retry=retry)
         if self.batches is not None and job.batch:
-            self._safely(self.batches.ended, job, retry)
+            ended = self.batches.ended if settle_batch else self.batches.item_ended
+            self._safely(ended, job, retry)
+
+    def settle(self, batch_id: str) -> None:
+        """The batch's ``completed`` event and webhook if every item has ended."""
+        if self.batches is not None:
+            try:
+                self.batches.settle(batch_id)
+            except Exception:
+                log.exception("batch %s: its completion not written", batch_id)
 
     def stage(self, job: Job, stage: str) -> None:
         """A stage began (opt-in ``job.progress``; sent once per stage, however many steps

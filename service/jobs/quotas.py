@@ -5,7 +5,9 @@ items) is a limit of the request, not of the time: over it, a 422 (InputError) n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from service.config import Settings
 from service.domain.errors import InputError, QuotaExceeded
@@ -13,6 +15,9 @@ from service.ports import Quotas
 
 # A job count frees up when a job starts or ends: no exact time to give, a short wait.
 COUNT_WAIT = 5.0
+# How long a submission's reservation may hold its jobs as queued (admission to stored): an
+# API process that dies mid-batch frees its tenant's count after this long.
+RESERVE_TTL = 300.0
 
 
 class QuotaGate:
@@ -36,12 +41,15 @@ class QuotaGate:
     def running(self, tenant: str) -> int:
         return self.port.in_use(tenant)[1]
 
-    def admit(self, tenant: str, jobs: int = 1) -> None:
-        """Let ``jobs`` new jobs of one submission in, or raise QuotaExceeded. The counts are
-        read, not reserved: API processes admitting at once may pass a count by a few."""
-        lim = self.limits(tenant)
-        queued, running = self.port.in_use(tenant)
-        if queued + jobs > lim["max_queued"]:
+    @contextmanager
+    def admitted(self, tenant: str, jobs: int = 1) -> Iterator[None]:
+        """Let ``jobs`` new jobs of one submission in, or raise QuotaExceeded; while the
+        caller plans and stores them, they count as queued (a reservation, checked and kept
+        in one atomic step, released once they are stored or refused). Read and stored
+        apart, 10 batches of 10 at once against a limit of 10 queued 30."""
+        lim, token = self.limits(tenant), uuid.uuid4().hex
+        ok, queued = self.port.reserve(tenant, token, jobs, lim["max_queued"], RESERVE_TTL)
+        if not ok:
             adding = f", and this submission adds {jobs}" if jobs > 1 else ""
             raise QuotaExceeded(
                 f"tenant {tenant} has {queued} jobs queued{adding}, the limit "
@@ -49,6 +57,14 @@ class QuotaGate:
                 "try again when one has started",
                 COUNT_WAIT,
             )
+        try:
+            self._running_and_rate(tenant, lim)
+            yield
+        finally:
+            self.port.release(tenant, token)
+
+    def _running_and_rate(self, tenant: str, lim: dict[str, int]) -> None:
+        running = self.port.in_use(tenant)[1]
         if running >= lim["max_running"]:
             raise QuotaExceeded(
                 f"tenant {tenant} has {running} jobs running, the limit "

@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,14 +117,14 @@ class JobService(JobParts):
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
         QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
-        self.admit(tenant)
-        job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
-        return self.store_job(job, idem)
+        with self.admitted(tenant):
+            job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
+            return self.store_job(job, idem)
 
-    def admit(self, tenant: str, jobs: int = 1) -> None:
-        """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission)."""
-        if self.quotas is not None:
-            self.quotas.admit(tenant, jobs)
+    def admitted(self, tenant: str, jobs: int = 1) -> AbstractContextManager[None]:
+        """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission);
+        inside, they count as queued until stored (quotas.py ``admitted``)."""
+        return self.quotas.admitted(tenant, jobs) if self.quotas is not None else nullcontext()
 
     def prepare(
         self,
@@ -214,12 +215,32 @@ class JobService(JobParts):
         return list(self.pipeline.catalog.voices)
 
     # -- change ----------------------------------------------------------------------------
+    def cancel(self, job: Job, settle_batch: bool = True) -> bool:
+        """Cancel a queued or running job; False when it had ended (by the time the cancel
+        was written: it keeps what it made). ``settle_batch`` False: the caller settles the
+        job's batch once for all the items it cancels (service/jobs/batches.py)."""
+        canceled = Notice(code="canceled", message="canceled by the user")
+        if job.terminal or not self.store.advance(job.id, "canceled", error=canceled):
+            return False
+        # the outbox (workers' senders send it), and the item's event on its batch's stream
+        self.lifecycle.ended(job.id, retry=False, settle_batch=settle_batch)
+        self.lifecycle.discard_work(job)  # a step still running stops at its next check
+        return True
+
+    def cancel_many(self, jobs: list[Job]) -> int:
+        """``cancel`` (its batch left to the caller to settle) for many jobs, their moves
+        written together (JobStore.advance_many); how many were canceled."""
+        canceled = Notice(code="canceled", message="canceled by the user")
+        live = [j for j in jobs if not j.terminal]
+        moved = self.store.advance_many([j.id for j in live], "canceled", error=canceled)
+        for job in (j for j, ok in zip(live, moved, strict=True) if ok):
+            self.lifecycle.ended(job.id, retry=False, settle_batch=False)
+            self.lifecycle.discard_work(job)
+        return sum(moved)
+
     def cancel_or_delete(self, job: Job) -> str:
         """Cancel a queued or running job; delete a finished one with its artifacts."""
-        canceled = Notice(code="canceled", message="canceled by the user")
-        if not job.terminal and self.store.advance(job.id, "canceled", error=canceled):
-            self.lifecycle.ended(job.id, retry=False)  # the outbox; workers' senders send it
-            self.lifecycle.discard_work(job)  # a step still running stops at its next check
+        if self.cancel(job):
             return "canceled"
         self.storage.delete(job.tenant, job.id)
         self.store.discard(job)

@@ -163,9 +163,14 @@ class Webhooks:
         return out
 
     # -- sending (the workers) -------------------------------------------------------------
+    def claim(self, limit: int) -> list[Delivery]:
+        """Up to ``limit`` due deliveries, each held for NARRATE_WEBHOOK_LEASE: longer than a
+        try's deadline (NARRATE_WEBHOOK_TIMEOUT), so no other sender tries it meanwhile."""
+        return self.store.claim(self.clock(), self.settings.webhook_lease, limit)
+
     def send_due(self, pool: ThreadPoolExecutor | None = None, limit: int = 16) -> int:
         """Claim what is due and try each once; how many were tried."""
-        due = self.store.claim(self.clock(), self.settings.webhook_lease, limit)
+        due = self.claim(limit)
         if pool is None:
             for d in due:
                 self.attempt(d)

@@ -28,6 +28,7 @@ from service.domain.notices import Notice, warning
 from service.domain.options import MASTER_FIELDS, MasterLoudness, RenderOptions
 from service.domain.presets import merged_values
 from service.domain.spec import JobSpec
+from service.pipeline.encode_watch import ENCODE_END, encode_watch
 from service.pipeline.manifest import Loudness, ManifestMaster, MusicReport, Placed
 from service.pipeline.results import JobPlan, PlannedMaster, Progress, is_artifact
 from service.ports import Check, Encoding, MuxRequest, Workspace
@@ -162,15 +163,15 @@ class Masters:
                 if m.mux is not None:
                     m.picture = self._picture(m, pictures, work)
             t = time.perf_counter()
+            progress(SYNTH_SHARE + 0.05, "loudness")  # as it begins, as the Finalizer says it
             sounds: dict[tuple[Any, ...], _Sound] = {}
             loud, report = self._sound(plan, placed, work, outdir, music, sounds, check)
             for m in masters:
                 self._sound(m.plan, placed, work, m.folder, music, sounds, check, m)
             timings["loudness"] = round(time.perf_counter() - t, 4)
-            progress(SYNTH_SHARE + 0.1, "loudness")
             t = time.perf_counter()
             for m in masters:
-                self._mux(m, music, check)
+                self._mux(m, music, check, progress)
             timings["mux"] = round(time.perf_counter() - t, 4)
         finally:
             for p in pictures.values():
@@ -226,7 +227,10 @@ class Masters:
             master.sound = made
         return made.loud, made.music
 
-    def _mux(self, m: _Master, music: Path | None, check: Check | None) -> None:
+    def _mux(self, m: _Master, music: Path | None, check: Check | None, progress: Progress) -> None:
+        """The master's video: its picture's encode waited for (the stage says ``encode
+        NN%`` meanwhile, as a one-master job's does: it said ``loudness`` throughout), then
+        the mux."""
         if m.mux is None or m.picture is None:
             return
         mux = m.mux
@@ -234,9 +238,12 @@ class Masters:
             mux = replace(mux, narration=m.folder / "mix.wav")
         if m.picture.encoding is not None:
             if not m.picture.done:
-                m.picture.encoding.wait(self.fin.settings.ffmpeg_timeout, check)
+                watch = encode_watch(m.picture.encoding, progress, check)
+                m.picture.encoding.wait(self.fin.settings.ffmpeg_timeout, watch)
+                watch()  # its end (100 %), which the last quarter-second poll may miss
                 m.picture.done = True
             mux = replace(mux, encoded_video=m.picture.path)
+        progress(ENCODE_END, "mux")
         self.media.mux(mux, check)
 
     def _report(self, m: _Master) -> ManifestMaster:

@@ -33,6 +33,7 @@ class SpokenSegment:
     pitch: str = "+0Hz"
     volume: str = "+0%"
     number: int | None = None  # the segment's, 1-based (its warnings name it)
+    cache_scope: str = ""  # TtsRequest.cache_scope: a tenant's own audition
     made: dict[str, SpokenText] = field(default_factory=dict)
 
     def spoken(self, reader: str) -> SpokenText:
@@ -53,6 +54,7 @@ class SpokenSegment:
             volume=self.volume,
             phrase_chars=self.phrase_chars,
             phrases=tuple(spoken.spans_to_spoken(self.phrases)),
+            cache_scope=self.cache_scope,
         )
 
 

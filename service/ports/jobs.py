@@ -117,6 +117,10 @@ class JobStore(Protocol):
 
     def advance(self, job_id: str, status: str, **fields: Any) -> bool: ...
 
+    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+        """``advance`` each job (in as few round trips as the store can): which moved."""
+        ...
+
     def update(self, job_id: str, **fields: Any) -> None: ...
 
     def set_segment(self, job_id: str, index: int, **state: Any) -> None: ...
@@ -205,6 +209,18 @@ class Quotas(Protocol):
 
     def in_use(self, tenant: str) -> tuple[int, int]:
         """(queued, running) jobs of ``tenant``."""
+        ...
+
+    def reserve(
+        self, tenant: str, token: str, jobs: int, limit: int, ttl: float
+    ) -> tuple[bool, int]:
+        """In one atomic step: unless ``tenant``'s queued jobs, plus those held by other
+        reservations, plus ``jobs`` pass ``limit``, hold ``jobs`` under ``token`` (for at most
+        ``ttl`` s) as queued. (admitted, the queued and held before it)."""
+        ...
+
+    def release(self, tenant: str, token: str) -> None:
+        """Drop a reservation (its jobs are stored, or the submission refused)."""
         ...
 
 

@@ -23,6 +23,10 @@ class TtsRequest:
     # ``text`` by ``phrase_chars``. The pipeline passes the display phrases mapped through the
     # speech front-end, so a phrase ends where its subtitle does.
     phrases: tuple[tuple[int, int], ...] = ()
+    # Whose cache entry this is: "" (every job's: one phrase synthesised once for all), or a
+    # tenant's own (an audition of its own text: a hit must not tell another tenant that
+    # someone spoke that exact phrase).
+    cache_scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,3 +38,10 @@ def test_events_come_back_in_order_after_any_id_and_completed_is_written_once(
     assert [e.id for e in log.events("b1", found[1].id)] == [e.id for e in found[2:]]
     assert [e.data["job"] for e in log.events("b2")] == ["other"]
     assert log.events("nope") == []
+
+
+def test_an_id_past_what_a_stream_can_hold_reads_from_the_start(log: BatchEvents) -> None:
+    """A Last-Event-ID past 2^64 - 1 was never given; Redis refused it (the stream ended)."""
+    log.publish("b1", "item", {"job": "j0"})
+    for after in ("18446744073709551616-0", "0-18446744073709551616", "9" * 20 + "-1"):
+        assert [e.data["job"] for e in log.events("b1", after)] == ["j0"], after

@@ -221,3 +221,27 @@ def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
     assert old is not None
     assert old.error == Notice(code="failed", message="finalize timed out after 540 s")
     assert old.warnings == [Notice(code="warning", message="segment 1: squeezed to 9 syllables/s")]
+
+
+def test_an_event_id_past_what_a_stream_can_hold_reads_from_the_start(under: Under) -> None:
+    """A Last-Event-ID past 2^64 - 1 (the probe's cut its stream: Redis refuses it)."""
+    under.store.create(job("a1"))
+    assert under.store.advance("a1", "running")
+    every = [e.id for e in under.store.events("a1")]
+    assert every and [e.id for e in under.store.events("a1", "18446744073709551616-0")] == every
+    top = f"{2**64 - 1}-{2**64 - 1}"
+    assert under.store.events("a1", top) == []  # the largest id there is: nothing after it
+
+
+def test_many_jobs_advance_at_once_each_as_alone(under: Under) -> None:
+    """advance_many (a batch cancel's writes, pipelined on Redis): each job moves as its own
+    advance would, a terminal one refused, an event for each that moved."""
+    for i in range(3):
+        under.store.create(job(f"a{i}"))
+    assert under.store.advance("a1", "succeeded")
+    assert under.store.advance_many(["a0", "a1", "gone", "a2"], "canceled") == [
+        True, False, False, True,
+    ]  # fmt: skip
+    assert [under.store.status(f"a{i}") for i in range(3)] == ["canceled", "succeeded", "canceled"]
+    assert [e.data for e in under.store.events("a0")] == [{"status": "canceled"}]
+    assert under.store.advance_many([], "canceled") == []

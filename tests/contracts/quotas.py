@@ -4,6 +4,7 @@ the fast tier runs on. Plus `narrate keys create --max-queued/--max-running/--pe
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -56,3 +57,27 @@ def test_counts_follow_each_tenants_jobs_through_their_states(under: Under) -> N
     assert found is not None
     s.discard(found)
     assert under.quotas.in_use("alpha") == (0, 0) and under.quotas.in_use("beta") == (1, 0)
+
+
+def test_a_reservation_counts_as_queued_until_released(under: Under) -> None:
+    """Admission reserves its jobs in one atomic step (10 batches of 10 at once against a
+    limit of 10 got 30 queued when the count was read, then stored after planning)."""
+    s, q = under.store, under.quotas
+    s.create(job("a0"), None, [msg("a0", 0)], "q")
+    assert q.reserve("alpha", "r1", 9, 10, 60) == (True, 1)  # 1 queued + 9 now held
+    assert q.reserve("alpha", "r2", 1, 10, 60) == (False, 10)  # nothing held by a refusal
+    assert q.reserve("beta", "r3", 10, 10, 60) == (True, 0)  # each tenant its own
+    q.release("alpha", "r1")
+    assert q.reserve("alpha", "r2", 9, 10, 60) == (True, 1)
+    q.release("alpha", "r2")
+    q.release("alpha", "r2")  # twice: nothing more freed
+    assert q.reserve("alpha", "r4", 10, 10, 60) == (False, 1)
+
+
+def test_a_reservation_never_released_lapses_after_its_ttl(under: Under) -> None:
+    """An API process dying mid-batch frees its reservation when the TTL runs out."""
+    assert under.quotas.reserve("alpha", "dead", 10, 10, 0.3)[0]
+    deadline = time.monotonic() + 30
+    while not under.quotas.reserve("alpha", "next", 10, 10, 60)[0]:
+        assert time.monotonic() < deadline, "the dead reservation never lapsed"
+        time.sleep(0.05)

@@ -10,8 +10,10 @@ builds, so each lands where the step calls it.
 Gates (always on in a fault stack; devtools.stack.Gate is the test's side): a segment whose
 text holds ``SEGHOLD<NAME>`` waits at gate NAME before it renders, a job's finalize waits at
 NAME when one of its segments holds ``FINHOLD<NAME>``, a submit whose script holds
-``APIHOLD<NAME>`` waits at NAME after its body is read. A test that needs a job still running
-holds it there and releases it, rather than sleeping "long enough"."""
+``APIHOLD<NAME>`` waits at NAME after its body is read, and with the fault cancel_gate=NAME
+the API's batch cancel waits at NAME after it has read the items, before it writes a cancel
+(items can then end between the two). A test that needs a job still running holds it there
+and releases it, rather than sleeping "long enough"."""
 
 from __future__ import annotations
 
@@ -103,9 +105,32 @@ def _worker() -> Any:
     return app
 
 
+def _cancel_gate() -> None:
+    """Hold a batch's cancels (written after its items were read) at gate cancel_gate."""
+    if not (name := fault("cancel_gate")):
+        return
+    from service.adapters.jobstore import JobStore
+
+    many, one = JobStore.advance_many, JobStore.advance
+
+    def advance_many(self: Any, job_ids: Any, status: str, **fields: Any) -> list[bool]:
+        if status == "canceled":
+            _hold("CANCEL", f"CANCELHOLD{name}")
+        return many(self, job_ids, status, **fields)
+
+    def advance(self: Any, job_id: str, status: str, **fields: Any) -> bool:
+        if status == "canceled":  # a cancel written one job at a time: held the same
+            _hold("CANCEL", f"CANCELHOLD{name}")
+        return one(self, job_id, status, **fields)
+
+    JobStore.advance_many = advance_many  # type: ignore[method-assign]
+    JobStore.advance = advance  # type: ignore[method-assign]
+
+
 @cache
 def _api() -> Any:
     wiring.pipeline = _pipeline_with(SlowSubmitPipeline)
+    _cancel_gate()
     from service.api.app import create_app
 
     return create_app()

@@ -37,6 +37,8 @@ def cache_key(engine: TtsEngine, request: TtsRequest) -> str:
         [normalize_text(request.text[a:b]) for a, b in request.phrases],
         normalize_text(request.text),
     ]
+    if request.cache_scope:  # scoped entries apart; the shared ones keep their keys
+        parts.append(["scope", request.cache_scope])
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()
 
 

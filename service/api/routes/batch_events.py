@@ -15,7 +15,7 @@ from fastapi.responses import StreamingResponse
 from service.api.batch_views import batch_out
 from service.api.deps import CurrentSettings
 from service.api.routes.batches import Batches, OwnedBatch
-from service.api.routes.events import EVENT_ID, STREAM, Follow, check_room, follow, streamed
+from service.api.routes.events import EVENT_ID, STREAM, Follow, follow, streamed, take_room
 from service.api.views import ERRORS
 from service.domain.job import TERMINAL
 from service.ports import JobEvent
@@ -33,7 +33,6 @@ async def batch_events(
     resume: Annotated[str | None, Query(alias="last_event_id", pattern=EVENT_ID)] = None,
 ) -> StreamingResponse:
     """The batch's events as text/event-stream: ``snapshot``, ``item`` events, ``completed``."""
-    check_room(request, settings)
     view = await run_in_threadpool(lambda: batch_out(request, batch, service.jobs_of(batch)))
 
     def ended() -> bool:
@@ -42,17 +41,23 @@ async def batch_events(
     def last(event: JobEvent) -> bool:
         return event.event == "completed"
 
-    reader = Follow(
-        lambda after: service.jobs.batch_events(batch.id, after), ended, last, f"batch {batch.id}"
-    )
     # Ended with its ``completed`` event written: every event is there. Its items can all
     # have ended a moment before the worker writes ``completed``: then the stream waits for
     # it (or, should it never come, closes after a heartbeat's quiet and ``ended``).
     done = view.status in TERMINAL and await run_in_threadpool(
         lambda: any(last(e) for e in service.jobs.batch_events(batch.id, "0-0"))
     )
+    release = take_room(request, settings, batch.tenant)  # last: nothing can fail after it
+    reader = Follow(
+        lambda after: service.jobs.batch_events(batch.id, after),
+        ended,
+        last,
+        f"batch {batch.id}",
+        release,
+    )
     return streamed(
         follow(
             request, settings, reader, view.model_dump(mode="json"), done, last_event_id or resume
-        )
+        ),
+        release,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -17,6 +18,7 @@ import anyio
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
+from starlette.background import BackgroundTask
 
 from service.api.deps import CurrentSettings, Jobs, OwnedJob
 from service.api.views import ERRORS, job_out
@@ -40,17 +42,44 @@ STREAM: dict[int | str, dict[str, Any]] = {
 }
 
 
-def check_room(request: Request, settings: Settings) -> None:
-    """503 past NARRATE_MAX_EVENT_STREAMS open streams in this process."""
-    if getattr(request.app.state, "event_streams", 0) >= settings.max_event_streams:
+def take_room(request: Request, settings: Settings, tenant: str) -> Callable[[], None]:
+    """Count one more open stream for this process and for ``tenant``, or 503 past
+    NARRATE_MAX_EVENT_STREAMS (the process) or NARRATE_MAX_EVENT_STREAMS_PER_TENANT. Checked
+    and counted in one step of the event loop (no await between): the count used to be taken
+    when the stream began, so streams opened at once all passed the check. Returns the
+    release (idempotent: the stream's end and the response's end both call it)."""
+    state = request.app.state
+    per_tenant: Counter[str] = getattr(state, "tenant_streams", None) or Counter()
+    state.tenant_streams = per_tenant
+    if getattr(state, "event_streams", 0) >= settings.max_event_streams:
         raise HTTPException(503, "too many open event streams", headers={"Retry-After": "5"})
+    if per_tenant[tenant] >= settings.max_event_streams_per_tenant:
+        raise HTTPException(
+            503,
+            f"too many open event streams for tenant {tenant}: the limit "
+            f"(NARRATE_MAX_EVENT_STREAMS_PER_TENANT) is {settings.max_event_streams_per_tenant}",
+            headers={"Retry-After": "5"},
+        )
+    state.event_streams = getattr(state, "event_streams", 0) + 1
+    per_tenant[tenant] += 1
+    held = [True]
+
+    def release() -> None:
+        if held.pop() if held else False:
+            state.event_streams -= 1
+            per_tenant[tenant] -= 1
+
+    return release
 
 
-def streamed(body: AsyncIterator[str]) -> StreamingResponse:
+def streamed(body: AsyncIterator[str], release: Callable[[], None]) -> StreamingResponse:
+    """The stream; its room released when it ends, or when the response does (a client gone
+    before the body began never runs the body's own ``finally``)."""
     return StreamingResponse(
         body,
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        background=BackgroundTask(release),
     )
 
 
@@ -65,7 +94,6 @@ async def job_events(
 ) -> StreamingResponse:
     """The job's events as text/event-stream: ``snapshot``, then ``status``, ``update``
     (stage, stage_progress, warnings...) and ``segment`` (one segment's state) with ids."""
-    check_room(request, settings)
     snapshot = job_out(request, job).model_dump(mode="json")
 
     def ended() -> bool:
@@ -75,9 +103,13 @@ async def job_events(
     def last(event: JobEvent) -> bool:
         return event.event == "status" and event.data.get("status") in TERMINAL
 
-    reader = Follow(lambda after: service.events(job.id, after), ended, last, f"job {job.id}")
+    release = take_room(request, settings, job.tenant)  # last: nothing can fail after it
+    reader = Follow(
+        lambda after: service.events(job.id, after), ended, last, f"job {job.id}", release
+    )
     return streamed(
-        follow(request, settings, reader, snapshot, job.terminal, last_event_id or resume)
+        follow(request, settings, reader, snapshot, job.terminal, last_event_id or resume),
+        release,
     )
 
 
@@ -90,6 +122,7 @@ class Follow:
     ended: Callable[[], bool]
     last: Callable[[JobEvent], bool]
     what: str
+    release: Callable[[], None]  # the stream's room (take_room)
 
 
 async def follow(
@@ -104,8 +137,6 @@ async def follow(
     is gone or ended with no more to say, or the store fails: the client reconnects with
     Last-Event-ID and misses nothing). ``done``: ended already at the snapshot, so its
     remaining events are all there."""
-    state = request.app.state
-    state.event_streams = getattr(state, "event_streams", 0) + 1
     after = after or "0-0"
     try:
         yield "retry: 2000\n" + sse("snapshot", snapshot)
@@ -130,4 +161,4 @@ async def follow(
     except StoreUnavailable as exc:
         log.warning("%s: event stream ended: %s", reader.what, exc)
     finally:
-        state.event_streams -= 1
+        reader.release()

@@ -50,7 +50,7 @@ async def sample(
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers={"ETag": etag})
     engine, voice, cached, wav = await run_in_threadpool(
-        _speak, service, voice_id, text, rate, pitch
+        _speak, service, voice_id, text, rate, pitch, who
     )
     return Response(
         wav,
@@ -67,7 +67,7 @@ async def sample(
 
 
 def _speak(
-    service: JobService, voice_id: str, text: str, rate: str, pitch: str
+    service: JobService, voice_id: str, text: str, rate: str, pitch: str, tenant: str
 ) -> tuple[str, str, bool, bytes]:
     pipeline = service.pipeline
     known = {v.id: v for v in pipeline.catalog.voices}
@@ -89,6 +89,8 @@ def _speak(
     plan = pipeline.plan(spec, RenderOptions.model_validate({"engine": engine}))
     renderer = pipeline.segments
     speaker = renderer.spoken_segment(plan, 0)
+    if text.strip():  # the tenant's own words: its own cache entry (the sample line: all's)
+        speaker.cache_scope = tenant
     warnings: list[Notice] = []
     spoke, said_by, speech = renderer.voicing.speak(
         pipeline.catalog.casting(plan.voices[0]),

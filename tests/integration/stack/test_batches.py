@@ -12,12 +12,14 @@ import subprocess
 import sys
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from devtools.stack import wait_for
 from devtools.takes import take
 from tests.integration.stack.shared import own_tenant
 from tests.support.data import ROOT, make_video
@@ -189,3 +191,54 @@ def test_narrate_batch_follows_the_live_stream_of_a_running_batch(stack: Stack) 
     assert [a for a in asked if a.endswith("/events")] == asked[:1]  # one stream, to the end
     lines = out.getvalue().splitlines()
     assert len(lines) > 2 and lines[-1].split()[1] == "succeeded"  # drawn as the items moved
+
+
+def test_items_that_end_while_a_batch_cancel_runs_keep_their_artifacts(tmp_path: Path) -> None:
+    """A batch of three on two workers: items a and b wait at their finalize (FINHOLDDONE),
+    c behind them, then at its segment (SEGHOLDWAIT). The cancel reads all three unfinished,
+    then waits (the cancel gate) while a and b finish; let go, it cancels c and leaves a and
+    b, succeeded, with every artifact served (a refused cancel fell through to deleting)."""
+    from tests.support.stack import start_stack
+
+    def held(gate: str) -> bytes:
+        return f"标题:等\n\n[段 1 · 2 秒 开场] 代码测试通过以后 {gate},再做优化。\n".encode()
+
+    stack = start_stack(tmp_path, workers=2, faults="gates,cancel_gate=BATCH")
+    try:
+        files: list[tuple[str, Any]] = [
+            ("script", ("a.md", held("FINHOLDDONE"), "text/markdown")),
+            ("script", ("b.md", held("FINHOLDDONE"), "text/markdown")),
+            ("script", ("c.md", held("SEGHOLDWAIT"), "text/markdown")),
+            ("options", (None, '{"engine": "espeak"}')),
+        ]
+        with stack.client("alpha") as c:
+            r = c.post("/v1/batches", files=files)
+            assert r.status_code == 202, r.text
+            batch = r.json()
+            jobs = {i["name"]: i["job"] for i in batch["items"]}
+            stack.gate("DONE").reached()
+
+            def cancel() -> httpx.Response:
+                with stack.client("alpha") as other:
+                    return other.delete(f"/v1/batches/{batch['id']}")
+
+            with ThreadPoolExecutor(1) as pool:
+                pending = pool.submit(cancel)
+                stack.gate("BATCH").reached()  # the items read, no cancel written yet
+                stack.gate("DONE").open()
+                for name in ("a", "b"):
+                    wait_for(c, jobs[name])
+                stack.gate("BATCH").open()
+                answer = pending.result(120)
+            assert answer.status_code == 200 and answer.json()["canceled"] == 1, answer.text
+            for name in ("a", "b"):
+                got = c.get(f"/v1/jobs/{jobs[name]}")
+                assert got.status_code == 200, f"item {name}, which ended, was deleted"
+                job = got.json()
+                assert job["status"] == "succeeded", job
+                for url in job["links"]["artifacts"].values():
+                    assert c.get(url).status_code == 200, url
+            assert c.get(f"/v1/jobs/{jobs['c']}").json()["status"] == "canceled"
+            stack.gate("WAIT").open()
+    finally:
+        stack.stop()

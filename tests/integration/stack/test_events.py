@@ -68,7 +68,14 @@ async def _healthz_under_streams(url: str, key: str, job_id: str) -> float:
 
 
 def test_a_dropped_stream_resumes_with_last_event_id_missing_nothing(tmp_path: Path) -> None:
-    stack = start_stack(tmp_path, workers=1, faults="gates", events_poll=0.1, events_heartbeat=0.3)
+    stack = start_stack(
+        tmp_path,
+        workers=1,
+        faults="gates",
+        events_poll=0.1,
+        events_heartbeat=0.3,
+        max_event_streams_per_tenant=STREAMS,  # one tenant opens them all: the process's load
+    )
     try:
         with stack.client() as c:
             job_id = submit(c, SCRIPT).json()["id"]
@@ -93,5 +100,43 @@ def test_a_dropped_stream_resumes_with_last_event_id_missing_nothing(tmp_path: P
             ended = parse_sse(read_events(c, f"/v1/jobs/{long_id}/events"))
             assert ended[-1][2]["status"] == "canceled"  # a stream closes after the terminal event
             stack.gate("LONG").open()
+    finally:
+        stack.stop()
+
+
+async def _crowd(url: str, keys: dict[str, str], mine: str, theirs: str) -> tuple[list[int], int]:
+    """Alpha opens 30 streams on ``mine`` all at once; with those still open, beta opens one
+    on ``theirs``. (alpha's statuses, beta's status)."""
+
+    def client(tenant: str) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {keys[tenant]}"}
+        limits = httpx.Limits(max_connections=40)
+        return httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60)
+
+    async with client("alpha") as a, client("beta") as b:
+        path = f"/v1/jobs/{mine}/events"
+        opened = await asyncio.gather(
+            *(a.send(a.build_request("GET", path), stream=True) for _ in range(30))
+        )
+        try:
+            other = await b.send(b.build_request("GET", f"/v1/jobs/{theirs}/events"), stream=True)
+            await other.aclose()
+            return [r.status_code for r in opened], other.status_code
+        finally:
+            await asyncio.gather(*(r.aclose() for r in opened))
+
+
+def test_one_tenant_opening_streams_at_once_takes_only_its_share(tmp_path: Path) -> None:
+    """30 streams opened at once by one tenant against a process limit of 12 and a tenant
+    limit of 4: exactly 4 open (the check and the count are one step), the rest 503; the
+    other tenant's stream opens meanwhile."""
+    stack = start_stack(tmp_path, workers=0, max_event_streams=12, max_event_streams_per_tenant=4)
+    try:
+        with stack.client("alpha") as a, stack.client("beta") as b:
+            mine = submit(a, LONG.replace(" SEGHOLDLONG", "")).json()["id"]
+            theirs = submit(b, LONG.replace(" SEGHOLDLONG", "")).json()["id"]
+        alpha, beta = asyncio.run(_crowd(stack.url, stack.keys, mine, theirs))
+        assert sorted(alpha) == [200] * 4 + [503] * 26, alpha
+        assert beta == 200
     finally:
         stack.stop()

@@ -5,12 +5,15 @@ on a silent receiver after its timeout."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from devtools.receiver import Receiver
 from service.adapters.webhooks_http import HttpSender
+from tests.support.slow_receivers import Dripper, Flood
 
 HEADERS = {"webhook-id": "msg_x", "content-type": "application/json"}
 
@@ -64,3 +67,38 @@ def test_a_receiver_that_never_answers_costs_the_timeout(receiver: Receiver) -> 
     sender = HttpSender(0.5, allow_private=True)
     status, error = sender.post(receiver.url, HEADERS, b"{}")
     assert status is None and error == "no answer within 0.5 s"
+
+
+def _post_in_thread(sender: HttpSender, url: str) -> tuple[threading.Thread, list[Any]]:
+    out: list[Any] = []
+    t = threading.Thread(target=lambda: out.append(sender.post(url, HEADERS, b"{}")), daemon=True)
+    t.start()
+    return t, out
+
+
+def test_a_receiver_dripping_its_answer_is_cut_at_the_tries_deadline() -> None:
+    """A byte every 0.2 s never reaches a per-read timeout of 1 s: the try is given up at
+    its wall-clock deadline while the receiver is still dripping (it drips for minutes)."""
+    drip = Dripper().start()
+    try:
+        t, out = _post_in_thread(HttpSender(1, allow_private=True), drip.url)
+        t.join(30)  # the bound of a broken sender, not a timing of a working one
+        assert not t.is_alive(), "the try outlived its deadline"
+        assert out == [(None, "no answer within 1 s")]
+        assert not drip.released.is_set()
+    finally:
+        drip.stop()
+
+
+def test_a_huge_answer_is_not_read_into_the_worker() -> None:
+    """A 2xx with a 100 MB body: the status is what counts; the sender hangs up without
+    reading the body (the receiver could write no more than the sockets' buffers)."""
+    flood = Flood().start()
+    try:
+        t, out = _post_in_thread(HttpSender(30, allow_private=True), flood.url)
+        t.join(60)
+        assert not t.is_alive() and out == [(200, None)]
+        assert flood.done.wait(30)
+        assert flood.written < 16 * 2**20, f"{flood.written} bytes of the answer were taken"
+    finally:
+        flood.stop()

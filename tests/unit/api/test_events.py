@@ -82,3 +82,25 @@ def test_submit_wait_follows_the_stream_and_polls_when_it_is_refused(fleet: Flee
         assert "too many open event streams" in full.text
     state, asked = _follow(fleet, job_id)
     assert state["status"] == "succeeded" and asked[-1] == f"/v1/jobs/{job_id}"
+
+
+def test_one_tenant_at_its_stream_limit_leaves_room_for_the_others(
+    keyed: tuple[Fleet, str, str],
+) -> None:
+    """A tenant at NARRATE_MAX_EVENT_STREAMS_PER_TENANT gets 503 naming the limit; another
+    tenant's stream opens; a stream that ended gives its room back."""
+    fleet, alpha, beta = keyed
+    ids = {}
+    for name, key in (("alpha", alpha), ("beta", beta)):
+        with fleet.client(key) as c:
+            ids[name] = c.post("/v1/jobs", json=SPEC).json()["id"]
+    fleet.work()
+    with fleet.client(alpha) as a:
+        assert a.get(f"/v1/jobs/{ids['alpha']}/events").status_code == 200
+        assert fleet.app.state.tenant_streams["alpha"] == 0  # ended: its room given back
+        fleet.app.state.tenant_streams["alpha"] = fleet.settings.max_event_streams_per_tenant
+        full = a.get(f"/v1/jobs/{ids['alpha']}/events")
+        assert full.status_code == 503 and full.headers["Retry-After"] == "5"
+        assert "NARRATE_MAX_EVENT_STREAMS_PER_TENANT" in full.text and "alpha" in full.text
+    with fleet.client(beta) as b:
+        assert b.get(f"/v1/jobs/{ids['beta']}/events").status_code == 200

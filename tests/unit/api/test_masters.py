@@ -144,3 +144,28 @@ def test_a_rerender_keeps_each_masters_preset_as_applied_after_the_preset_change
             manifest = c.get(job["links"]["artifacts"]["manifest.json"]).json()
             (ours,) = manifest["masters"]
             assert ours["loudness"]["target_lufs"] == -20 and ours["loudness"]["passed"] is True
+
+
+def test_the_stage_follows_a_multi_master_job_through_its_encode_and_mux(
+    fleet: Fleet, clip: bytes
+) -> None:
+    """The stages a client sees (its events' ``stage``) go loudness, encode NN%, mux: the
+    stage said ``loudness`` from the end of the loudness passes through every encode."""
+    from tests.unit.api.test_events import parse_sse
+
+    options = {"engine": "espeak", "masters": MASTERS}
+    files = {
+        "script": ("job.json", json.dumps(SPEC).encode(), "application/json"),
+        "video": ("clip.mp4", clip, "video/mp4"),
+        "options": (None, json.dumps(options)),
+    }
+    with fleet.client() as c:
+        job_id = c.post("/v1/jobs", files=files).json()["id"]
+        fleet.work()
+        events = parse_sse(c.get(f"/v1/jobs/{job_id}/events").text)
+    stages = [e[2]["stage"] for e in events if e[1] == "update" and e[2].get("stage")]
+    after = stages[stages.index("loudness") + 1 :]
+    assert any(s.startswith("encode ") for s in after), stages
+    assert "mux" in after and after.index("mux") > max(
+        i for i, s in enumerate(after) if s.startswith("encode ")
+    ), stages

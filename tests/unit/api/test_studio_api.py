@@ -119,3 +119,23 @@ def test_the_waveform_is_the_narrations_peaks_per_10_ms_computed_once(tmp_path: 
         assert len(cached) == 1  # computed once, kept in the shared cache
         assert c.get(f"/v1/jobs/{job_id}/waveform").content == r.content
         assert fleet.client("nobody").get(f"/v1/jobs/{job_id}/waveform").status_code in (401, 404)
+
+
+def test_an_audition_never_tells_one_tenant_what_another_had_spoken(tmp_path: Path) -> None:
+    """A sample of a tenant's own text is cached for that tenant: another asking for the
+    same phrase gets it synthesised afresh (``X-Narrate-Cached: 0``, an engine call),
+    never a hit that says the first tenant spoke it; the first tenant's own repeat hits."""
+    from service.keys import KeyStore
+
+    fleet = make_fleet(tmp_path, require_keys=True)
+    keys = KeyStore(fleet.settings.keys_file)
+    alpha, beta = keys.create("alpha"), keys.create("beta")
+    params = {"text": "the merger closes on friday"}
+    path = "/v1/voices/cmn-latn-pinyin/sample"
+    with fleet.client(alpha) as a, fleet.client(beta) as b:
+        assert a.get(path, params=params).headers["x-narrate-cached"] == "0"
+        assert b.get(path, params=params).headers["x-narrate-cached"] == "0"
+        assert a.get(path, params=params).headers["x-narrate-cached"] == "1"
+        # the shared sample line is no one's secret: it stays one cache entry for all
+        a.get(path)
+        assert b.get(path).headers["x-narrate-cached"] == "1"

@@ -152,3 +152,38 @@ def test_a_rerender_keeps_the_takes_of_segments_whose_text_is_unchanged(fleet: F
     _, manifest = finished(fleet, child.json()["id"])
     assert [s["voice"] for s in manifest["segments"]] == ["take-1", "en-us"]
     assert manifest["segments"][0]["end"] == 8.0
+
+
+def _tone(seconds: float = 20.0, rate: int = 22050) -> bytes:
+    """A steady 440 Hz tone: no speech, no pause, nothing the alignment can hold on to."""
+    import io
+    import wave
+
+    import numpy as np
+
+    t = np.arange(int(rate * seconds)) / rate
+    pcm = (0.3 * 32767 * np.sin(2 * np.pi * 440 * t)).astype("<i2").tobytes()
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm)
+    return out.getvalue()
+
+
+def test_a_take_of_a_steady_tone_is_a_mismatch_not_a_crash(fleet: Fleet) -> None:
+    """20 s of one tone for a short line in a 30 s slot: no path through it at all (even
+    the coarse warp finds none), which the alignment read at the wrong length
+    (IndexError): now an infinite cost, so the take is said not to match its text."""
+    script = SCRIPT.replace("[Segment 1 · 7 s Hook]", "[Segment 1 · 30 s Hook]")
+    parts: dict[str, Any] = {
+        "script": ("script.md", script.encode(), "text/markdown"),
+        "take-1": ("take-1.wav", _tone(), "audio/wav"),
+    }
+    with fleet.client() as c:
+        r = c.post("/v1/jobs", files=parts, data={"options": json.dumps({"engine": "espeak"})})
+    assert r.status_code == 202, r.text
+    job, _ = finished(fleet, r.json()["id"])
+    warned = [w for w in job["warnings"] if w["code"] == "take.mismatch"]
+    assert [w["segment"] for w in warned] == [1], job["warnings"]

@@ -113,3 +113,18 @@ def test_a_take_is_trimmed_to_its_speech_above_a_room_noise_floor() -> None:
     take = np.concatenate([room(0.8), speech + room(len(speech) / SR), room(1.0)])
     kept = trimmed(take)
     assert abs(len(kept) - len(speech)) <= 0.05 * SR  # within 50 ms of the speech alone
+
+
+def test_a_take_with_no_path_at_all_is_an_infinite_cost_of_the_references_length() -> None:
+    """A long steady tone against a short reading: even the coarse warp finds no path; the
+    alignment is then "no path" at full resolution (it was the coarse one, a quarter as
+    long, and reading it per reference frame raised IndexError)."""
+    ref = espeak_phrase(
+        "most reinforcement learning for code agents rewards one thing", "en-us", 160, 50
+    )
+    t = np.arange(RATE * 20) / RATE
+    tone = (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    found = align(ref, RATE, tone, RATE)
+    assert found.cost == float("inf") and found.round_trip_ms == float("inf")
+    assert len(found.path) == len(found.ref_kept) == len(found.trip)
+    assert 0 <= found.to_take_ms(500.0) <= 20_000

@@ -105,6 +105,18 @@ def test_title_and_shot_fields_refuse_control_and_bidi(data: dict[str, object]) 
                                            "shot 1 elements", "shot 1 motion")  # fmt: skip
 
 
+@pytest.mark.parametrize("brk", ["\n", "\r", "\x85", "\u2028", "\u2029", "\x9b"])
+def test_a_title_is_one_line_refused_with_a_break_or_c1_control_naming_the_field(
+    brk: str,
+) -> None:
+    """A title goes raw into the EDL's ``TITLE:`` line (and other one-line headers): a
+    line break or a C1 control in it is refused at the door, naming the field."""
+    with pytest.raises(ScriptError) as exc:
+        spec_from_data({"segments": [{"text": "正文", "seconds": 3}], "title": f"a{brk}b"})
+    assert str(exc.value).startswith("title:"), str(exc.value)
+    assert "one line" in str(exc.value) or "control character" in str(exc.value)
+
+
 # Timing look-alikes in a qualifier: the issue's own (index, timing line, text), with the
 # arrows srt and ffmpeg read (and look-alikes), full-width and spaced timestamps, a bare
 # number last (pysubs2 drops it as the next cue's index), every kind of line break.

@@ -112,3 +112,30 @@ def test_a_lease_no_longer_than_a_try_is_refused_at_startup() -> None:
     with pytest.raises(ValidationError, match="NARRATE_WEBHOOK_LEASE"):
         Settings(webhook_lease=10, webhook_timeout=10)
     assert Settings(webhook_lease=4, webhook_timeout=3).webhook_lease == 4
+
+
+@pytest.mark.parametrize(
+    ("address", "inside"),
+    [
+        ("::127.0.0.1", "127.0.0.1"),  # IPv4-compatible
+        ("::a00:1", "10.0.0.1"),
+        ("64:ff9b::7f00:1", "127.0.0.1"),  # NAT64, the well-known prefix
+        ("64:ff9b::a9fe:a9fe", "169.254.169.254"),  # the metadata address through NAT64
+        ("2002:7f00:1::", "127.0.0.1"),  # 6to4
+        ("2002:c0a8:101::1", "192.168.1.1"),
+        ("64:ff9b:1::a00:1", "64:ff9b:1::a00:1"),  # a local NAT64 prefix: never public
+    ],
+)
+def test_an_ipv6_address_carrying_a_private_ipv4_one_is_refused(address: str, inside: str) -> None:
+    why = wh.refused([address])
+    assert why is not None and inside in why and "not a public address" in why
+
+
+def test_an_ipv6_address_carrying_a_public_ipv4_one_is_allowed() -> None:
+    assert wh.refused(["64:ff9b::808:808", "2002:808:808::1", "2606:4700::1111"]) is None
+
+
+def test_a_url_with_two_ports_is_refused_naming_its_port() -> None:
+    with pytest.raises(InputError, match="no valid port") as exc:
+        wh.check_url("http://127.0.0.1:1:80/")
+    assert exc.value.loc == ("url",)

@@ -128,3 +128,29 @@ def test_the_checked_in_dtds_refuse_what_an_editor_would(tmp_path: Path) -> None
     for name, text in bad.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         assert not etree.DTD(str(DTDS[name])).validate(etree.parse(str(tmp_path / name))), name
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r\n", "\x85", "\u2028", "\u2029", "\x1b"])
+def test_a_title_carrying_a_line_break_writes_one_title_line_and_no_forged_event(
+    tmp_path: Path, brk: str
+) -> None:
+    """The EDL writer sanitises what the door already refuses (a title from an older job,
+    or any caller of the writer): OTIO writes ``TITLE:`` raw, so a break in it made an
+    extra line, a forged ``FROM CLIP NAME`` or an EDL OTIO could no longer read."""
+    forged = f"t{brk}099  AX       V     C        00:00:00:00 00:00:01:00{brk}* FROM CLIP NAME: x"
+    slots = [(0, 1999), (2600, 4321)]
+
+    def edit_at(rate: float) -> Edit:
+        return plan_edit(forged, rate, slots, [], 4321)
+
+    write_exports(edit_at, None, ["edl"], tmp_path)
+    text = (tmp_path / "timeline.edl").read_text()
+    assert text.count("TITLE:") == 1 and "\x85" not in text and "\u2028" not in text
+    assert [line for line in text.splitlines() if line.startswith("TITLE:")] == [
+        text.splitlines()[0]
+    ]
+    lines = text.splitlines()
+    assert not [line for line in lines if line.startswith(("099", "* FROM CLIP NAME: x"))]
+    assert clips(read_back(tmp_path / "timeline.edl", 30), "segments/") == [
+        ("segments/01.wav", 0, 60), ("segments/02.wav", 78, 52),
+    ]  # fmt: skip
