@@ -142,6 +142,12 @@ class Stack:
 
         return redis.Redis.from_url(self.env["NARRATE_REDIS_URL"], decode_responses=True)
 
+    def keystore(self) -> KeyStore:
+        """The tenants' keys in the stack's Redis, as `narrate keys` writes them."""
+        from service.adapters.tenant_keys import RedisTenantKeys
+
+        return KeyStore(RedisTenantKeys(self.redis()))
+
     @contextlib.contextmanager
     def writes_paused(self) -> Iterator[None]:
         """Redis takes no writes (CLIENT PAUSE WRITE, as in a failover) until the block ends:
@@ -206,10 +212,10 @@ def start_stack(
     env.update({f"NARRATE_{k.upper()}": str(v) for k, v in settings.items()})
     env.update(extra)
     stack = Stack(tmp, env, port, worker_app=worker_app, api_app=api_app)
-    keys = KeyStore(tmp / "keys.json")
-    stack.keys = {t: keys.create(t) for t in ("alpha", "beta")}
     try:
         stack.start_redis()
+        keys = stack.keystore()
+        stack.keys = {t: keys.create(t) for t in ("alpha", "beta")}
         for i in range(workers):
             stack.start_worker(f"worker{i + 1}")
         stack.start_api()

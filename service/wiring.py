@@ -20,7 +20,7 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import QUEUE, PresetStore, Quotas, Storage, TtsEngine
+from service.ports import QUEUE, PresetStore, Quotas, Storage, TenantKeys, TtsEngine
 from service.voicepacks import kokoro, zh_baker
 
 if TYPE_CHECKING:
@@ -167,10 +167,16 @@ def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
     return Presets(load_presets(settings), store)
 
 
-def keys(settings: Settings) -> KeyStore:
+def keys(settings: Settings, port: TenantKeys | None = None) -> KeyStore:
+    """The tenants' keys, quotas and weights in the shared store (the job store's Redis
+    unless ``port``), with an earlier version's ``keys.json`` imported once."""
     from service.keys import KeyStore
 
-    return KeyStore(settings.keys_file)
+    if port is None:
+        from service.adapters.tenant_keys import RedisTenantKeys
+
+        port = RedisTenantKeys(job_store(settings).r)
+    return KeyStore(port, settings.keys_file)
 
 
 def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
@@ -183,11 +189,11 @@ def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> W
     return Webhooks(settings, RedisWebhooks(client), sender, files or storage(settings))
 
 
-def quota_gate(settings: Settings, port: Quotas) -> QuotaGate:
-    """The tenants' quotas: the settings, or what the tenant's key sets."""
+def quota_gate(settings: Settings, port: Quotas, tenants: KeyStore | None = None) -> QuotaGate:
+    """The tenants' quotas: the settings, or what the tenant's key sets (in ``tenants``)."""
     from service.jobs.quotas import QuotaGate
 
-    return QuotaGate(settings, port, keys(settings).limits)
+    return QuotaGate(settings, port, (tenants or keys(settings)).limits)
 
 
 def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any]:
@@ -210,10 +216,11 @@ def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) ->
     own Celery ``app``; `narrate dispatch`)."""
     from service.adapters.lanes import RedisLanes, RedisLease
     from service.adapters.quotas import RedisQuotas
+    from service.adapters.tenant_keys import RedisTenantKeys
     from service.jobs.dispatch import Dispatcher, DispatchLoop
 
     store = job_store(settings)
-    gate = quota_gate(settings, RedisQuotas(store.r))
+    gate = quota_gate(settings, RedisQuotas(store.r), keys(settings, RedisTenantKeys(store.r)))
     found = RedisLanes(store.r, QUEUE)
     tasks = queue(settings, app)
     dispatcher = Dispatcher(settings, found, tasks, store, gate.limits, gate.running)
@@ -225,9 +232,11 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
     from service.adapters.metrics import Metrics
     from service.adapters.presets import RedisPresets
     from service.adapters.quotas import RedisQuotas
+    from service.adapters.tenant_keys import RedisTenantKeys
     from service.jobs import JobService
 
     store, files = job_store(settings), storage(settings)
+    tenants = keys(settings, RedisTenantKeys(store.r))
     return JobService(
         settings,
         store,
@@ -236,8 +245,9 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         jobs_queue or queue(settings),
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
-        quotas=quota_gate(settings, RedisQuotas(store.r)),
+        quotas=quota_gate(settings, RedisQuotas(store.r), tenants),
         **shared(settings, store, files),
+        keys=tenants,
     )
 
 
@@ -278,6 +288,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue
     from service.adapters.memory_quotas import MemoryQuotas
+    from service.adapters.memory_tenant_keys import MemoryTenantKeys
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
@@ -293,17 +304,16 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
     parts = (settings, store, files, pipeline(settings), jobs_queue)
     metrics = MemoryMetrics(store, jobs_queue)
-    service_presets, gate = (
-        presets(settings, MemoryPresets()),
-        quota_gate(settings, MemoryQuotas(store)),
-    )
+    tenants = keys(settings, MemoryTenantKeys())
+    service_presets = presets(settings, MemoryPresets())
+    gate = quota_gate(settings, MemoryQuotas(store), tenants)
     if fair is not None:  # the fleet's drain dispatches from the lanes when the queue is empty
         jobs_queue.refill = Dispatcher(
             settings, fair, jobs_queue, store, gate.limits, gate.running
         ).tick
     found = BatchProgress(store, MemoryBatches(), MemoryBatchEvents(), hooks)
     return (
-        JobService(*parts, metrics, service_presets, hooks, gate, fair, found),
+        JobService(*parts, metrics, service_presets, hooks, gate, fair, found, tenants),
         WorkerSteps(*parts, metrics, hooks, fair, found),
         jobs_queue,
     )

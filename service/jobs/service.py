@@ -21,6 +21,7 @@ from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
 from service.jobs.webhooks import Webhooks
+from service.keys import KeyStore
 from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,
@@ -65,11 +66,13 @@ class JobService(JobParts):
         quotas: QuotaGate | None = None,
         lanes: Lanes | None = None,
         progress: BatchProgress | None = None,
+        keys: KeyStore | None = None,
     ) -> None:
         parts = (settings, store, storage, pipeline, queue, metrics)
         super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
+        self.keys = keys  # the tenants' keys the API signs callers in with
 
     def new_id(self) -> str:
         return uuid.uuid4().hex

@@ -21,6 +21,7 @@ from service.ports.jobs import (
 )
 from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
+from service.ports.tenants import KeyRecord, TenantKeys
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
 
@@ -46,6 +47,7 @@ __all__ = [
     "JobEvent",
     "JobStore",
     "JobSweep",
+    "KeyRecord",
     "Media",
     "Metrics",
     "MuxRequest",
@@ -56,6 +58,7 @@ __all__ = [
     "Speech",
     "Storage",
     "Stored",
+    "TenantKeys",
     "TtsEngine",
     "TtsRequest",
     "VideoInfo",
