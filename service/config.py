@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     allowed_hosts: str = ""
     # Bearer token /metrics asks for; None: it answers clients on this machine only.
     metrics_token: str | None = None
+    # Task slots per worker (its --concurrency) that /metrics' narrate_desired_workers divides
+    # the backlog by: ceil((waiting + running) / this), for an autoscaler (KEDA).
+    autoscale_concurrency: int = Field(default=1, ge=1, le=64)
     # GET /v1/jobs/{id}/events (Server-Sent Events): a ": heartbeat" comment after this many
     # quiet seconds, the job's stream read every events_poll s, and at most max_event_streams
     # open at once per API process (more are answered 503 with Retry-After).

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from service.config import Settings
+from service.domain.backlog import Backlog
 from service.domain.errors import QueueUnavailable, StoreUnavailable
 from service.domain.job import Job, JobFilter
 from service.domain.notices import Notice
@@ -50,6 +51,7 @@ class Figures:
     tenant_jobs: dict[tuple[str, str], int]  # (tenant, queued|running) -> jobs
     tenant_depths: dict[str, int]  # tasks waiting in each tenant's lane (fair share)
     tenant_waits: dict[str, dict[str, float]]  # submit to first segment start, per tenant
+    backlog: dict[str, Backlog]  # per queue: tasks waiting (lanes + queue) and running
 
 
 class JobService(JobParts):
@@ -253,12 +255,19 @@ class JobService(JobParts):
             return
 
     def figures(self) -> Figures:
+        depth = self.metrics.queue_depth(self.queue.name)
+        lanes = self.lanes.depths() if self.lanes is not None else {}
+        running = self.metrics.in_flight()
+        backlog = {self.queue.name: Backlog(depth + sum(lanes.values()), 0)}
+        for queue, n in running.items():  # every queue a worker holds tasks of
+            backlog[queue] = Backlog(backlog.get(queue, Backlog(0, 0)).waiting, n)
         return Figures(
             self.metrics.count_by_state(),
-            self.metrics.queue_depth(self.queue.name),
+            depth,
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
             self.metrics.tenant_jobs(),
-            self.lanes.depths() if self.lanes is not None else {},
+            lanes,
             self.metrics.tenant_waits(),
+            backlog,
         )

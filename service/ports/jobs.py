@@ -185,6 +185,11 @@ class Metrics(Protocol):
 
     def queue_depth(self, queue: str) -> int: ...
 
+    def in_flight(self) -> dict[str, int]:
+        """Per queue, the tasks delivered to a worker and not yet acked (running: with
+        acks_late and no prefetch, each one a worker is working on)."""
+        ...
+
     def tenant_jobs(self) -> dict[tuple[str, str], int]:
         """Queued and running jobs by (tenant, state), as the quotas count them."""
         ...
