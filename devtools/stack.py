@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from service.keys import KeyStore
-from service.stack import redis_argv, wait_for_redis, worker_argv
+from service.stack import WORKER_ENV, redis_argv, wait_for_redis, worker_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,7 +95,7 @@ class Stack:
         log = (self.data_dir / f"{name}.log").open("wb")
         self.procs[name] = subprocess.Popen(
             worker_argv(name, app=self.worker_app),
-            env={**self.env, **(env or {})},
+            env={**self.env, **WORKER_ENV, **(env or {})},
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -134,9 +134,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from service.stack import worker_argv
+    from service.stack import WORKER_ENV, worker_argv
 
     argv = worker_argv(args.name, args.concurrency)
+    os.environ.update(WORKER_ENV)
     os.execv(argv[0], argv)
 
 

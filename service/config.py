@@ -170,6 +170,10 @@ class Settings(BaseSettings):
     job_timeout: float = 3600.0  # seconds from a job's first step to its end, at most
     visibility_timeout_override: float | None = None  # tests shorten it
     restore_interval: float = 10.0  # seconds between kombu's sweeps for tasks held too long
+    # A worker told to stop (SIGTERM: REMAP_SIGTERM=SIGQUIT, service/stack.py) waits this long
+    # for its running step, then hands it back to the queue (Celery's soft shutdown). Celery
+    # sleeps the whole time whatever the step does, so keep it short; 0: at once.
+    worker_soft_shutdown_timeout: float = Field(default=10.0, ge=0, le=300)
     # Each worker's main process writes a heartbeat to Redis this often (seconds). A worker
     # whose last beat is older than worker_dead_after is dead: /readyz stops counting it, and
     # the live workers (and the reconciler) hand the tasks it held back to the queue at once,

@@ -47,6 +47,14 @@ def wait_for_redis(url: str, timeout: float = 15.0) -> None:
             time.sleep(0.1)
 
 
+# What a worker process runs with: SIGTERM (a `kill`, `docker stop`, a pod's stop) is Celery's
+# cold shutdown, its soft shutdown first (worker_soft_shutdown_timeout), then the running task
+# cancelled and its message handed back to the queue as the worker leaves, where the warm
+# shutdown would wait for the task to end (a step held up, a pod's SIGKILL first). billiard
+# reads it as it is imported: it must be in the process's environment.
+WORKER_ENV = {"REMAP_SIGTERM": "SIGQUIT"}
+
+
 def worker_argv(name: str, concurrency: int = 1, app: str = "workers.celery_app") -> list[str]:
     return [
         sys.executable, "-m", "celery", "-A", app, "worker",
@@ -78,7 +86,7 @@ class Stack:
         self.settings = settings
         self.procs: list[subprocess.Popen[bytes]] = []
         self.argv: dict[int, list[str]] = {}  # index in procs -> argv, for restarts
-        self.env = dict(os.environ)
+        self.env = dict(os.environ) | WORKER_ENV
         self.restarts = 0
         self._stopping = threading.Event()
         self._lock = threading.Lock()
