@@ -77,22 +77,39 @@ class FleetStore:
             tags = json.loads(pipe.hget(HELD, worker) or "[]")
             held = [(tag, pipe.hget(UNACKED, tag)) for tag in tags]
             pipe.multi()
-            n = 0
-            for tag, raw in held:
-                if raw is None:
-                    continue  # acked, or rejected back to the queue, meanwhile
-                message = json.loads(raw)[0]
-                message["headers"]["redelivered"] = True
-                message["properties"].setdefault("delivery_info", {})["redelivered"] = True
-                pipe.hdel(UNACKED, tag)
-                pipe.zrem(UNACKED_INDEX, tag)
-                pipe.rpush(queue, json.dumps(message))
-                n += 1
             pipe.hdel(WORKERS, worker)
             pipe.hdel(HELD, worker)
-            return n
+            return _push_back(pipe, queue, held)
 
         return int(self.r.transaction(restore, WORKERS, HELD, UNACKED, value_from_callable=True))
+
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        """Put back at the head of ``queue`` every message kombu holds as delivered for over
+        ``older_than`` s (its ``unacked_index``: the delivering worker's clock) that no
+        worker's held list names, live or dead (a dead one's go back by ``hand_back``). A
+        worker reports a message as it receives it, so a held one is named long before it is
+        that old; a step cancelled at a connection loss, whose restore ran while Redis was
+        away, is named by nobody and would wait for visibility_timeout. One transaction:
+        a beat or an ack meanwhile starts it again."""
+        seconds, micros = self.r.time()
+        if not self.r.zrangebyscore(
+            UNACKED_INDEX, "-inf", seconds + micros / 1e6 - older_than, 0, 1
+        ):
+            return 0  # the usual case: nothing delivered that long ago, no transaction
+
+        def restore(pipe: Any) -> int:
+            seconds, micros = pipe.time()
+            old = pipe.zrangebyscore(UNACKED_INDEX, "-inf", seconds + micros / 1e6 - older_than)
+            claimed = {tag for raw in pipe.hvals(HELD) for tag in json.loads(raw)}
+            held = [(tag, pipe.hget(UNACKED, tag)) for tag in old if tag not in claimed]
+            if not held:
+                return 0
+            pipe.multi()
+            return _push_back(pipe, queue, held)
+
+        return int(
+            self.r.transaction(restore, HELD, UNACKED, UNACKED_INDEX, value_from_callable=True)
+        )
 
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered and unacked, in
@@ -102,3 +119,20 @@ class FleetStore:
         pipe.hvals(UNACKED)
         waiting, held = pipe.execute()
         return [json.loads(m) for m in waiting] + [json.loads(h)[0] for h in held]
+
+
+def _push_back(pipe: Any, queue: str, held: list[tuple[str, str | None]]) -> int:
+    """Queue each held message again (marked redelivered, as kombu's restore marks it) and
+    drop it from kombu's unacked hash and index, in ``pipe``'s transaction; how many."""
+    n = 0
+    for tag, raw in held:
+        if raw is None:
+            continue  # acked, or rejected back to the queue, meanwhile
+        message = json.loads(raw)[0]
+        message["headers"]["redelivered"] = True
+        message["properties"].setdefault("delivery_info", {})["redelivered"] = True
+        pipe.hdel(UNACKED, tag)
+        pipe.zrem(UNACKED_INDEX, tag)
+        pipe.rpush(queue, json.dumps(message))
+        n += 1
+    return n

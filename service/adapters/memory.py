@@ -225,6 +225,9 @@ class MemoryJobStore(MemoryEventLog):
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         return 0
 
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        return 0  # the memory queue hands out nothing it could lose
+
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         if self.queue is None or queue != self.queue.name:
             return []

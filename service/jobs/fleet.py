@@ -33,7 +33,7 @@ def _hand_back(store: JobStore, worker: str, queue: str, dead_after: float | Non
 
 class FleetWatch:
     """One worker's side: its heartbeat (with the delivery tags it holds), and, on every
-    beat, the hand-back of what dead peers held.
+    beat, the hand-back of what dead peers held and of what nobody holds.
 
     A peer counts as dead only once this worker has itself beaten without a gap for
     ``dead_after``: after Redis was away (or this process was frozen), every peer's last
@@ -72,7 +72,17 @@ class FleetWatch:
         self._last = now
         if now - self._since < self.dead_after:
             return 0
-        return hand_back_dead(self.store, self.queue, self.dead_after)
+        return hand_back_dead(self.store, self.queue, self.dead_after) + self._orphans()
+
+    def _orphans(self) -> int:
+        """Messages delivered over ``dead_after`` ago that no worker holds: a step cancelled
+        when its worker lost Redis (a restart, a failover), its restore run while Redis was
+        away. Only judged with this worker's own beats unbroken, like the dead: after an
+        outage every worker beats its held list again before anything is called an orphan."""
+        n = self.store.hand_back_orphans(self.queue, self.dead_after)
+        if n:
+            log.warning("%d task(s) no worker holds (lost at a connection loss) are back", n)
+        return n
 
     def stop(self) -> None:
         self.store.leave(self.instance)

@@ -149,6 +149,12 @@ class JobStore(Protocol):
         """Put what a dead ``worker`` held back on ``queue``, once; how many went back."""
         ...
 
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        """Put back on ``queue`` every message delivered over ``older_than`` s ago that no
+        worker's heartbeat holds (a step cancelled at a connection loss, whose restore ran
+        while the broker was away); how many went back."""
+        ...
+
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered."""
         ...
