@@ -138,9 +138,9 @@ class Stack:
         proc.wait()
 
     def redis(self) -> Any:
-        import redis
+        from service.adapters import redis_url
 
-        return redis.Redis.from_url(self.env["NARRATE_REDIS_URL"], decode_responses=True)
+        return redis_url.client(self.env["NARRATE_REDIS_URL"], 15.0, 5.0)
 
     def keystore(self) -> KeyStore:
         """The tenants' keys in the stack's Redis, as `narrate keys` writes them."""

@@ -20,7 +20,9 @@ class Settings(BaseSettings):
 
     # Where artifacts, uploads, keys and the embedded Redis's AOF live.
     data_dir: Path = ROOT / "var"
-    # None: `narrate serve` starts a local Redis with AOF under data_dir.
+    # None: `narrate serve` starts a local Redis with AOF under data_dir. redis://, rediss://,
+    # or a Sentinel-managed primary: sentinel://[:password@]host:port[,host:port...]/<master>[/db]
+    # (store, broker, lanes and events all follow a failover; service/adapters/redis_url.py).
     redis_url: str | None = None
     # The shipped catalog; styles.json and lexicon/ are read from the same folder.
     voices_file: Path = VOICES_DIR / "catalog.json"

@@ -35,7 +35,9 @@ def redis_argv(port: int, directory: Path) -> list[str]:
 
 
 def wait_for_redis(url: str, timeout: float = 15.0) -> None:
-    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    from service.adapters import redis_url
+
+    client = redis_url.client(url, 5.0, 1.0)
     deadline = time.monotonic() + timeout
     while True:
         try:

@@ -46,16 +46,11 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
     """edge-tts's connection cap and breaker: fleet-wide in Redis when a Redis is configured
     (the service), in-process otherwise (the one-process CLI)."""
     if settings.redis_url if use_redis is None else use_redis:
-        import redis
-
+        from service.adapters import redis_url
         from service.adapters.tts.guard import RedisGuard
 
-        client = redis.Redis.from_url(
-            settings.broker_url,
-            decode_responses=True,
-            socket_timeout=settings.redis_timeout,
-            socket_connect_timeout=settings.redis_timeout,
-        )
+        timeout = settings.redis_timeout
+        client = redis_url.client(settings.broker_url, timeout, timeout)
         return RedisGuard(
             client,
             "edge",

@@ -10,12 +10,14 @@ from typing import Any
 
 from celery import Celery
 
+from service.adapters import redis_url
 from service.config import Settings
 from service.ports import FINALIZE_TASK, QUEUE, SEGMENT_TASK
 
 
 def make_celery(settings: Settings) -> Celery:
-    app = Celery("narrate", broker=settings.broker_url)
+    url, sentinel = redis_url.broker(settings.broker_url)
+    app = Celery("narrate", broker=url)
     # Redelivery of an unacked task waits for visibility_timeout: keep it at least twice the
     # hard limit, or a slow task would be handed to a second worker while still running.
     transport = {
@@ -24,6 +26,7 @@ def make_celery(settings: Settings) -> Celery:
         # throttle seconds (10 x 10 by default); scan on every tick instead.
         "unacked_restore_interval": int(settings.restore_interval),
         "unacked_restore_throttle": 1,
+        **sentinel,  # master_name (and the Sentinels' password) for a sentinel:// URL
     }
     app.conf.update(
         task_default_queue=QUEUE,
