@@ -4,6 +4,7 @@ worker held (a mixin of the job store: same client, same timeouts).
 Keys:
   narrate:workers        hash: worker instance ("<hostname> <pid>") -> last beat (Redis clock)
   narrate:workers:held   hash: worker instance -> JSON list of the delivery tags it holds
+  narrate:workers:storage  hash: worker instance -> its storage's identity (Storage.identity)
   narrate:dispatcher, narrate:dispatcher:held   the dispatcher's lease (read: lanes.py)
 
 kombu's Redis transport keeps each delivered, unacked message in the ``unacked`` hash (tag
@@ -24,6 +25,7 @@ from service.adapters.redis_errors import store_errors
 from service.ports import Fleet
 
 WORKERS, HELD = "narrate:workers", "narrate:workers:held"  # the job store's prefix
+STORAGE = "narrate:workers:storage"  # worker instance -> where it publishes artifacts
 UNACKED, UNACKED_INDEX = "unacked", "unacked_index"  # kombu's Channel defaults
 
 
@@ -43,7 +45,11 @@ class FleetStore:
         pipe = self.r.pipeline(transaction=True)
         pipe.hdel(WORKERS, worker)
         pipe.hdel(HELD, worker)
+        pipe.hdel(STORAGE, worker)
         pipe.execute()
+
+    def announce(self, worker: str, storage: str) -> None:
+        self.r.hset(STORAGE, worker, storage)
 
     def fleet(self, dead_after: float) -> Fleet:
         """Every worker instance by its last beat, and the dispatcher lease's holder and
@@ -54,11 +60,13 @@ class FleetStore:
         pipe.hgetall(WORKERS)
         pipe.get(LEASE)
         pipe.get(LEASE + LEASE_HELD)
-        (seconds, micros), beats, holder, held = pipe.execute()
+        pipe.hgetall(STORAGE)
+        (seconds, micros), beats, holder, held, storages = pipe.execute()
         now = seconds + micros / 1e6
         live = sorted(w for w, beat in beats.items() if now - float(beat) <= dead_after)
         seen = None if held is None else max(0.0, now - float(held))
-        return Fleet(live, sorted(set(beats) - set(live)), holder, seen)
+        said = {w: storages[w] for w in live if w in storages}
+        return Fleet(live, sorted(set(beats) - set(live)), holder, seen, said)
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         """Put every message ``worker`` held back at the head of ``queue`` and forget the
@@ -79,6 +87,7 @@ class FleetStore:
             pipe.multi()
             pipe.hdel(WORKERS, worker)
             pipe.hdel(HELD, worker)
+            pipe.hdel(STORAGE, worker)
             return _push_back(pipe, queue, held)
 
         return int(self.r.transaction(restore, WORKERS, HELD, UNACKED, value_from_callable=True))

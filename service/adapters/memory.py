@@ -219,6 +219,9 @@ class MemoryJobStore(MemoryEventLog):
     def leave(self, worker: str) -> None:
         pass
 
+    def announce(self, worker: str, storage: str) -> None:
+        pass  # one process: the API's storage is the worker's
+
     def fleet(self, dead_after: float) -> Fleet:
         return Fleet(["memory"], [], "memory", 0.0)  # the fleet's drain dispatches
 

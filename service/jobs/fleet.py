@@ -46,8 +46,10 @@ class FleetWatch:
         hostname: str,
         dead_after: float,
         clock: Callable[[], float] = time.monotonic,
+        storage: str | None = None,
     ) -> None:
         self.store = store
+        self.storage = storage  # where this worker publishes (Storage.identity), said at start
         self.queue = queue
         self.hostname = hostname
         self.instance = f"{hostname} {os.getpid()}"
@@ -58,6 +60,8 @@ class FleetWatch:
     def start(self) -> None:
         """An earlier run of this worker (same name, so not running any more: it was killed
         and restarted) held tasks that nobody will finish: hand them back now."""
+        if self.storage is not None:
+            self.store.announce(self.instance, self.storage)
         fleet = self.store.fleet(self.dead_after)
         for worker in fleet.live + fleet.dead:
             if worker.rsplit(" ", 1)[0] == self.hostname and worker != self.instance:

@@ -75,6 +75,7 @@ class JobService(JobParts):
         self.presets = presets
         self.quotas = quotas
         self.keys = keys  # the tenants' keys the API signs callers in with
+        self._elsewhere: list[str] = []  # workers last seen on another storage (/readyz)
 
     def new_id(self) -> str:
         return uuid.uuid4().hex
@@ -237,8 +238,26 @@ class JobService(JobParts):
             dispatching = fleet.dispatcher is not None or (
                 seen is not None and seen <= s.dispatch_dead_after
             )
-        checks["ready"] = bool(fleet.live) and dispatching
+        checks["storage"] = self._same_storage(fleet.storages or {})
+        checks["ready"] = bool(fleet.live) and dispatching and bool(checks["storage"])
         return checks
+
+    def _same_storage(self, storages: dict[str, str]) -> bool:
+        """Every live worker publishes where this API serves from. Workers on local storage
+        in another data dir (another machine) make artifacts this API answers 404 for: a
+        fleet on several machines needs NARRATE_STORAGE_URL=s3://… or one shared data dir."""
+        mine = self.storage.identity()
+        elsewhere = sorted(w for w, found in storages.items() if found != mine)
+        if elsewhere and elsewhere != self._elsewhere:
+            log.warning(
+                "worker(s) %s publish artifacts where this API cannot serve them (storage %s, "
+                "not %s): set NARRATE_STORAGE_URL=s3://… on every machine, or share one data dir",
+                ", ".join(elsewhere),
+                storages[elsewhere[0]],
+                mine,
+            )
+        self._elsewhere = elsewhere
+        return not elsewhere
 
     def count_stored_jobs(self, stop: threading.Event, retry: float = 30.0) -> None:
         """Once per store: count the jobs kept from before the per-state counters (a scan);

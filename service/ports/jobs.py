@@ -38,6 +38,7 @@ class Fleet:
     dead: list[str]
     dispatcher: str | None = None  # the lease's holder now (None: nobody holds it)
     dispatcher_seen: float | None = None  # seconds since the lease was last held (None: never)
+    storages: dict[str, str] | None = None  # live worker -> its Storage.identity(), if it said
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,10 @@ class JobStore(Protocol):
         ...
 
     def leave(self, worker: str) -> None: ...
+
+    def announce(self, worker: str, storage: str) -> None:
+        """``worker`` publishes artifacts to the storage of this identity."""
+        ...
 
     def fleet(self, dead_after: float) -> Fleet: ...
 
