@@ -15,6 +15,7 @@ import logging
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,9 +58,22 @@ def read_keys_file(path: Path) -> list[KeyRecord]:
     ]
 
 
+# The dispatcher asks for a ready tenant's weight and max-running on every tick (every 50 ms):
+# its limits are read from the store at most once a second per process. A key's tenant (the
+# sign-in, hence a revoke) is never cached.
+LIMITS_TTL = 1.0
+
+
 class KeyStore:
-    def __init__(self, port: TenantKeys, legacy: Path | None = None) -> None:
+    def __init__(
+        self,
+        port: TenantKeys,
+        legacy: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.port = port
+        self.clock = clock
+        self._limits: dict[str, tuple[float, dict[str, int]]] = {}  # tenant -> (read at, limits)
         self._legacy = legacy  # a keys.json still to import
         with contextlib.suppress(StoreUnavailable):
             self._import()  # as the process starts; a store away: on the first call it answers
@@ -78,6 +92,7 @@ class KeyStore:
                 f"tenant name {tenant!r} must be lowercase letters, digits, '-' or '_' (max 64)"
             )
         self._import()
+        self._limits.pop(tenant, None)
         while True:  # an id taken (one in 2^48 per key) draws another key
             key = "nk_" + secrets.token_urlsafe(32)
             if self.port.add(KeyRecord(digest(key), tenant, time.time(), dict(limits or {}))):
@@ -95,12 +110,18 @@ class KeyStore:
         return record.tenant
 
     def limits(self, tenant: str) -> dict[str, int]:
-        """The quotas ``tenant``'s keys set, the newest key's winning per limit."""
+        """The quotas ``tenant``'s keys set, the newest key's winning per limit; at most
+        LIMITS_TTL old (a change made through this store is seen at once)."""
+        now = self.clock()
+        cached = self._limits.get(tenant)
+        if cached is not None and now - cached[0] < LIMITS_TTL:
+            return dict(cached[1])
         self._import()
         out: dict[str, int] = {}
         for record in sorted(self.port.of_tenant(tenant), key=lambda r: r.created):
             out.update(record.limits)
-        return out
+        self._limits[tenant] = (now, out)
+        return dict(out)
 
     def entries(self) -> list[KeyInfo]:
         self._import()
@@ -116,6 +137,8 @@ class KeyStore:
         if not gone:
             raise InputError(f"no key of a tenant or with an id {which!r} (see narrate keys list)")
         self.port.remove(gone)
+        for record in gone:
+            self._limits.pop(record.tenant, None)
         return [KeyInfo(r.id, r.tenant, 0.0) for r in gone]
 
     def import_file(self, path: Path) -> int:

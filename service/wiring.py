@@ -20,7 +20,7 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import QUEUE, PresetStore, Quotas, Storage, TenantKeys, TtsEngine
+from service.ports import QUEUE, PresetStore, Quotas, Storage, TtsEngine
 from service.voicepacks import kokoro, zh_baker
 
 if TYPE_CHECKING:
@@ -162,16 +162,13 @@ def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
     return Presets(load_presets(settings), store)
 
 
-def keys(settings: Settings, port: TenantKeys | None = None) -> KeyStore:
-    """The tenants' keys, quotas and weights in the shared store (the job store's Redis
-    unless ``port``), with an earlier version's ``keys.json`` imported once."""
+def keys(settings: Settings, client: Any = None) -> KeyStore:
+    """The tenants' keys, quotas and weights in Redis (``client``: the job store's), shared
+    by the fleet; an earlier version's ``keys.json`` is imported once."""
+    from service.adapters.tenant_keys import RedisTenantKeys
     from service.keys import KeyStore
 
-    if port is None:
-        from service.adapters.tenant_keys import RedisTenantKeys
-
-        port = RedisTenantKeys(job_store(settings).r)
-    return KeyStore(port, settings.keys_file)
+    return KeyStore(RedisTenantKeys(client or job_store(settings).r), settings.keys_file)
 
 
 def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
@@ -211,11 +208,10 @@ def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) ->
     own Celery ``app``; `narrate dispatch`)."""
     from service.adapters.lanes import RedisLanes, RedisLease
     from service.adapters.quotas import RedisQuotas
-    from service.adapters.tenant_keys import RedisTenantKeys
     from service.jobs.dispatch import Dispatcher, DispatchLoop
 
     store = job_store(settings)
-    gate = quota_gate(settings, RedisQuotas(store.r), keys(settings, RedisTenantKeys(store.r)))
+    gate = quota_gate(settings, RedisQuotas(store.r), keys(settings, store.r))
     found = RedisLanes(store.r, QUEUE)
     tasks = queue(settings, app)
     dispatcher = Dispatcher(settings, found, tasks, store, gate.limits, gate.running)
@@ -227,11 +223,10 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
     from service.adapters.metrics import Metrics
     from service.adapters.presets import RedisPresets
     from service.adapters.quotas import RedisQuotas
-    from service.adapters.tenant_keys import RedisTenantKeys
     from service.jobs import JobService
 
     store, files = job_store(settings), storage(settings)
-    tenants = keys(settings, RedisTenantKeys(store.r))
+    tenants = keys(settings, store.r)
     return JobService(
         settings,
         store,
@@ -290,6 +285,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.jobs.batch_progress import BatchProgress
     from service.jobs.dispatch import Dispatcher
     from service.jobs.webhooks import Webhooks
+    from service.keys import KeyStore
 
     jobs_queue = MemoryQueue()
     store = MemoryJobStore(jobs_queue)
@@ -299,7 +295,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
     parts = (settings, store, files, pipeline(settings), jobs_queue)
     metrics = MemoryMetrics(store, jobs_queue)
-    tenants = keys(settings, MemoryTenantKeys())
+    tenants = KeyStore(MemoryTenantKeys(), settings.keys_file)
     service_presets = presets(settings, MemoryPresets())
     gate = quota_gate(settings, MemoryQuotas(store), tenants)
     if fair is not None:  # the fleet's drain dispatches from the lanes when the queue is empty

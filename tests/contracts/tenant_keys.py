@@ -98,3 +98,19 @@ def test_a_keys_json_is_imported_once_and_a_revoke_holds(port: TenantKeys, tmp_p
     again = KeyStore(port, path)  # another process (or a restart) on the same store
     assert again.tenant("nk_old") is None and again.tenant("nk_b") == "beta"
     assert [k.tenant for k in again.entries()] == ["beta"]
+
+
+def test_another_processs_change_of_limits_is_seen_within_a_second(port: TenantKeys) -> None:
+    """The dispatcher's reads of a tenant's weight are cached for at most a second; its keys
+    (the sign-in) never: a revoke elsewhere is refused at once."""
+    now = [100.0]
+    dispatcher, cli = KeyStore(port, clock=lambda: now[0]), KeyStore(port)
+    key = cli.create("alpha", {"weight": 2})
+    assert dispatcher.limits("alpha") == {"weight": 2}
+    cli.create("alpha", {"weight": 5})
+    now[0] += 0.5
+    assert dispatcher.limits("alpha") == {"weight": 2}  # within the second
+    now[0] += 0.6
+    assert dispatcher.limits("alpha") == {"weight": 5}
+    cli.revoke(digest(key)[:12])
+    assert dispatcher.tenant(key) is None  # at once
