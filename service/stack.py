@@ -72,7 +72,7 @@ except (OSError, AttributeError):  # not Linux: stop() still ends every process 
     _PRCTL = None
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child, before exec: the kernel sends SIGTERM if `narrate serve` dies, even by
     SIGKILL, so no worker is left running, reparented to PID 1."""
     if _PRCTL is not None:
@@ -95,7 +95,7 @@ class Stack:
 
     def _spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            argv, process_group=0, preexec_fn=_die_with_parent, **kwargs
+            argv, process_group=0, preexec_fn=die_with_parent, **kwargs
         )  # own group: a terminal's Ctrl-C reaches serve only, and serve ends the group
 
     def start_redis(self) -> None:
