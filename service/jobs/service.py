@@ -14,10 +14,12 @@ from service.config import Settings
 from service.domain.backlog import Backlog
 from service.domain.errors import QueueUnavailable, StoreUnavailable
 from service.domain.job import Job, JobFilter
+from service.domain.lexicons import UsedLexicon
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.batch_progress import BatchProgress
+from service.jobs.lexicons import Lexicons
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
@@ -68,12 +70,14 @@ class JobService(JobParts):
         quotas: QuotaGate | None = None,
         lanes: Lanes | None = None,
         progress: BatchProgress | None = None,
+        lexicons: Lexicons | None = None,
         keys: KeyStore | None = None,
     ) -> None:
         parts = (settings, store, storage, pipeline, queue, metrics)
         super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
+        self.lexicons = lexicons or Lexicons(None)
         self.keys = keys  # the tenants' keys the API signs callers in with
         self._elsewhere: list[str] = []  # workers last seen on another storage (/readyz)
 
@@ -142,9 +146,11 @@ class JobService(JobParts):
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
+        kept = self._kept_lexicons(tenant, parent)
+        options, lexicons = self.lexicons.resolve(tenant, options, kept)  # and the versions
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.plan(spec, options, video, takes)
+        plan = self.pipeline.plan(spec, options, video, takes, lexicons)
         if music is not None:
             self.pipeline.check_music(music)
         now = time.time()
@@ -164,6 +170,14 @@ class JobService(JobParts):
             plan=plan.model_dump(mode="json"),
             batch=batch,
         )
+
+    def _kept_lexicons(self, tenant: str, parent: str | None) -> list[UsedLexicon]:
+        """The dictionaries a re-render's parent was planned with: the same versions read the
+        same even after a dictionary is deleted."""
+        job = self.owned(parent, tenant) if parent else None
+        if job is None:
+            return []
+        return [UsedLexicon.model_validate(u) for u in job.plan.get("lexicons") or []]
 
     def store_job(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
         """Store a prepared job with one task per segment, in one atomic step (into the
