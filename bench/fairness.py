@@ -28,7 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.stack import start_stack  # noqa: E402
-from service.keys import KeyStore  # noqa: E402
 
 _n = count()
 
@@ -99,7 +98,7 @@ def busy_minute(tmp: Path, seconds: float) -> tuple[int, int, bool]:
     """Jobs A (weight 3) and B (weight 1) finish within ``seconds`` of both being backlogged;
     and whether both still had jobs waiting at the end (else the ratio means nothing)."""
     stack = start_stack(tmp, workers=2, max_queued_jobs=5000, submissions_per_minute=5000)
-    KeyStore(tmp / "keys.json").create("alpha", {"weight": 3})  # the newest key's limits win
+    stack.keystore().create("alpha", {"weight": 3})  # the newest key's limits win
     try:
         r = stack.redis()
         with stack.client("alpha") as a, stack.client("beta") as b:

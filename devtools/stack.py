@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from service.keys import KeyStore
-from service.stack import redis_argv, wait_for_redis, worker_argv
+from service.stack import WORKER_ENV, redis_argv, wait_for_redis, worker_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,7 +95,7 @@ class Stack:
         log = (self.data_dir / f"{name}.log").open("wb")
         self.procs[name] = subprocess.Popen(
             worker_argv(name, app=self.worker_app),
-            env={**self.env, **(env or {})},
+            env={**self.env, **WORKER_ENV, **(env or {})},
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -138,9 +138,15 @@ class Stack:
         proc.wait()
 
     def redis(self) -> Any:
-        import redis
+        from service.adapters import redis_url
 
-        return redis.Redis.from_url(self.env["NARRATE_REDIS_URL"], decode_responses=True)
+        return redis_url.client(self.env["NARRATE_REDIS_URL"], 15.0, 5.0)
+
+    def keystore(self) -> KeyStore:
+        """The tenants' keys in the stack's Redis, as `narrate keys` writes them."""
+        from service.adapters.tenant_keys import RedisTenantKeys
+
+        return KeyStore(RedisTenantKeys(self.redis()))
 
     @contextlib.contextmanager
     def writes_paused(self) -> Iterator[None]:
@@ -206,10 +212,10 @@ def start_stack(
     env.update({f"NARRATE_{k.upper()}": str(v) for k, v in settings.items()})
     env.update(extra)
     stack = Stack(tmp, env, port, worker_app=worker_app, api_app=api_app)
-    keys = KeyStore(tmp / "keys.json")
-    stack.keys = {t: keys.create(t) for t in ("alpha", "beta")}
     try:
         stack.start_redis()
+        keys = stack.keystore()
+        stack.keys = {t: keys.create(t) for t in ("alpha", "beta")}
         for i in range(workers):
             stack.start_worker(f"worker{i + 1}")
         stack.start_api()

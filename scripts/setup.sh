@@ -6,17 +6,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=0
-for bin in ffmpeg ffprobe espeak-ng rubberband redis-server curl chromium chromedriver npm; do
+for bin in ffmpeg ffprobe espeak-ng rubberband redis-server redis-sentinel curl chromium chromedriver npm; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 # (no grep -q: with pipefail, fc-list would die of SIGPIPE and look like a failure)
 fc-list 2>/dev/null | grep "Noto Sans CJK" >/dev/null || need_apt=1
 if [ "$need_apt" = 1 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  # chromium: the studio's browser tests; npm: kokoro's pack. Debian's npm only where there
+  # redis-sentinel: the failover test (tests/integration/stack/test_sentinel.py); chromium:
+  # the studio's browser tests; npm: kokoro's pack. Debian's npm only where there
   # is none: beside NodeSource's nodejs (which carries its own npm) it cannot be installed.
-  pkgs=(ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server python3-venv fontconfig curl
-    chromium chromium-driver)
+  pkgs=(ffmpeg espeak-ng rubberband-cli fonts-noto-cjk redis-server redis-sentinel python3-venv
+    fontconfig curl chromium chromium-driver)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \

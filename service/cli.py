@@ -142,10 +142,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from service.stack import worker_argv
+    """One Celery worker, supervised: started again if it ends unasked (service/supervisor.py)."""
+    from service import logs
+    from service.stack import WORKER_ENV, worker_argv
+    from service.supervisor import supervise
 
-    argv = worker_argv(args.name, args.concurrency)
-    os.execv(argv[0], argv)
+    logs.configure(get_settings().log_format)
+    return supervise(worker_argv(args.name, args.concurrency), dict(os.environ) | WORKER_ENV)
 
 
 def cmd_reconcile(args: argparse.Namespace) -> int:

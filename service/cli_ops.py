@@ -37,6 +37,20 @@ def _at_least_one(text: str) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
+    """The keys live in the shared store (service/keys.py): every API of the fleet sees a
+    create or a revoke at once."""
+    from service.domain.errors import StoreUnavailable
+
+    try:
+        return _keys(args)
+    except StoreUnavailable as exc:
+        raise StoreUnavailable(
+            f"{exc}; narrate keys works on the shared store: set NARRATE_REDIS_URL to the "
+            "fleet's Redis, or start narrate serve (its own Redis) first"
+        ) from exc
+
+
+def _keys(args: argparse.Namespace) -> int:
     from service import wiring
 
     keys = wiring.keys(get_settings())

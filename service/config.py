@@ -20,7 +20,9 @@ class Settings(BaseSettings):
 
     # Where artifacts, uploads, keys and the embedded Redis's AOF live.
     data_dir: Path = ROOT / "var"
-    # None: `narrate serve` starts a local Redis with AOF under data_dir.
+    # None: `narrate serve` starts a local Redis with AOF under data_dir. redis://, rediss://,
+    # or a Sentinel-managed primary: sentinel://[:password@]host:port[,host:port...]/<master>[/db]
+    # (store, broker, lanes and events all follow a failover; service/adapters/redis_url.py).
     redis_url: str | None = None
     # The shipped catalog; styles.json and lexicon/ are read from the same folder.
     voices_file: Path = VOICES_DIR / "catalog.json"
@@ -94,6 +96,9 @@ class Settings(BaseSettings):
     allowed_hosts: str = ""
     # Bearer token /metrics asks for; None: it answers clients on this machine only.
     metrics_token: str | None = None
+    # Task slots per worker (its --concurrency) that /metrics' narrate_desired_workers divides
+    # the backlog by: ceil((waiting + running) / this), for an autoscaler (KEDA).
+    autoscale_concurrency: int = Field(default=1, ge=1, le=64)
     # GET /v1/jobs/{id}/events (Server-Sent Events): a ": heartbeat" comment after this many
     # quiet seconds, the job's stream read every events_poll s, and at most max_event_streams
     # open at once per API process (more are answered 503 with Retry-After), of which at most
@@ -169,6 +174,10 @@ class Settings(BaseSettings):
     job_timeout: float = 3600.0  # seconds from a job's first step to its end, at most
     visibility_timeout_override: float | None = None  # tests shorten it
     restore_interval: float = 10.0  # seconds between kombu's sweeps for tasks held too long
+    # A worker told to stop (SIGTERM: REMAP_SIGTERM=SIGQUIT, service/stack.py) waits this long
+    # for its running step, then hands it back to the queue (Celery's soft shutdown). Celery
+    # sleeps the whole time whatever the step does, so keep it short; 0: at once.
+    worker_soft_shutdown_timeout: float = Field(default=10.0, ge=0, le=300)
     # Each worker's main process writes a heartbeat to Redis this often (seconds). A worker
     # whose last beat is older than worker_dead_after is dead: /readyz stops counting it, and
     # the live workers (and the reconciler) hand the tasks it held back to the queue at once,

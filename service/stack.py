@@ -35,7 +35,9 @@ def redis_argv(port: int, directory: Path) -> list[str]:
 
 
 def wait_for_redis(url: str, timeout: float = 15.0) -> None:
-    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    from service.adapters import redis_url
+
+    client = redis_url.client(url, 5.0, 1.0)
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -45,6 +47,14 @@ def wait_for_redis(url: str, timeout: float = 15.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+# What a worker process runs with: SIGTERM (a `kill`, `docker stop`, a pod's stop) is Celery's
+# cold shutdown, its soft shutdown first (worker_soft_shutdown_timeout), then the running task
+# cancelled and its message handed back to the queue as the worker leaves, where the warm
+# shutdown would wait for the task to end (a step held up, a pod's SIGKILL first). billiard
+# reads it as it is imported: it must be in the process's environment.
+WORKER_ENV = {"REMAP_SIGTERM": "SIGQUIT"}
 
 
 def worker_argv(name: str, concurrency: int = 1, app: str = "workers.celery_app") -> list[str]:
@@ -62,7 +72,7 @@ except (OSError, AttributeError):  # not Linux: stop() still ends every process 
     _PRCTL = None
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child, before exec: the kernel sends SIGTERM if `narrate serve` dies, even by
     SIGKILL, so no worker is left running, reparented to PID 1."""
     if _PRCTL is not None:
@@ -78,14 +88,14 @@ class Stack:
         self.settings = settings
         self.procs: list[subprocess.Popen[bytes]] = []
         self.argv: dict[int, list[str]] = {}  # index in procs -> argv, for restarts
-        self.env = dict(os.environ)
+        self.env = dict(os.environ) | WORKER_ENV
         self.restarts = 0
         self._stopping = threading.Event()
         self._lock = threading.Lock()
 
     def _spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            argv, process_group=0, preexec_fn=_die_with_parent, **kwargs
+            argv, process_group=0, preexec_fn=die_with_parent, **kwargs
         )  # own group: a terminal's Ctrl-C reaches serve only, and serve ends the group
 
     def start_redis(self) -> None:

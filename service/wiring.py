@@ -46,16 +46,11 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
     """edge-tts's connection cap and breaker: fleet-wide in Redis when a Redis is configured
     (the service), in-process otherwise (the one-process CLI)."""
     if settings.redis_url if use_redis is None else use_redis:
-        import redis
-
+        from service.adapters import redis_url
         from service.adapters.tts.guard import RedisGuard
 
-        client = redis.Redis.from_url(
-            settings.broker_url,
-            decode_responses=True,
-            socket_timeout=settings.redis_timeout,
-            socket_connect_timeout=settings.redis_timeout,
-        )
+        timeout = settings.redis_timeout
+        client = redis_url.client(settings.broker_url, timeout, timeout)
         return RedisGuard(
             client,
             "edge",
@@ -167,10 +162,13 @@ def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
     return Presets(load_presets(settings), store)
 
 
-def keys(settings: Settings) -> KeyStore:
+def keys(settings: Settings, client: Any = None) -> KeyStore:
+    """The tenants' keys, quotas and weights in Redis (``client``: the job store's), shared
+    by the fleet; an earlier version's ``keys.json`` is imported once."""
+    from service.adapters.tenant_keys import RedisTenantKeys
     from service.keys import KeyStore
 
-    return KeyStore(settings.keys_file)
+    return KeyStore(RedisTenantKeys(client or job_store(settings).r), settings.keys_file)
 
 
 def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
@@ -183,11 +181,11 @@ def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> W
     return Webhooks(settings, RedisWebhooks(client), sender, files or storage(settings))
 
 
-def quota_gate(settings: Settings, port: Quotas) -> QuotaGate:
-    """The tenants' quotas: the settings, or what the tenant's key sets."""
+def quota_gate(settings: Settings, port: Quotas, tenants: KeyStore | None = None) -> QuotaGate:
+    """The tenants' quotas: the settings, or what the tenant's key sets (in ``tenants``)."""
     from service.jobs.quotas import QuotaGate
 
-    return QuotaGate(settings, port, keys(settings).limits)
+    return QuotaGate(settings, port, (tenants or keys(settings)).limits)
 
 
 def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any]:
@@ -213,7 +211,7 @@ def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) ->
     from service.jobs.dispatch import Dispatcher, DispatchLoop
 
     store = job_store(settings)
-    gate = quota_gate(settings, RedisQuotas(store.r))
+    gate = quota_gate(settings, RedisQuotas(store.r), keys(settings, store.r))
     found = RedisLanes(store.r, QUEUE)
     tasks = queue(settings, app)
     dispatcher = Dispatcher(settings, found, tasks, store, gate.limits, gate.running)
@@ -230,6 +228,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
     from service.jobs.lexicons import Lexicons
 
     store, files = job_store(settings), storage(settings)
+    tenants = keys(settings, store.r)
     return JobService(
         settings,
         store,
@@ -238,9 +237,10 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         jobs_queue or queue(settings),
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
-        quotas=quota_gate(settings, RedisQuotas(store.r)),
+        quotas=quota_gate(settings, RedisQuotas(store.r), tenants),
         lexicons=Lexicons(RedisLexicons(store.r)),
         **shared(settings, store, files),
+        keys=tenants,
     )
 
 
@@ -282,6 +282,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue
     from service.adapters.memory_quotas import MemoryQuotas
+    from service.adapters.memory_tenant_keys import MemoryTenantKeys
     from service.adapters.memory_webhooks import MemoryWebhooks
     from service.adapters.webhooks_http import HttpSender
     from service.jobs import JobService, WorkerSteps
@@ -289,6 +290,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.jobs.dispatch import Dispatcher
     from service.jobs.lexicons import Lexicons
     from service.jobs.webhooks import Webhooks
+    from service.keys import KeyStore
 
     jobs_queue = MemoryQueue()
     store = MemoryJobStore(jobs_queue)
@@ -298,10 +300,9 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
     parts = (settings, store, files, pipeline(settings), jobs_queue)
     metrics = MemoryMetrics(store, jobs_queue)
-    service_presets, gate = (
-        presets(settings, MemoryPresets()),
-        quota_gate(settings, MemoryQuotas(store)),
-    )
+    tenants = KeyStore(MemoryTenantKeys(), settings.keys_file)
+    service_presets = presets(settings, MemoryPresets())
+    gate = quota_gate(settings, MemoryQuotas(store), tenants)
     if fair is not None:  # the fleet's drain dispatches from the lanes when the queue is empty
         jobs_queue.refill = Dispatcher(
             settings, fair, jobs_queue, store, gate.limits, gate.running
@@ -309,7 +310,15 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     found = BatchProgress(store, MemoryBatches(), MemoryBatchEvents(), hooks)
     return (
         JobService(
-            *parts, metrics, service_presets, hooks, gate, fair, found, Lexicons(MemoryLexicons())
+            *parts,
+            metrics,
+            service_presets,
+            hooks,
+            gate,
+            fair,
+            found,
+            Lexicons(MemoryLexicons()),
+            tenants,
         ),
         WorkerSteps(*parts, metrics, hooks, fair, found),
         jobs_queue,

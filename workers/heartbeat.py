@@ -80,7 +80,11 @@ def _start(sender: Any, **_: object) -> None:
     global _beat
     settings = get_settings()
     watch = FleetWatch(
-        wiring.job_store(settings), QUEUE, str(sender.hostname), settings.worker_dead_after
+        wiring.job_store(settings),
+        QUEUE,
+        str(sender.hostname),
+        settings.worker_dead_after,
+        storage=wiring.storage(settings).identity(),  # the API checks it serves from there
     )
     _beat = Heartbeat(watch, settings.worker_heartbeat)
     _beat.start()

@@ -4,6 +4,7 @@ worker held (a mixin of the job store: same client, same timeouts).
 Keys:
   narrate:workers        hash: worker instance ("<hostname> <pid>") -> last beat (Redis clock)
   narrate:workers:held   hash: worker instance -> JSON list of the delivery tags it holds
+  narrate:workers:storage  hash: worker instance -> its storage's identity (Storage.identity)
   narrate:dispatcher, narrate:dispatcher:held   the dispatcher's lease (read: lanes.py)
 
 kombu's Redis transport keeps each delivered, unacked message in the ``unacked`` hash (tag
@@ -24,6 +25,7 @@ from service.adapters.redis_errors import store_errors
 from service.ports import Fleet
 
 WORKERS, HELD = "narrate:workers", "narrate:workers:held"  # the job store's prefix
+STORAGE = "narrate:workers:storage"  # worker instance -> where it publishes artifacts
 UNACKED, UNACKED_INDEX = "unacked", "unacked_index"  # kombu's Channel defaults
 
 
@@ -43,7 +45,11 @@ class FleetStore:
         pipe = self.r.pipeline(transaction=True)
         pipe.hdel(WORKERS, worker)
         pipe.hdel(HELD, worker)
+        pipe.hdel(STORAGE, worker)
         pipe.execute()
+
+    def announce(self, worker: str, storage: str) -> None:
+        self.r.hset(STORAGE, worker, storage)
 
     def fleet(self, dead_after: float) -> Fleet:
         """Every worker instance by its last beat, and the dispatcher lease's holder and
@@ -54,11 +60,13 @@ class FleetStore:
         pipe.hgetall(WORKERS)
         pipe.get(LEASE)
         pipe.get(LEASE + LEASE_HELD)
-        (seconds, micros), beats, holder, held = pipe.execute()
+        pipe.hgetall(STORAGE)
+        (seconds, micros), beats, holder, held, storages = pipe.execute()
         now = seconds + micros / 1e6
         live = sorted(w for w, beat in beats.items() if now - float(beat) <= dead_after)
         seen = None if held is None else max(0.0, now - float(held))
-        return Fleet(live, sorted(set(beats) - set(live)), holder, seen)
+        said = {w: storages[w] for w in live if w in storages}
+        return Fleet(live, sorted(set(beats) - set(live)), holder, seen, said)
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         """Put every message ``worker`` held back at the head of ``queue`` and forget the
@@ -77,22 +85,40 @@ class FleetStore:
             tags = json.loads(pipe.hget(HELD, worker) or "[]")
             held = [(tag, pipe.hget(UNACKED, tag)) for tag in tags]
             pipe.multi()
-            n = 0
-            for tag, raw in held:
-                if raw is None:
-                    continue  # acked, or rejected back to the queue, meanwhile
-                message = json.loads(raw)[0]
-                message["headers"]["redelivered"] = True
-                message["properties"].setdefault("delivery_info", {})["redelivered"] = True
-                pipe.hdel(UNACKED, tag)
-                pipe.zrem(UNACKED_INDEX, tag)
-                pipe.rpush(queue, json.dumps(message))
-                n += 1
             pipe.hdel(WORKERS, worker)
             pipe.hdel(HELD, worker)
-            return n
+            pipe.hdel(STORAGE, worker)
+            return _push_back(pipe, queue, held)
 
         return int(self.r.transaction(restore, WORKERS, HELD, UNACKED, value_from_callable=True))
+
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        """Put back at the head of ``queue`` every message kombu holds as delivered for over
+        ``older_than`` s (its ``unacked_index``: the delivering worker's clock) that no
+        worker's held list names, live or dead (a dead one's go back by ``hand_back``). A
+        worker reports a message as it receives it, so a held one is named long before it is
+        that old; a step cancelled at a connection loss, whose restore ran while Redis was
+        away, is named by nobody and would wait for visibility_timeout. One transaction:
+        a beat or an ack meanwhile starts it again."""
+        seconds, micros = self.r.time()
+        if not self.r.zrangebyscore(
+            UNACKED_INDEX, "-inf", seconds + micros / 1e6 - older_than, 0, 1
+        ):
+            return 0  # the usual case: nothing delivered that long ago, no transaction
+
+        def restore(pipe: Any) -> int:
+            seconds, micros = pipe.time()
+            old = pipe.zrangebyscore(UNACKED_INDEX, "-inf", seconds + micros / 1e6 - older_than)
+            claimed = {tag for raw in pipe.hvals(HELD) for tag in json.loads(raw)}
+            held = [(tag, pipe.hget(UNACKED, tag)) for tag in old if tag not in claimed]
+            if not held:
+                return 0
+            pipe.multi()
+            return _push_back(pipe, queue, held)
+
+        return int(
+            self.r.transaction(restore, HELD, UNACKED, UNACKED_INDEX, value_from_callable=True)
+        )
 
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered and unacked, in
@@ -102,3 +128,20 @@ class FleetStore:
         pipe.hvals(UNACKED)
         waiting, held = pipe.execute()
         return [json.loads(m) for m in waiting] + [json.loads(h)[0] for h in held]
+
+
+def _push_back(pipe: Any, queue: str, held: list[tuple[str, str | None]]) -> int:
+    """Queue each held message again (marked redelivered, as kombu's restore marks it) and
+    drop it from kombu's unacked hash and index, in ``pipe``'s transaction; how many."""
+    n = 0
+    for tag, raw in held:
+        if raw is None:
+            continue  # acked, or rejected back to the queue, meanwhile
+        message = json.loads(raw)[0]
+        message["headers"]["redelivered"] = True
+        message["properties"].setdefault("delivery_info", {})["redelivered"] = True
+        pipe.hdel(UNACKED, tag)
+        pipe.zrem(UNACKED_INDEX, tag)
+        pipe.rpush(queue, json.dumps(message))
+        n += 1
+    return n

@@ -114,14 +114,9 @@ class JobStore(JobReads, FleetStore, JobEventLog):
     def from_url(cls, url: str, timeout: float = 5.0, connect_timeout: float = 3.0) -> JobStore:
         """A store whose every call gives up after ``timeout`` s: a hung Redis costs a
         request that long, never longer."""
-        return cls(
-            redis.Redis.from_url(
-                url,
-                decode_responses=True,
-                socket_timeout=timeout,
-                socket_connect_timeout=connect_timeout,
-            )
-        )
+        from service.adapters import redis_url
+
+        return cls(redis_url.client(url, timeout, connect_timeout))
 
     def ping(self) -> bool:
         try:

@@ -222,11 +222,17 @@ class MemoryJobStore(MemoryEventLog):
     def leave(self, worker: str) -> None:
         pass
 
+    def announce(self, worker: str, storage: str) -> None:
+        pass  # one process: the API's storage is the worker's
+
     def fleet(self, dead_after: float) -> Fleet:
         return Fleet(["memory"], [], "memory", 0.0)  # the fleet's drain dispatches
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         return 0
+
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        return 0  # the memory queue hands out nothing it could lose
 
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         if self.queue is None or queue != self.queue.name:

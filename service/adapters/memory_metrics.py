@@ -57,6 +57,9 @@ class MemoryMetrics:
     def queue_depth(self, queue: str) -> int:
         return len(self.queue.pending)
 
+    def in_flight(self) -> dict[str, int]:
+        return {self.queue.name: self.queue.running} if self.queue.running else {}
+
     def tenant_jobs(self) -> dict[tuple[str, str], int]:
         counts: dict[tuple[str, str], int] = {}
         for job in list(self.store._jobs.values()):

@@ -22,6 +22,7 @@ class MemoryQueue:
         self.pending: list[Task] = []
         self.lanes: dict[str, list[Task]] = {}  # lane name -> its tasks, the next one first
         self.refill: Callable[[], object] | None = None  # the dispatcher's tick, if any
+        self.running = 0  # tasks drain is running now (the in-flight figure)
         self._lock = threading.RLock()
 
     def send(self, name: str, args: list[Any]) -> None:
@@ -68,6 +69,11 @@ class MemoryQueue:
                 if not self.pending:
                     return ran
                 name, args = self.pending.pop(0)
-            run(name, args)
+                self.running += 1
+            try:
+                run(name, args)
+            finally:
+                with self._lock:
+                    self.running -= 1
             ran += 1
         raise RuntimeError(f"the queue did not drain within {limit} tasks")

@@ -7,9 +7,11 @@ stored before those counters existed are counted once by ``backfill``."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
+from service.adapters.fleet import UNACKED
 from service.adapters.jobstore import JOB_COUNTS, PREFIX, TENANT_COUNTS, key
 from service.adapters.redis_errors import store_errors
 from service.adapters.redis_scripts import COUNT
@@ -79,6 +81,15 @@ class Metrics:
 
     def queue_depth(self, queue: str) -> int:
         return int(self.r.llen(queue))
+
+    def in_flight(self) -> dict[str, int]:
+        """kombu's unacked hash (tag -> [message, exchange, routing key]) by routing key: as
+        many entries as workers hold messages (their slots), so reading them all is cheap."""
+        counts: dict[str, int] = {}
+        for raw in self.r.hvals(UNACKED):
+            routing = str(json.loads(raw)[2])
+            counts[routing] = counts.get(routing, 0) + 1
+        return counts
 
     def tenant_jobs(self) -> dict[tuple[str, str], int]:
         found = self.r.hgetall(TENANT_COUNTS).items()

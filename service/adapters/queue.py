@@ -10,12 +10,14 @@ from typing import Any
 
 from celery import Celery
 
+from service.adapters import redis_url
 from service.config import Settings
 from service.ports import FINALIZE_TASK, QUEUE, SEGMENT_TASK
 
 
 def make_celery(settings: Settings) -> Celery:
-    app = Celery("narrate", broker=settings.broker_url)
+    url, sentinel = redis_url.broker(settings.broker_url)
+    app = Celery("narrate", broker=url)
     # Redelivery of an unacked task waits for visibility_timeout: keep it at least twice the
     # hard limit, or a slow task would be handed to a second worker while still running.
     transport = {
@@ -24,6 +26,7 @@ def make_celery(settings: Settings) -> Celery:
         # throttle seconds (10 x 10 by default); scan on every tick instead.
         "unacked_restore_interval": int(settings.restore_interval),
         "unacked_restore_throttle": 1,
+        **sentinel,  # master_name (and the Sentinels' password) for a sentinel:// URL
     }
     app.conf.update(
         task_default_queue=QUEUE,
@@ -34,6 +37,16 @@ def make_celery(settings: Settings) -> Celery:
         task_acks_on_failure_or_timeout=False,
         task_ignore_result=True,
         worker_prefetch_multiplier=1,
+        # Celery >= 5.6 on Redis: a worker takes a message only when a pool process is free,
+        # so none waits reserved behind a running step (hidden from the backlog gauge and from
+        # the other workers, and with acks_late creeping up with ETA tasks).
+        worker_disable_prefetch=True,
+        # Celery >= 5.5: the cold shutdown (SIGTERM with REMAP_SIGTERM=SIGQUIT) waits this long
+        # for the running step, then cancels it unacked: its message goes back to the queue as
+        # the worker's channel closes (acks_late), and another worker runs the step again.
+        worker_soft_shutdown_timeout=settings.worker_soft_shutdown_timeout,
+        # An idle worker has nothing to finish: it leaves at once (a scale-down frees the pod).
+        worker_enable_soft_shutdown_on_idle=False,
         task_soft_time_limit=settings.task_soft_time_limit,
         task_time_limit=settings.task_time_limit,
         broker_transport_options=transport,

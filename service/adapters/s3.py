@@ -206,6 +206,10 @@ class S3Storage:
     def __init__(self, objects: S3Objects, prefix: str, scratch: Path) -> None:
         self.objects, self.prefix, self.scratch_root = objects, prefix, scratch
 
+    def identity(self) -> str:
+        # Not the endpoint: machines may reach one server by different names.
+        return f"s3:{self.objects.bucket}/{self.prefix}"
+
     def base(self, tenant: str, job_id: str) -> str:
         check_ids(tenant, job_id)  # no key built here leaves the job's prefix
         return f"{self.prefix}{tenant}/{job_id}/"

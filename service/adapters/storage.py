@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -148,6 +149,18 @@ class LocalStorage:
 
     def cache(self) -> LocalBlobs:
         return LocalBlobs(self.cache_root)
+
+    def identity(self) -> str:
+        """A random id kept in the artifacts directory, made by whichever process comes first
+        (O_EXCL): machines sharing the directory (one disk, NFS) read the same one, and
+        separate data dirs have different ones."""
+        path = self.root / ".storage-id"
+        self.root.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            with os.fdopen(fd, "w") as out:
+                out.write(uuid.uuid4().hex)
+        return "local:" + path.read_text().strip()
 
     def job_dir(self, tenant: str, job_id: str) -> Path:
         check_ids(tenant, job_id)  # so that no path built here can leave the root

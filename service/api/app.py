@@ -55,7 +55,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.state.settings = settings
     app.state.jobs = service or wiring.job_service(settings)
     app.state.batches = wiring.batch_service(settings, app.state.jobs)
-    app.state.keys = wiring.keys(settings)
+    app.state.keys = app.state.jobs.keys or wiring.keys(settings)
     app.state.previews = wiring_previews.style_previews(settings, app.state.jobs)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(

@@ -33,7 +33,7 @@ def _hand_back(store: JobStore, worker: str, queue: str, dead_after: float | Non
 
 class FleetWatch:
     """One worker's side: its heartbeat (with the delivery tags it holds), and, on every
-    beat, the hand-back of what dead peers held.
+    beat, the hand-back of what dead peers held and of what nobody holds.
 
     A peer counts as dead only once this worker has itself beaten without a gap for
     ``dead_after``: after Redis was away (or this process was frozen), every peer's last
@@ -46,8 +46,10 @@ class FleetWatch:
         hostname: str,
         dead_after: float,
         clock: Callable[[], float] = time.monotonic,
+        storage: str | None = None,
     ) -> None:
         self.store = store
+        self.storage = storage  # where this worker publishes (Storage.identity), said at start
         self.queue = queue
         self.hostname = hostname
         self.instance = f"{hostname} {os.getpid()}"
@@ -58,6 +60,8 @@ class FleetWatch:
     def start(self) -> None:
         """An earlier run of this worker (same name, so not running any more: it was killed
         and restarted) held tasks that nobody will finish: hand them back now."""
+        if self.storage is not None:
+            self.store.announce(self.instance, self.storage)
         fleet = self.store.fleet(self.dead_after)
         for worker in fleet.live + fleet.dead:
             if worker.rsplit(" ", 1)[0] == self.hostname and worker != self.instance:
@@ -72,7 +76,17 @@ class FleetWatch:
         self._last = now
         if now - self._since < self.dead_after:
             return 0
-        return hand_back_dead(self.store, self.queue, self.dead_after)
+        return hand_back_dead(self.store, self.queue, self.dead_after) + self._orphans()
+
+    def _orphans(self) -> int:
+        """Messages delivered over ``dead_after`` ago that no worker holds: a step cancelled
+        when its worker lost Redis (a restart, a failover), its restore run while Redis was
+        away. Only judged with this worker's own beats unbroken, like the dead: after an
+        outage every worker beats its held list again before anything is called an orphan."""
+        n = self.store.hand_back_orphans(self.queue, self.dead_after)
+        if n:
+            log.warning("%d task(s) no worker holds (lost at a connection loss) are back", n)
+        return n
 
     def stop(self) -> None:
         self.store.leave(self.instance)

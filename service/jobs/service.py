@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from service.config import Settings
+from service.domain.backlog import Backlog
 from service.domain.errors import QueueUnavailable, StoreUnavailable
 from service.domain.job import Job, JobFilter
 from service.domain.lexicons import UsedLexicon
@@ -24,6 +25,7 @@ from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
 from service.jobs.webhooks import Webhooks
+from service.keys import KeyStore
 from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,
@@ -52,6 +54,7 @@ class Figures:
     tenant_jobs: dict[tuple[str, str], int]  # (tenant, queued|running) -> jobs
     tenant_depths: dict[str, int]  # tasks waiting in each tenant's lane (fair share)
     tenant_waits: dict[str, dict[str, float]]  # submit to first segment start, per tenant
+    backlog: dict[str, Backlog]  # per queue: tasks waiting (lanes + queue) and running
 
 
 class JobService(JobParts):
@@ -69,12 +72,15 @@ class JobService(JobParts):
         lanes: Lanes | None = None,
         progress: BatchProgress | None = None,
         lexicons: Lexicons | None = None,
+        keys: KeyStore | None = None,
     ) -> None:
         parts = (settings, store, storage, pipeline, queue, metrics)
         super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
         self.lexicons = lexicons or Lexicons(None)
+        self.keys = keys  # the tenants' keys the API signs callers in with
+        self._elsewhere: list[str] = []  # workers last seen on another storage (/readyz)
 
     def new_id(self) -> str:
         return uuid.uuid4().hex
@@ -267,8 +273,26 @@ class JobService(JobParts):
             dispatching = fleet.dispatcher is not None or (
                 seen is not None and seen <= s.dispatch_dead_after
             )
-        checks["ready"] = bool(fleet.live) and dispatching
+        checks["storage"] = self._same_storage(fleet.storages or {})
+        checks["ready"] = bool(fleet.live) and dispatching and bool(checks["storage"])
         return checks
+
+    def _same_storage(self, storages: dict[str, str]) -> bool:
+        """Every live worker publishes where this API serves from. Workers on local storage
+        in another data dir (another machine) make artifacts this API answers 404 for: a
+        fleet on several machines needs NARRATE_STORAGE_URL=s3://… or one shared data dir."""
+        mine = self.storage.identity()
+        elsewhere = sorted(w for w, found in storages.items() if found != mine)
+        if elsewhere and elsewhere != self._elsewhere:
+            log.warning(
+                "worker(s) %s publish artifacts where this API cannot serve them (storage %s, "
+                "not %s): set NARRATE_STORAGE_URL=s3://… on every machine, or share one data dir",
+                ", ".join(elsewhere),
+                storages[elsewhere[0]],
+                mine,
+            )
+        self._elsewhere = elsewhere
+        return not elsewhere
 
     def count_stored_jobs(self, stop: threading.Event, retry: float = 30.0) -> None:
         """Once per store: count the jobs kept from before the per-state counters (a scan);
@@ -285,12 +309,19 @@ class JobService(JobParts):
             return
 
     def figures(self) -> Figures:
+        depth = self.metrics.queue_depth(self.queue.name)
+        lanes = self.lanes.depths() if self.lanes is not None else {}
+        running = self.metrics.in_flight()
+        backlog = {self.queue.name: Backlog(depth + sum(lanes.values()), 0)}
+        for queue, n in running.items():  # every queue a worker holds tasks of
+            backlog[queue] = Backlog(backlog.get(queue, Backlog(0, 0)).waiting, n)
         return Figures(
             self.metrics.count_by_state(),
-            self.metrics.queue_depth(self.queue.name),
+            depth,
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
             self.metrics.tenant_jobs(),
-            self.lanes.depths() if self.lanes is not None else {},
+            lanes,
             self.metrics.tenant_waits(),
+            backlog,
         )

@@ -22,6 +22,7 @@ from service.ports.jobs import (
 )
 from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
+from service.ports.tenants import KeyRecord, TenantKeys
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
 
@@ -47,6 +48,7 @@ __all__ = [
     "JobEvent",
     "JobStore",
     "JobSweep",
+    "KeyRecord",
     "LexiconStore",
     "Media",
     "Metrics",
@@ -58,6 +60,7 @@ __all__ = [
     "Speech",
     "Storage",
     "Stored",
+    "TenantKeys",
     "TtsEngine",
     "TtsRequest",
     "VideoInfo",

@@ -38,6 +38,7 @@ class Fleet:
     dead: list[str]
     dispatcher: str | None = None  # the lease's holder now (None: nobody holds it)
     dispatcher_seen: float | None = None  # seconds since the lease was last held (None: never)
+    storages: dict[str, str] | None = None  # live worker -> its Storage.identity(), if it said
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +148,20 @@ class JobStore(Protocol):
 
     def leave(self, worker: str) -> None: ...
 
+    def announce(self, worker: str, storage: str) -> None:
+        """``worker`` publishes artifacts to the storage of this identity."""
+        ...
+
     def fleet(self, dead_after: float) -> Fleet: ...
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         """Put what a dead ``worker`` held back on ``queue``, once; how many went back."""
+        ...
+
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        """Put back on ``queue`` every message delivered over ``older_than`` s ago that no
+        worker's heartbeat holds (a step cancelled at a connection loss, whose restore ran
+        while the broker was away); how many went back."""
         ...
 
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
@@ -188,6 +199,11 @@ class Metrics(Protocol):
     def count_by_state(self) -> dict[str, int]: ...
 
     def queue_depth(self, queue: str) -> int: ...
+
+    def in_flight(self) -> dict[str, int]:
+        """Per queue, the tasks delivered to a worker and not yet acked (running: with
+        acks_late and no prefetch, each one a worker is working on)."""
+        ...
 
     def tenant_jobs(self) -> dict[tuple[str, str], int]:
         """Queued and running jobs by (tenant, state), as the quotas count them."""

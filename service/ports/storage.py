@@ -106,6 +106,11 @@ class Storage(Protocol):
         """The TTS cache, shared by every worker."""
         ...
 
+    def identity(self) -> str:
+        """The same on every machine that sees the same artifacts, different otherwise: the
+        API checks its workers publish where it serves from (/readyz)."""
+        ...
+
     def workspace(self, tenant: str, job_id: str) -> Workspace: ...
 
     def receive(self, tenant: str, job_id: str, kind: str) -> Incoming:

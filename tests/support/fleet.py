@@ -16,6 +16,7 @@ from service.adapters.memory_queue import MemoryQueue
 from service.api.app import create_app
 from service.config import Settings
 from service.jobs import JobService, WorkerSteps
+from service.keys import KeyStore
 
 
 @dataclass
@@ -27,6 +28,12 @@ class Fleet:
     steps: WorkerSteps
     queue: MemoryQueue
     app: Any
+
+    @property
+    def keys(self) -> KeyStore:
+        """The tenants' keys the API signs callers in with (in memory)."""
+        assert self.service.keys is not None
+        return self.service.keys
 
     def client(self, key: str | None = None) -> TestClient:
         headers = {"Authorization": f"Bearer {key}"} if key else {}

@@ -28,15 +28,21 @@ __all__ = [
 ]
 
 
-def start_stack(tmp: Path, workers: int = 2, faults: str = "", **settings: Any) -> Stack:
+def start_stack(
+    tmp: Path,
+    workers: int = 2,
+    faults: str = "",
+    env: dict[str, str] | None = None,
+    **settings: Any,
+) -> Stack:
     if not faults:
-        return devstack.start_stack(tmp, workers, **settings)
+        return devstack.start_stack(tmp, workers, env=env, **settings)
     return devstack.start_stack(
         tmp,
         workers,
         worker_app="tests.support.faults:worker_app",
         api_app="tests.support.faults:api_app",
-        env={"NARRATE_TEST_FAULTS": faults},
+        env={"NARRATE_TEST_FAULTS": faults, **(env or {})},
         **settings,
     )
 

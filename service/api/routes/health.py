@@ -106,6 +106,7 @@ class Collector:
             tenants.add_metric([tenant, state], n)
         yield tenants
         yield from tenant_figures(figures)
+        yield from backlog_figures(figures, self.service.settings.autoscale_concurrency)
         hist = HistogramMetricFamily(
             "narrate_stage_seconds", "Wall time per pipeline stage", labels=["stage"]
         )
@@ -122,6 +123,28 @@ class Collector:
         for engine, n in figures.tts_calls.items():
             tts.add_metric([engine], n)
         yield tts
+
+
+def backlog_figures(figures: Figures, concurrency: int) -> Iterator[Metric]:
+    """What an autoscaler scales workers on (service/domain/backlog.py): per queue, the
+    tasks waiting (lanes + queue) and running, and the workers of ``concurrency`` slots
+    (NARRATE_AUTOSCALE_CONCURRENCY) they need, ceil((waiting + running) / concurrency)."""
+    tasks = GaugeMetricFamily(
+        "narrate_backlog_tasks",
+        "Tasks waiting (tenant lanes + queue) and running (held by a worker), per queue",
+        labels=["queue", "state"],
+    )
+    desired = GaugeMetricFamily(
+        "narrate_desired_workers",
+        "ceil((waiting + running) / NARRATE_AUTOSCALE_CONCURRENCY), per queue",
+        labels=["queue"],
+    )
+    for queue, found in sorted(figures.backlog.items()):
+        tasks.add_metric([queue, "waiting"], found.waiting)
+        tasks.add_metric([queue, "running"], found.running)
+        desired.add_metric([queue], found.desired_workers(concurrency))
+    yield tasks
+    yield desired
 
 
 def tenant_figures(figures: Figures) -> Iterator[Metric]:

@@ -107,7 +107,7 @@ def start(stack: Stack, name: str, faults: str = "") -> None:
 
 
 def stop(stack: Stack, name: str) -> None:
-    """A warm shutdown (SIGTERM): the worker finishes what it holds and leaves."""
+    """SIGTERM: the worker leaves (an idle one at once; a step it held goes back to the queue)."""
     proc = stack.procs.pop(name)
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=30)

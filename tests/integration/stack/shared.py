@@ -7,7 +7,6 @@ import uuid
 
 import httpx
 
-from service.keys import KeyStore
 from tests.support.stack import Stack
 
 # The shared stack's upload limits: the tests of the limits send just past them.
@@ -19,5 +18,5 @@ def own_tenant(stack: Stack, prefix: str) -> httpx.Client:
     """A client of a new tenant (its key written to the stack's keys.json, which the API
     rereads when it changes): a listing of its jobs holds only what the test made."""
     tenant = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    key = KeyStore(stack.data_dir / "keys.json").create(tenant)
+    key = stack.keystore().create(tenant)
     return httpx.Client(base_url=stack.url, headers={"Authorization": f"Bearer {key}"}, timeout=60)

@@ -22,7 +22,6 @@ import pytest
 from standardwebhooks import Webhook
 
 from devtools.receiver import Receiver
-from service.keys import KeyStore
 from tests.support.helpers import eventually
 from tests.support.stack import Stack, start_stack, wait_for
 from tests.unit.api.test_events import parse_sse
@@ -115,7 +114,7 @@ def test_a_tenant_at_its_max_running_gets_its_batch_dispatched_one_job_at_a_time
 ) -> None:
     s, _ = fair
     r = s.redis()
-    key = KeyStore(s.data_dir / "keys.json").create("gamma", {"max_running": 1})
+    key = s.keystore().create("gamma", {"max_running": 1})
     spec = {k: v for k, v in SPEC.items() if k != "options"}
     body = {"items": [{"name": f"i{i}", "spec": spec} for i in range(3)]}
     headers = {"Authorization": f"Bearer {key}"}

@@ -74,3 +74,20 @@ def test_a_restarted_worker_hands_back_what_its_earlier_run_held(store: JobStore
     FleetWatch(store, "narrate", "w@host", DEAD_AFTER).start()  # at once, not after DEAD_AFTER
     assert store.r.llen("narrate") == 1 and not store.r.hexists("unacked", "tag-2")
     assert store.fleet(DEAD_AFTER).live == []
+
+
+def test_a_message_nobody_holds_goes_back_once_and_a_held_one_stays(store: JobStore) -> None:
+    """kombu's unacked hash keeps a step cancelled at a connection loss when its restore ran
+    while Redis was away: no worker's beat names it. Old enough, it goes back to the head of
+    the queue, once; one a worker names, or one just delivered, stays where it is."""
+    held, orphan, young = (held_message(store, t) for t in ("tag-held", "tag-orphan", "tag-young"))
+    old = time.time() - 60
+    store.r.zadd("unacked_index", {held: old, orphan: old})
+    a = FleetWatch(store, "narrate", "a@host", DEAD_AFTER)
+    a.tick([held])
+    assert store.hand_back_orphans("narrate", 30) == 1
+    assert store.hand_back_orphans("narrate", 30) == 0  # once
+    assert store.r.hexists("unacked", held) and store.r.hexists("unacked", young)
+    assert not store.r.hexists("unacked", orphan) and not store.r.zscore("unacked_index", orphan)
+    (back,) = store.r.lrange("narrate", 0, -1)
+    assert json.loads(back)["headers"]["redelivered"] is True

@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import itertools
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -17,13 +16,13 @@ from pathlib import Path
 
 import httpx
 
-from service.keys import KeyStore, digest
+from service.keys import digest
 from tests.integration.stack.shared import MAX_VIDEO_BYTES
 from tests.support.stack import Stack, free_port, start_stack, submit, wait_for
 
 
 def test_burst_of_50_jobs_from_5_tenants_all_terminal(stack: Stack) -> None:
-    keys = KeyStore(stack.data_dir / "keys.json")
+    keys = stack.keystore()
     tenants = {f"t{i}": keys.create(f"t{i}") for i in range(5)}
     submitted: dict[str, list[str]] = {t: [] for t in tenants}
     canceled: dict[str, int] = dict.fromkeys(tenants, 0)
@@ -139,10 +138,13 @@ def test_symlinked_artifact_is_not_served(stack: Stack) -> None:
 
 
 def test_keys_are_stored_hashed(stack: Stack) -> None:
-    stored = (stack.data_dir / "keys.json").read_text()
+    r = stack.redis()
+    stored = json.dumps(r.hgetall("narrate:keys"))
+    records = [json.loads(v) for v in r.hgetall("narrate:keys").values()]
     for key in stack.keys.values():
         assert key not in stored
-    assert {v["tenant"] for v in json.loads(stored).values()} >= {"alpha", "beta"}
+        assert digest(key) in {v["digest"] for v in records}
+    assert {v["tenant"] for v in records} >= {"alpha", "beta"}
     assert (
         httpx.get(
             f"{stack.url}/v1/voices",
@@ -235,18 +237,6 @@ def test_keys_list_and_revoke(stack: Stack) -> None:
     unknown = narrate(stack, "keys", "revoke", "gamma")
     assert unknown.returncode == 2 and "no key" in unknown.stderr and "keys list" in unknown.stderr
     assert "gamma" not in narrate(stack, "keys", "list").stdout
-
-
-def test_a_revoke_is_seen_within_the_timestamps_granularity(tmp_path: Path) -> None:
-    """The API's KeyStore rereads keys.json when it changes; a revoke within the same clock
-    tick as the last write (coarse file timestamps) leaves the mtime as it was."""
-    api, cli = KeyStore(tmp_path / "keys.json"), KeyStore(tmp_path / "keys.json")
-    key = cli.create("delta")
-    assert api.tenant(key) == "delta"
-    before = (tmp_path / "keys.json").stat().st_mtime_ns
-    cli.revoke("delta")
-    os.utime(tmp_path / "keys.json", ns=(before, before))
-    assert api.tenant(key) is None
 
 
 def test_narrate_api_runs_the_api_alone(stack: Stack) -> None:

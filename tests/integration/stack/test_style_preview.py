@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from devtools.stack import submit
-from service.keys import KeyStore
 from tests.support.data import SHORT_SCRIPT
 from tests.support.fleet import Fleet, make_fleet
 
@@ -43,7 +42,7 @@ def text_rows(img: np.ndarray, background: tuple[int, int, int]) -> np.ndarray:
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Fleet, str, str]]:
     f = make_fleet(tmp_path_factory.mktemp("preview"), require_keys=True)
-    keys = KeyStore(f.settings.keys_file)
+    keys = f.keys
     yield f, keys.create("alpha"), keys.create("beta")
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from service.keys import KeyStore
 from tests.support.fleet import Fleet, make_fleet
 
 
@@ -20,5 +19,5 @@ def fleet(tmp_path: Path) -> Iterator[Fleet]:
 def keyed(tmp_path: Path) -> Iterator[tuple[Fleet, str, str]]:
     """A fleet that requires API keys, with a key for tenants alpha and beta."""
     f = make_fleet(tmp_path, require_keys=True)
-    keys = KeyStore(f.settings.keys_file)
+    keys = f.keys
     yield f, keys.create("alpha"), keys.create("beta")

@@ -104,12 +104,11 @@ def test_batch_completed_is_sent_once_with_counts_to_who_asked(
 def test_a_batchs_deliveries_list_its_batch_completed_tries_for_its_tenant_only(
     tmp_path: Path,
 ) -> None:
-    from service.keys import KeyStore
     from tests.unit.api.test_webhooks import _send_all
 
     failing = Receiver(fail_first=1).start()
     fleet = make_fleet(tmp_path, webhook_allow_private=True, require_keys=True)
-    keys = KeyStore(fleet.settings.keys_file)
+    keys = fleet.keys
     alpha, beta = fleet.client(keys.create("alpha")), fleet.client(keys.create("beta"))
     try:
         hook = {"url": failing.url, "events": ["batch.completed", "job.succeeded"]}

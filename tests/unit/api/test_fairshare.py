@@ -47,10 +47,9 @@ def work(f: Fleet) -> Ran:
 def keyed(
     tmp: Path, alpha: dict[str, int] | None = None, **settings: Any
 ) -> tuple[Fleet, str, str]:
-    from service.keys import KeyStore
 
     f = make_fleet(tmp, require_keys=True, **settings)
-    keys = KeyStore(f.settings.keys_file)
+    keys = f.keys
     return f, keys.create("alpha", alpha), keys.create("beta")
 
 

@@ -20,7 +20,7 @@ SPEC: dict[str, Any] = {
 
 def keyed_fleet(tmp: Path, **settings: Any) -> tuple[Fleet, KeyStore]:
     f = make_fleet(tmp, require_keys=True, **settings)
-    return f, KeyStore(f.settings.keys_file)
+    return f, f.keys
 
 
 def test_submissions_past_the_per_minute_limit_get_429_with_retry_after(tmp_path: Path) -> None:

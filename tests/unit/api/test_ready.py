@@ -26,7 +26,13 @@ def test_the_in_process_fleet_is_ready_with_its_dispatcher(tmp_path: Path) -> No
         200,
         {
             "status": "ok",
-            "checks": {"redis": True, "workers": 1, "dispatcher": True, "dispatcher_seen": 0.0},
+            "checks": {
+                "redis": True,
+                "workers": 1,
+                "dispatcher": True,
+                "dispatcher_seen": 0.0,
+                "storage": True,
+            },
         },
     )
 
@@ -51,12 +57,33 @@ def test_a_dispatcher_gone_too_long_makes_it_unavailable(
         "workers": 1,
         "dispatcher": holder is not None,
         "dispatcher_seen": seen,
+        "storage": True,
     }
     assert body["status"] == ("ok" if code == 200 else "unavailable")
 
 
 def test_without_fair_share_the_dispatcher_is_not_asked_about(tmp_path: Path) -> None:
     status, body = ready(tmp_path, Fleet(["w 1"], [], None, None), fair_share=False)
-    assert (status, body["checks"]) == (200, {"redis": True, "workers": 1})
+    assert (status, body["checks"]) == (200, {"redis": True, "workers": 1, "storage": True})
     status, body = ready(tmp_path, Fleet([], ["w 1"]), fair_share=False)
-    assert (status, body["checks"]) == (503, {"redis": True, "workers": 0})
+    assert (status, body["checks"]) == (503, {"redis": True, "workers": 0, "storage": True})
+
+
+def test_a_worker_publishing_to_another_storage_makes_it_unavailable(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Round four: a worker on local storage in another data dir (another machine) made
+    artifacts this API answered 404 for. Every live worker must say the API's storage."""
+    f = make_fleet(tmp_path, fair_share=False)
+    mine = f.service.storage.identity()
+    assert mine.startswith("local:") and mine == f.service.storage.identity()  # kept
+    same = Fleet(["w 1", "w 2"], [], storages={"w 1": mine, "w 2": mine})
+    f.service.store.fleet = lambda dead_after: same  # type: ignore[method-assign]
+    assert f.client().get("/readyz").json()["checks"]["storage"] is True
+    other = Fleet(["w 1", "w 2"], [], storages={"w 1": mine, "w 2": "local:0123abcd"})
+    f.service.store.fleet = lambda dead_after: other  # type: ignore[method-assign]
+    f.app.state.ready = None  # past the one-second cache
+    r = f.client().get("/readyz")
+    assert r.status_code == 503 and r.json()["checks"]["storage"] is False
+    assert "w 2 publish artifacts where this API cannot serve them" in caplog.text
+    assert "NARRATE_STORAGE_URL" in caplog.text

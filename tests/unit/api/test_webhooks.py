@@ -49,10 +49,9 @@ def _send_all(fleet: Fleet, rounds: int = 10) -> None:
 def test_a_tenant_registers_lists_and_deletes_endpoints_and_sees_a_secret_once(
     tmp_path: Path,
 ) -> None:
-    from service.keys import KeyStore
 
     fleet = make_fleet(tmp_path, require_keys=True, webhook_allow_private=True)
-    keys = KeyStore(fleet.settings.keys_file)
+    keys = fleet.keys
     with fleet.client(keys.create("alpha")) as a, fleet.client(keys.create("beta")) as b:
         r = a.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/x", "events": ["job.failed"]})
         assert r.status_code == 201, r.text
