@@ -125,10 +125,8 @@ def test_an_audition_never_tells_one_tenant_what_another_had_spoken(tmp_path: Pa
     """A sample of a tenant's own text is cached for that tenant: another asking for the
     same phrase gets it synthesised afresh (``X-Narrate-Cached: 0``, an engine call),
     never a hit that says the first tenant spoke it; the first tenant's own repeat hits."""
-    from service.keys import KeyStore
-
     fleet = make_fleet(tmp_path, require_keys=True)
-    keys = KeyStore(fleet.settings.keys_file)
+    keys = fleet.keys
     alpha, beta = keys.create("alpha"), keys.create("beta")
     params = {"text": "the merger closes on friday"}
     path = "/v1/voices/cmn-latn-pinyin/sample"
