@@ -23,7 +23,8 @@ Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/d
 Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hong Kong)
 TraditionalChoice = Literal["tw", "hk", "none"]  # none: no track, whatever the voices
 Script = Literal["hans", "hant"]  # Simplified or Traditional Chinese
-Captions = Literal["static", "highlight", "reveal"]  # narration word by word (karaoke.py)
+# narration word by word (subtitles/karaoke.py, looks.py)
+Captions = Literal["static", "highlight", "reveal", "box", "pop"]
 OnMismatch = Literal["warn", "retry", "fail"]  # the speech check's flag (pipeline/listen.py)
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
@@ -195,7 +196,8 @@ class RenderOptions(_Model):
     captions: Captions | None = Field(
         None,
         description="overrides the style's captions: 'highlight' draws the word being spoken "
-        "in the highlight colour, 'reveal' shows words as they are spoken (ASS and burn-in)",
+        "in the highlight colour, 'reveal' shows words as they are spoken, 'box' puts the "
+        "word being spoken on a filled box, 'pop' scales it in from 120 % (ASS and burn-in)",
     )
     music_level: float = Field(
         -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"
