@@ -44,6 +44,13 @@ class SubtitleOptions(_Model):
     max_duration: float = Field(7.0, ge=1, le=20)
     fps: float = Field(30.0, gt=0, le=120)
     min_gap_frames: int = Field(2, ge=0, le=30)
+    max_words_per_cue: int | None = Field(
+        None,
+        ge=2,
+        le=4,
+        description="short pages of at most this many words a cue (short-form English; "
+        "the English line rules kept: no page ends on an article, numbers stay with units)",
+    )
 
 
 class Hook(_Model):

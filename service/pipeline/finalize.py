@@ -25,6 +25,7 @@ from service.domain.subtitles import (
     overlay_cues,
     screen_cues,
 )
+from service.domain.subtitles.pages import pages
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
@@ -138,6 +139,11 @@ class Finalizer:
         spec = plan.spec
         layout = Layout.for_spec(spec, self.words, plan.style.narration.emphasis_scale)
         timed = placed_phrases(placed)
+        if layout.max_words:  # short pages: each phrase cut to the word limit
+            timed = [
+                pages(seg.text, ph, layout.max_words, spec.language, self.words)
+                for seg, ph in zip(spec.segments, timed, strict=True)
+            ]
         cues: list[Cue] = []
         for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)

@@ -82,6 +82,7 @@ class Layout:
     fps: float = 30.0
     chain_ms: int = 500  # a pause this short or shorter between cues is chained
     emphasis_scale: float = 1.0  # how much larger emphasised keywords are drawn
+    max_words: int | None = None  # words a cue at most (subtitles.max_words_per_cue)
 
     @property
     def max_cps(self) -> float:
@@ -103,6 +104,7 @@ class Layout:
             segment=segment,
             fps=o.fps,
             emphasis_scale=emphasis_scale,
+            max_words=o.max_words_per_cue,
         )
 
 
@@ -209,7 +211,7 @@ def narration_groups(
         boundary = _boundary_cost(an, last, nxt)
         for i in range(j - 1, -1, -1):
             first = phrases[i]
-            if i < j - 1 and last.end_ms - first.start_ms > layout.max_ms:
+            if i < j - 1 and _too_long(an, first, last, layout):
                 break
             more = continues_after[j - 1]
             got = layout_lines(an, first.start, last.end, limit, layout.max_lines, more, grow)
@@ -224,6 +226,16 @@ def narration_groups(
                 best[j] = cost
                 choice[j] = (i, lines)
     return _backtrack(n, choice)
+
+
+def _too_long(an: Analysis, first: TimedPhrase, last: TimedPhrase, layout: Layout) -> bool:
+    """Whether a cue from ``first`` to ``last`` passes 7 s or the words a cue may hold."""
+    if last.end_ms - first.start_ms > layout.max_ms:
+        return True
+    if not layout.max_words:
+        return False
+    shown = [t for t in an.tokens if first.start <= t.start < last.end]
+    return sum(1 for t in shown if t.kind in ("word", "cjk")) > layout.max_words
 
 
 def _boundary_cost(an: Analysis, last: TimedPhrase, nxt: TimedPhrase | None) -> float:
