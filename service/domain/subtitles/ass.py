@@ -89,7 +89,9 @@ BOX_PAD = 0.12  # the box's margin around the word, in font sizes
 
 def box_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
     """The narration's look as an opaque box (BorderStyle 3) in the box colour, the text
-    and the box itself hidden: the box layer's events show it under one word at a time."""
+    and the box itself hidden: the box layer's events show it under one word at a time.
+    libass draws the box square-cornered (a rounded \\p drawing would need the glyphs'
+    positions, which only libass knows)."""
     look = place.look
     style = ass_style(canvas, place)
     style.borderstyle = 3
@@ -98,7 +100,8 @@ def box_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
     style.outlinecolor = pysubs2.Color(r, g, b, 255)
     style.backcolor = pysubs2.Color(0, 0, 0, 255)
     style.outline = round(look.size * canvas.height * BOX_PAD, 1)
-    style.shadow = 0
+    # The shadow is kept (drawn hidden, in a transparent back colour): libass lays out a
+    # shadowed line otherwise than one without, and the box must sit where the text does.
     return style
 
 
