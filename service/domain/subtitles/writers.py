@@ -19,7 +19,8 @@ from service.domain.subtitles.canvas import LINE_HEIGHT as LINE_HEIGHT
 from service.domain.subtitles.canvas import TITLE_SCALE as TITLE_SCALE
 from service.domain.subtitles.canvas import Canvas as Canvas
 from service.domain.subtitles.canvas import Place as Place
-from service.domain.subtitles.canvas import _in_order, _lines, _no_timing, placements
+from service.domain.subtitles.canvas import _in_order, _lines, _no_timing
+from service.domain.subtitles.canvas import placements as placements
 from service.domain.subtitles.cues import HOOK, NARRATION, OVERLAY, SCREEN, TITLE, Cue
 from service.domain.subtitles.karaoke import timestamped_lines
 
