@@ -326,6 +326,5 @@ class SegmentRenderer:
         offsets, and the times the fit moved them to."""
         seg, spec = plan.spec.segments[index], plan.spec
         words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
-        keep = seg.emphasis_spans
-        phrases = timed_phrases(seg.text, spec.line_chars, words, self.words, keep)
+        phrases = timed_phrases(seg.text, spec.line_chars, words, self.words, seg.emphasis_spans)
         return phrases, [TimedPhrase(*w) for w in words]

@@ -27,6 +27,7 @@ def _cuts(an: Analysis, words: list[Token], limit: int) -> list[int]:
     holds at most ``limit`` words, at the least break cost; a page that would end on an
     article costs as a break that is never made (chosen only when nothing else fits)."""
     n = len(words)
+    article = {t.start for t, c in zip(an.tokens, an.classes, strict=True) if "article" in c}
     best = [0.0] + [math.inf] * n
     back = [0] * (n + 1)
     for k in range(1, n + 1):
@@ -34,7 +35,7 @@ def _cuts(an: Analysis, words: list[Token], limit: int) -> list[int]:
             cost = best[i] + SHORT_PAGE * (limit - (k - i))
             if k < n:
                 cost += an.costs.get(words[k].start, NEVER)
-                if "article" in an.classes[an.tokens.index(words[k - 1])]:
+                if words[k - 1].start in article:
                     cost += NEVER
             if cost < best[k]:
                 best[k], back[k] = cost, i
