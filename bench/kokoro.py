@@ -17,10 +17,13 @@ on the first. --dump: per segment and voice, what the engine was given and what 
 
 The hanzi CER compares the script's hanzi with the heard ones: a number the script writes in
 digits (50, 3e-4) and Whisper in hanzi, or the reverse, counts as errors, and so does every
-homophone glyph Whisper picks (源/员, 再/在). The syllable error rate compares what was said
-with what was heard as toneless syllables, both sides read by the same front-end (digits as
-the front-end says them), so a homophone or a digit costs nothing there; only Mandarin
-syllables count (English words and letters are in the WER of the English voices).
+homophone glyph Whisper picks (源/员, 再/在). The "numbers read" CER beside it is the same
+count after both sides' numbers are written in hanzi (50 五十, 12.5% 百分之十二点五, 1/3
+三分之一, 两 as 二), the text normalisation Chinese ASR scoring applies before a CER.
+The syllable error rate compares what was said with what was heard as toneless syllables,
+both sides read by the same front-end (digits as the front-end says them), so a homophone or
+a digit costs nothing there; only Mandarin syllables count (English words and
+letters are in the WER of the English voices).
 """
 
 from __future__ import annotations
@@ -38,12 +41,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from takes import neural_engine  # noqa: E402  (bench/, the script's own folder)
+
 from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
 from service.adapters.tts.kokoro import KokoroEngine  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.script import parse_markdown  # noqa: E402
 from service.domain.speech import front_end  # noqa: E402
+from service.domain.speech.numbers import decimal, integer  # noqa: E402
 from service.domain.speech.pinyin import is_syllable  # noqa: E402
 from service.ports import TtsRequest  # noqa: E402
 from service.voicepacks import kokoro  # noqa: E402
@@ -101,6 +107,18 @@ def hanzi(text: str) -> list[str]:
     return re.findall(r"[\u4e00-\u9fff]", text)
 
 
+def _number(digits: str) -> str:
+    return decimal(digits) if "." in digits else integer(digits)
+
+
+def numbers_read(text: str) -> str:
+    """``text`` with its numbers in hanzi, as a listener writes what was said."""
+    number = _number
+    text = re.sub(r"(\d+(?:\.\d+)?)%", lambda m: "百分之" + number(m[1]), text)
+    text = re.sub(r"(\d+)/(\d+)", lambda m: integer(m[2]) + "分之" + integer(m[1]), text)
+    return re.sub(r"\d+(?:\.\d+)?", lambda m: number(m[0]), text).replace("两", "二")
+
+
 def syllables(spoken: str) -> list[str]:
     """The toneless Mandarin syllables of a front-end reading."""
     return [t[:-1] for t in spoken.split() if is_syllable(t)]
@@ -131,19 +149,21 @@ class Tally:
 
 def cer(rec: Any, engine: Any, voice: str, segs: list[tuple[str, str, str]],
         dump: list[dict[str, Any]] | None = None) -> str:  # fmt: skip
-    """Mean CER over hanzi and syllable error (toneless), each with its worst segment."""
+    """Mean CER over hanzi (as written, and with numbers read) and syllable error (toneless),
+    each with its worst segment."""
     model, fold = rec
-    chars, sylls = Tally(), Tally()
+    chars, read, sylls = Tally(), Tally(), Tally()
     for name, text, spoken in segs:
         speech = engine.synthesize(TtsRequest(spoken, voice, "zh"))
         heard = fold(model.transcribe(speech.audio, speech.rate, "zh").text)
         c = chars.add(hanzi(text), hanzi(heard))
+        read.add(hanzi(numbers_read(text)), hanzi(numbers_read(heard)))
         y = sylls.add(syllables(spoken), syllables(spoken_of(heard, "zh")))
         if dump is not None:
             given = engine.phonemes(spoken, voice) if hasattr(engine, "phonemes") else []
             row = {"voice": voice, "example": name, "text": text, "spoken": spoken}
             dump.append({**row, "phonemes": given, "heard": heard, "cer": c, "syllables": y})
-    return f"CER {chars}   syllables {sylls}"
+    return f"CER {chars}   numbers read {read}   syllables {sylls}"
 
 
 def wer(rec: Any, engine: Any, voice: str, segs: list[tuple[str, str, str]],
@@ -230,6 +250,9 @@ def main() -> None:
     if not args.no_espeak:
         espeak = EspeakEngine(Settings().espeak)
         print(f"espeak cmn-latn-pinyin: {cer(rec, espeak, 'cmn-latn-pinyin', segs)}")
+        baker = neural_engine(espeak)
+        if baker is not None:
+            print(f"zh-baker (fastspeech2): {cer(rec, baker, 'zh-baker', segs)}", flush=True)
     # The CER is the same at any thread count (the same graph): the first engine, and --against.
     measured = {k: v for i, (k, v) in enumerate(engines.items()) if i == 0 or args.against}
     for voice in filter(None, args.voices.split(",")):

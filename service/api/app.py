@@ -24,6 +24,7 @@ from service.api.routes import (
     events,
     health,
     jobs,
+    lexicons,
     presets,
     samples,
     studio,
@@ -69,7 +70,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     if settings.docs:
         docs.install(app)
     routers = [events, jobs, batch_events, batches, artifacts, voices, samples, presets, health]
-    for module in [*routers, studio, styles, waveform, webhooks]:
+    for module in [*routers, studio, styles, waveform, webhooks, lexicons]:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app
