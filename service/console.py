@@ -137,9 +137,10 @@ def add_subtitle_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--captions",
-        choices=["static", "highlight", "reveal"],
+        choices=["static", "highlight", "reveal", "box", "pop"],
         help="narration word by word (ASS and burn-in): the spoken word in the highlight "
-        "colour, or words appearing as spoken (default: the style's, static)",
+        "colour, words appearing as spoken, the spoken word on a filled box, or popping in "
+        "at 120 %% (default: the style's, static)",
     )
     p.add_argument(
         "--traditional",

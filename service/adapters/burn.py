@@ -12,6 +12,7 @@ before it (so a frame exactly on a cue's start shows the cue)."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +26,8 @@ if TYPE_CHECKING:  # numpy and pysubs2 load on the first burn-in, not with the C
     import pysubs2
 
 HALF_MS = 0.0005
-_SWITCH = re.compile(r"\\t\((\d+),")  # a \t(t1,t2,...) switch (word-by-word captions)
+_SWITCH = re.compile(r"\\t\((\d+),(\d+),")  # a \t(t1,t2,...) switch or animation (captions)
+_SCALE = re.compile(r"\\fsc[xy]([\d.]+)")
 _OVERRIDE = re.compile(r"\{[^{}]*\}")  # literal braces are written full-width
 
 
@@ -114,34 +116,55 @@ def box_of(alpha: bytes, width: int, height: int) -> Box | None:
 def all_at_once(ass: pysubs2.SSAFile) -> pysubs2.SSAFile:
     """Every cue shown in the same second, each on its own layer: libass moves cues of one
     layer apart when they meet, never cues of different layers, so each lands where it
-    lands in its own time (the cues of one layer never overlap in time)."""
+    lands in its own time (the cues of one layer never overlap in time). Each is drawn
+    opaque (a hidden box layer too) and at the largest scale any of its words reaches (an
+    emphasised or popping word), so the cover holds every state."""
     import pysubs2
 
     out = pysubs2.SSAFile()
     out.info, out.styles = dict(ass.info), dict(ass.styles)
     for i, event in enumerate(ass.events):
-        text = _OVERRIDE.sub("", event.text)  # every word shown: a revealed one too
+        scale = max([100.0, *(float(x) for x in _SCALE.findall(event.text))])
+        # every word shown: a revealed one too
+        text = f"{{\\alpha&H00&\\fscx{scale:g}\\fscy{scale:g}}}" + _OVERRIDE.sub("", event.text)
         out.append(pysubs2.SSAEvent(start=0, end=1000, text=text, style=event.style, layer=i))
     return out
 
 
-def spans_of(subs: pysubs2.SSAFile) -> list[tuple[int, int]]:
-    """When each cue shows, and (word-by-word captions) the instant of each ``\\t`` switch
-    inside one: what shows changes there too, so each starts a state."""
+def _instants(t1: int, t2: int, fps: float) -> list[int]:
+    """The instants (ms) a ``\\t`` from t1 to t2 changes what shows: t1 for a switch; for
+    an animation (a popping word) each frame's start inside it, so every frame of it is
+    drawn at its own time, and its end."""
+    if t2 <= t1:
+        return [t1]
+    first, last = math.ceil(t1 * fps / 1000 - 1e-9), math.floor(t2 * fps / 1000 + 1e-9)
+    frames = {math.ceil(f * 1000 / fps - 1e-9) for f in range(first, last + 1)}
+    return sorted({t1, *frames, t2})
+
+
+def spans_of(subs: pysubs2.SSAFile, fps: float = 30.0) -> list[tuple[int, int]]:
+    """When each cue shows, and (word-by-word captions) the instants each ``\\t`` inside
+    one changes it: what shows changes there too, so each starts a state."""
     shown = [e for e in subs.events if e.end > e.start]
     spans = [(e.start, e.end) for e in shown]
     return spans + [
-        (e.start + int(t), e.start + int(t)) for e in shown for t in _SWITCH.findall(e.text)
+        (t, t)
+        for e in shown
+        for t1, t2 in _SWITCH.findall(e.text)
+        for t in _instants(e.start + int(t1), e.start + int(t2), fps)
     ]
 
 
-def prepare(ass: Path, canvas: Path, width: int, height: int, settings: Settings) -> Burn:
+def prepare(
+    ass: Path, canvas: Path, width: int, height: int, settings: Settings, fps: float = 30.0
+) -> Burn:
     """Read the subtitles' timing, write the ``canvas`` and find the box: libass draws every
-    cue at once on one frame, whose cover is measured."""
+    cue at once on one frame, whose cover is measured. ``fps``: the picture's, the step
+    an animation is drawn at."""
     import pysubs2
 
     subs = pysubs2.load(str(ass), encoding="utf-8")
-    spans = spans_of(subs)
+    spans = spans_of(subs, fps)
     burn = Burn(ass, canvas, width, height, marks_of(spans), None)
     if not spans:
         return burn

@@ -243,7 +243,9 @@ class FfmpegMedia:
         burn = None
         if request.burn_in:
             canvas = output.with_name(f"{output.stem}.canvas.rgb")
-            burn = prepare(request.subtitles_ass, canvas, info.width, info.height, settings)
+            burn = prepare(
+                request.subtitles_ass, canvas, info.width, info.height, settings, info.fps
+            )
         parts = encode_parts(request, settings.encode_parts or min(8, os.cpu_count() or 1))
 
         def launch(part: Part | None, file: Path, progress: Path) -> tuple[Running, list[Path]]:

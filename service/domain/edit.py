@@ -29,7 +29,7 @@ EDITOR_RATES = {
     "fcp7": (24000 / 1001, 24.0, 25.0, 30000 / 1001, 30.0, 50.0, 60000 / 1001, 60.0),
     "fcpxml": (24.0, 25.0, 30.0, 50.0, 60.0),
 }
-LAYERS = {0: "narration", 1: "qualifiers", 2: "screen text", 3: "title cards"}
+LAYERS = {0: "narration", 1: "qualifiers", 2: "screen text", 3: "title cards", 4: "hook"}
 
 
 def segment_file(index: int) -> str:

@@ -3,6 +3,7 @@ parses), for the fields that format can hold: the studio's "fix" view and round-
 
 from __future__ import annotations
 
+from service.domain.emphasis import marked
 from service.domain.spec import JobSpec
 from service.domain.speech.lexicon import to_line
 
@@ -17,6 +18,8 @@ def to_markdown(spec: JobSpec) -> str:
     if spec.title:
         out.append(f"  • 标题:{spec.title}")
     out += [f"  • 语言:{spec.language}", "", "3. 口播稿", ""]
+    if spec.hook:
+        out += [f"钩子: {spec.hook.text} · {_num(spec.hook.seconds)} 秒", ""]
     if spec.speakers:
         out += ["说话人:" + "; ".join(f"{k}={v}" for k, v in spec.speakers.items()), ""]
     for i, seg in enumerate(spec.segments, 1):
@@ -30,7 +33,8 @@ def to_markdown(spec: JobSpec) -> str:
         ):
             if getattr(seg, field):
                 label += f" · {key}: {getattr(seg, field)}"
-        out.append(f"[段 {i} · {_num(seg.seconds)} 秒{label}] {seg.text}")
+        text = marked(seg.text, seg.emphasis_spans)
+        out.append(f"[段 {i} · {_num(seg.seconds)} 秒{label}] {text}")
         out += [f"译文: {seg.translation}", ""] if seg.translation else [""]
     if spec.qualifiers:
         out += ["字幕层叠加限定语:" + "；".join(spec.qualifiers) + "。", ""]

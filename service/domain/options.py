@@ -24,7 +24,7 @@ Export = Literal["otio", "fcpxml", "fcp7", "edl"]  # editor timelines (service/d
 Traditional = Literal["tw", "hk"]  # OpenCC s2twp (Taiwan phrasing) or s2hk (Hong Kong)
 TraditionalChoice = Literal["tw", "hk", "none"]  # none: no track, whatever the voices
 Script = Literal["hans", "hant"]  # Simplified or Traditional Chinese
-Captions = Literal["static", "highlight", "reveal"]  # narration word by word (karaoke.py)
+Captions = Literal["static", "highlight", "reveal", "box", "pop"]  # word by word (looks.py)
 OnMismatch = Literal["warn", "retry", "fail"]  # the speech check's flag (pipeline/listen.py)
 
 # Integrated loudness targets a master may ask for (LUFS) and true-peak ceilings (dBTP): from
@@ -197,8 +197,8 @@ class RenderOptions(_Model):
     screen_text: bool | None = Field(None, description="overrides the script's screen_text")
     captions: Captions | None = Field(
         None,
-        description="overrides the style's captions: 'highlight' draws the word being spoken "
-        "in the highlight colour, 'reveal' shows words as they are spoken (ASS and burn-in)",
+        description="overrides the style's captions: the word being spoken in the highlight "
+        "colour ('highlight'), on a box ('box'), popping in ('pop'); 'reveal' (ASS, burn-in)",
     )
     music_level: float = Field(
         -8.0, ge=-40, le=0, description="the music bed's loudness, dB relative to the speech"

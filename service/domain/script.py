@@ -4,7 +4,8 @@ The Markdown format (see examples/): a title line ``标题:``, narration segment
 ``[段 N · S 秒 LABEL · 说话人: NAME · 语速: +10%] TEXT`` (trailing settings: 说话人/speaker,
 声音/voice, 语速/rate, 音调/pitch, 音量/volume), speakers ``说话人: 旁白A=zh-CN-YunxiNeural;
 旁白B=…``, a qualifier line ``字幕层叠加限定语: a; b; c`` and a shot list
-``镜头 N · NAME · A-Bs - 时长:… - 屏幕文字:… - 画面元素:… - 运动方式:…``. Spacing and
+``镜头 N · NAME · A-Bs - 时长:… - 屏幕文字:… - 画面元素:… - 运动方式:…``, a hook title
+``钩子: TEXT · 3 秒`` (or ``Hook:``) and ``**关键词**`` emphasis in a segment's text. Spacing and
 full-/half-width punctuation vary; unknown sections are ignored.
 """
 
@@ -47,6 +48,9 @@ _QUALIFIER_TRANSLATIONS = re.compile(
     rf"^\s*+(?:[-*•]\s*+)?+(?:限定语译文|Qualifier translations)\s*+{_COLON}\s*+(?P<v>.*)$",
     re.I,
 )
+# A hook title, before the segments: ``钩子: 别把测试通过当铁板 · 3 秒`` (seconds optional).
+_HOOK = re.compile(rf"^\s*+(?:[-*•]\s*+)?+(?:钩子|Hook)\s*+{_COLON}\s*+(?P<v>.+)$", re.I)
+_HOOK_SECONDS = re.compile(rf"\s*+{_DOT}\s*+(?P<s>\d++(?:\.\d++)?+)\s*+(?:秒|s|sec|seconds)$", re.I)
 _PRONUNCIATIONS = re.compile(
     rf"^\s*(?:[-*•]\s*)?(?:读音|Pronunciations?)\s*{_COLON}\s*(?P<v>.*)$", re.I
 )
@@ -147,6 +151,7 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
                 or _PRONUNCIATIONS.match(line)
                 or _SPEAKERS.match(line)
                 or _QUALIFIER_DISPLAY.match(line)
+                or _HOOK.match(line)
                 or _SHOT.search(line)
             )
         ):
@@ -182,6 +187,14 @@ def _speakers(value: str, lineno: int) -> dict[str, str]:
             )
         out[name.strip()] = voice.strip()
     return out
+
+
+def _hook(value: str) -> dict[str, Any]:
+    """``text`` or ``text · 3 秒``."""
+    m = _HOOK_SECONDS.search(value)
+    if m is None:
+        return {"text": value.strip()}
+    return {"text": value[: m.start()].strip(), "seconds": float(m.group("s"))}
 
 
 def _check_size(text: str) -> None:
@@ -282,6 +295,8 @@ def parse_markdown(text: str) -> JobSpec:
                     "qualifier_display",
                 )
             data["qualifier_display"] = _DISPLAY_WORDS[word]
+        elif "hook" not in data and (m := _HOOK.match(line)):
+            data["hook"] = _hook(m.group("v"))
         elif m := _SPEAKERS.match(line):
             data.setdefault("speakers", {}).update(_speakers(m.group("v"), lineno))
         elif m := _SHOT.search(line):

@@ -9,8 +9,9 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from service.domain.emphasis import spans_of, strip_marks
 from service.domain.errors import ScriptError, validation_error
 from service.domain.fields import (
     SPEAKER_NAME,
@@ -25,9 +26,13 @@ from service.domain.fields import (
     single,
 )
 from service.domain.fields import Model as _Model
-from service.domain.options import Engine, OnOverflow
+from service.domain.options import Engine
 from service.domain.options import LoudnessTarget as LoudnessTarget
 from service.domain.options import RenderOptions as RenderOptions
+from service.domain.spec_options import EMPHASIS_FIELD, check_looks, emphasis_items
+from service.domain.spec_options import FitOptions as FitOptions
+from service.domain.spec_options import Hook as Hook
+from service.domain.spec_options import SubtitleOptions as SubtitleOptions
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
 from service.domain.style import StyleSpec
 
@@ -52,34 +57,6 @@ DEFAULT_MAX_PACE: dict[str, float] = {"zh": 7.5, "en": 6.0}
 DEFAULT_LINE_CHARS: dict[str, int] = {"zh": 16, "en": 42}
 
 
-class FitOptions(_Model):
-    """How each segment is fitted to its allotted seconds."""
-
-    max_pace: float | None = Field(
-        None, gt=0, le=20, description="syllables/s; default 7.5 for zh, 6.0 for en"
-    )
-    on_overflow: OnOverflow = "fail"
-    max_stretch: float = Field(
-        0.25,
-        ge=0,
-        le=1,
-        description="largest residual time-stretch after native rate, as a fraction",
-    )
-    max_slowdown: float = Field(
-        0.92, gt=0.5, le=1, description="slowest rate used to fill a slot when speech is short"
-    )
-    gap: float = Field(0.25, ge=0, le=2, description="seconds of silence kept at a segment's end")
-
-
-class SubtitleOptions(_Model):
-    max_chars_per_line: int | None = Field(None, ge=8, le=80)
-    max_lines: int = Field(2, ge=1, le=3)
-    min_duration: float = Field(5 / 6, ge=0.2, le=5)
-    max_duration: float = Field(7.0, ge=1, le=20)
-    fps: float = Field(30.0, gt=0, le=120)
-    min_gap_frames: int = Field(2, ge=0, le=30)
-
-
 class Segment(_Model):
     """One narration segment. Besides its text and seconds: how it is spoken, its voice
     (directly or through a job speaker) and a rate/pitch/volume preference, edge-style
@@ -99,6 +76,14 @@ class Segment(_Model):
         description="the segment's English translation, as supplied (never machine-made): "
         "shown under its Chinese, split across the segment's cues, and in subtitles.en.*",
     )
+    emphasis: list[str | tuple[int, int]] = EMPHASIS_FIELD
+
+    _marks = model_validator(mode="before")(emphasis_items)
+
+    @property
+    def emphasis_spans(self) -> tuple[tuple[int, int], ...]:
+        """The emphasised spans of the text (validated: they are found and apart)."""
+        return spans_of(self.text, self.emphasis)
 
     @field_validator("speaker")
     @classmethod
@@ -143,7 +128,15 @@ class Segment(_Model):
     @field_validator("text")
     @classmethod
     def _text(cls, v: str) -> str:
+        strip_marks(v)  # a '**' left here never closed
         return clean(v, MAX_TEXT)
+
+    @field_validator("emphasis")
+    @classmethod
+    def _emphasis(cls, v: list[Any], info: ValidationInfo) -> list[Any]:
+        if v and isinstance(info.data.get("text"), str):
+            spans_of(info.data["text"], v)
+        return v
 
     @field_validator("translation")
     @classmethod
@@ -230,6 +223,9 @@ class JobSpec(_Model):
         description="subtitle style: a preset name ('vertical-safe') or {preset, narration, "
         "qualifiers, screen_text} with per-layer overrides",
     )
+    hook: Hook | None = Field(
+        None, description="a hook title drawn large over the first seconds: {text, seconds}"
+    )
     pronunciations: dict[str, str] = Field(
         default_factory=dict,
         max_length=MAX_ENTRIES,
@@ -285,6 +281,11 @@ class JobSpec(_Model):
     @classmethod
     def _qualifiers(cls, v: list[str]) -> list[str]:
         return [clean(one_line(q), MAX_SHORT_TEXT) for q in v]  # one item of the card each
+
+    @model_validator(mode="after")
+    def _looks(self) -> JobSpec:
+        check_looks(self.segments, self.hook, self.language, self.line_chars)
+        return self
 
     @model_validator(mode="after")
     def _translations_match(self) -> JobSpec:

@@ -45,10 +45,21 @@ class LayerStyle(_Model):
     margin_left: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
     margin_right: float | None = Field(None, ge=0, le=0.4, description="/ frame width")
     highlight_color: str | None = Field(
-        None, description="the word being spoken, with captions 'highlight' (narration)"
+        None, description="the word being spoken, with captions 'highlight' or 'pop' (narration)"
+    )
+    emphasis_color: str | None = Field(
+        None, description="authored emphasis (**关键词**, a segment's emphasis) (narration)"
+    )
+    emphasis_scale: float | None = Field(
+        None, ge=1, le=1.5, description="authored emphasis's size, times the text's (narration)"
+    )
+    box_color: str | None = Field(
+        None, description="the box under the word being spoken, with captions 'box' (narration)"
     )
 
-    @field_validator("color", "outline_color", "shadow_color", "highlight_color")
+    @field_validator(
+        "color", "outline_color", "shadow_color", "highlight_color", "emphasis_color", "box_color"
+    )
     @classmethod
     def _color(cls, v: str | None) -> str | None:
         if v is not None and not _COLOR.match(v):
@@ -81,13 +92,20 @@ class StyleSpec(_Model):
         description="the supplied translation's lines in a bilingual cue (margin unused: "
         "they sit with the narration)",
     )
+    hook: LayerStyle = Field(
+        LayerStyle(),
+        description="the hook title over the first seconds (margin: where it would sit from "
+        "the top; it moves clear of what else shows)",
+    )
     translation_position: Literal["below", "above"] | None = Field(
         None, description="the translation's lines below the Chinese (default) or above it"
     )
-    captions: Literal["static", "highlight", "reveal"] | None = Field(
+    captions: Literal["static", "highlight", "reveal", "box", "pop"] | None = Field(
         None,
         description="narration word by word: 'highlight' (the word being spoken in the "
-        "highlight colour), 'reveal' (words appear as spoken); default 'static'",
+        "highlight colour), 'reveal' (words appear as spoken), 'box' (the word being spoken "
+        "on a filled box in the box colour), 'pop' (the word being spoken enters at 120 % "
+        "and settles to its size in 120 ms, in the highlight colour); default 'static'",
     )
 
     @field_validator("preset")
@@ -98,7 +116,8 @@ class StyleSpec(_Model):
         return v
 
 
-LAYERS = ("narration", "qualifiers", "screen_text", "translation")
+CAPTIONS = ("static", "highlight", "reveal", "box", "pop")
+LAYERS = ("narration", "qualifiers", "screen_text", "translation", "hook")
 DEFAULT_PRESET = "default"
 DEFAULT_FONT = "Noto Sans CJK SC"
 # The built-in preset every other one starts from (on a 1080x1920 frame: narration 64 px
@@ -119,6 +138,9 @@ BASE: dict[str, Any] = {
         "margin_left": 0.0093,
         "margin_right": 0.0093,
         "highlight_color": "#FFD60A",
+        "emphasis_color": "#FF9F0A",
+        "emphasis_scale": 1.15,
+        "box_color": "#FF2D55",
     },
     "qualifiers": {
         "font": DEFAULT_FONT,
@@ -145,6 +167,20 @@ BASE: dict[str, Any] = {
         "margin": 0.2,
         "margin_left": 0.05,
         "margin_right": 0.05,
+    },
+    # The hook title: 106 px bold on a 1080x1920 frame, a third of the way down.
+    "hook": {
+        "font": DEFAULT_FONT,
+        "size": 0.055,
+        "color": "#FFFFFF",
+        "outline_color": "#000000",
+        "outline": 0.003,
+        "shadow_color": "#00000080",
+        "shadow": 0.0015,
+        "bold": True,
+        "margin": 0.3,
+        "margin_left": 0.06,
+        "margin_right": 0.06,
     },
     # A bilingual cue's English: smaller than the Chinese (46 vs 64 px), so 42 characters
     # fit the width a 16-hanzi line takes.
@@ -180,6 +216,9 @@ class Look:
     margin_left: float
     margin_right: float
     highlight_color: str = "#FFD60A"
+    emphasis_color: str = "#FF9F0A"
+    emphasis_scale: float = 1.15
+    box_color: str = "#FF2D55"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,11 +230,16 @@ class Style:
     applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
     translation: Look | None = None  # None: the default preset's
     translation_above: bool = False
-    captions: str = "static"  # static | highlight | reveal (see subtitles/karaoke.py)
+    captions: str = "static"  # CAPTIONS (see subtitles/karaoke.py)
+    hook: Look | None = None  # None: the default preset's
 
     @property
     def translation_look(self) -> Look:
         return self.translation or DEFAULT_TRANSLATION
+
+    @property
+    def hook_look(self) -> Look:
+        return self.hook or DEFAULT_HOOK
 
 
 def rgba(color: str) -> tuple[int, int, int, int]:
@@ -236,7 +280,7 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
     if above:
         applied["translation_position"] = "above"
     captions = spec.captions or table[name].get("captions") or "static"
-    if captions not in ("static", "highlight", "reveal"):  # a bad preset file
+    if captions not in CAPTIONS:  # a bad preset file
         raise ScriptError(f"style preset {name!r}: unknown captions {captions!r}", "style preset")
     applied["captions"] = captions
     return Style(
@@ -248,8 +292,10 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         looks["translation"],
         above,
         captions=captions,
+        hook=looks["hook"],
     )
 
 
 DEFAULT_TRANSLATION = Look(**BASE["translation"])
+DEFAULT_HOOK = Look(**BASE["hook"])
 DEFAULT_STYLE = resolve(None, None)

@@ -20,10 +20,12 @@ from service.domain.subtitles import (
     Canvas,
     Cue,
     Layout,
+    hook_cue,
     narration_cues,
     overlay_cues,
     screen_cues,
 )
+from service.domain.subtitles.pages import pages
 from service.domain.text import Segmenter
 from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import ms_to_s, ms_to_samples, s_to_ms
@@ -135,13 +137,20 @@ class Finalizer:
     def _write_subtitles(self, plan: JobPlan, placed: Placed, outdir: Path) -> list[Cue]:
         """Narration cues from each phrase's measured speech, overlays on top; SRT/VTT/ASS."""
         spec = plan.spec
-        layout = Layout.for_spec(spec, self.words)
+        layout = Layout.for_spec(spec, self.words, plan.style.narration.emphasis_scale)
         timed = placed_phrases(placed)
+        if layout.max_words:  # short pages: each phrase cut to the word limit
+            timed = [
+                pages(seg.text, ph, layout.max_words, spec.language, self.words)
+                for seg, ph in zip(spec.segments, timed, strict=True)
+            ]
         cues: list[Cue] = []
         for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
             following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
-            cues += narration_cues(seg.text, phrases, layout, following, k)
+            cues += narration_cues(seg.text, phrases, layout, following, k, seg.emphasis_spans)
         cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in placed.overlays], layout)
+        if spec.hook is not None:  # the hook title, over the first seconds
+            cues.append(hook_cue(spec.hook.text, spec.hook.seconds, layout))
         if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
             shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]
             cues += screen_cues(shots, layout)

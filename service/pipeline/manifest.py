@@ -103,7 +103,7 @@ class ManifestCue(BaseModel):
     start: float
     end: float
     text: str
-    layer: int = Field(description="0 narration, 1 qualifiers (top), 2 screen text, 3 title cards")
+    layer: int = Field(description="0 narration, 1 qualifiers, 2 screen text, 3 title card, 4 hook")
     translation: str | None = Field(
         None, description="the supplied translation's lines this cue shows (bilingual jobs)"
     )

@@ -116,7 +116,7 @@ class SegmentRenderer:
             spec.language,
             self.lexicon(plan),
             self.tools(),
-            split_phrases(seg.text, spec.line_chars, self.words),
+            split_phrases(seg.text, spec.line_chars, self.words, keep=seg.emphasis_spans),
             spec.line_chars,
             seg.pitch or "+0Hz",
             seg.volume or "+0%",
@@ -324,7 +324,7 @@ class SegmentRenderer:
         """The phrases, and the engine's boundaries (what word-by-word captions are timed
         from): engines report offsets into the spoken text; subtitles need the script's
         offsets, and the times the fit moved them to."""
-        text, spec = plan.spec.segments[index].text, plan.spec
+        seg, spec = plan.spec.segments[index], plan.spec
         words = source_words(speech.boundaries, spoken, fitted.scale, fitted.speech_ms)
-        phrases = timed_phrases(text, spec.line_chars, words, self.words)
+        phrases = timed_phrases(seg.text, spec.line_chars, words, self.words, seg.emphasis_spans)
         return phrases, [TimedPhrase(*w) for w in words]

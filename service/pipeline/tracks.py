@@ -11,6 +11,7 @@ from pathlib import Path
 
 from service.domain.options import Traditional
 from service.domain.subtitles import (
+    HOOK,
     OVERLAY,
     SCREEN,
     TITLE,
@@ -94,12 +95,13 @@ def _grouped(
     layout: Layout,
     following: int | None,
     convert: Convert | None,
+    keep: tuple[tuple[int, int], ...] = (),
 ) -> tuple[list[tuple[int, int, list[str]]], list[Cue]]:
     """A segment's cue groups and, with ``convert``, its Traditional cues. Where the
     converted words find no good lines in a Simplified cue (s2twp's 显存 -> 視訊記憶體
     lengthens a full line), the segment is grouped again with Simplified lines a unit or
     two narrower, so that both tracks keep the line rules at the same times."""
-    groups = narration_groups(text, phrases, layout, following)
+    groups = narration_groups(text, phrases, layout, following, keep)
     if convert is None:
         return groups, []
     converted, strained = traditional_narration(text, phrases, groups, layout, convert)
@@ -107,7 +109,7 @@ def _grouped(
         if not strained:
             break
         narrow = replace(layout, line_chars=layout.line_chars - less)
-        again = narration_groups(text, phrases, narrow, following)
+        again = narration_groups(text, phrases, narrow, following, keep)
         cues, left = traditional_narration(text, phrases, again, layout, convert)
         if left < strained:
             groups, converted, strained = again, cues, left
@@ -174,7 +176,9 @@ def subtitle_tracks(
     hant: list[Cue] = []
     for k, (seg, phrases) in enumerate(zip(spec.segments, timed, strict=True)):
         following = next((p[0].start_ms for p in timed[k + 1 :] if p), None)
-        groups, converted = _grouped(seg.text, phrases, layout, following, convert)
+        groups, converted = _grouped(
+            seg.text, phrases, layout, following, convert, seg.emphasis_spans
+        )
         mine = _translated(
             [narration_cue(phrases, i, j, ln, k) for i, j, ln in groups], seg.translation
         )
@@ -188,10 +192,12 @@ def subtitle_tracks(
         for c, e in zip((c for c in cues if c.layer == OVERLAY), english, strict=True)
     ]
     screens = [c for c in cues if c.layer in (SCREEN, TITLE)]
-    main += tops + screens
+    hooks = [c for c in cues if c.layer == HOOK]
+    main += tops + screens + hooks
     tracks = [main]
     if convert is not None:
         hant += _converted_layers(plan, overlays, tops, screens, layout, convert)
+        hant += [replace(c, lines=tuple(convert(line) for line in c.lines)) for c in hooks]
         tracks.append(hant)
     settled = settle_together(tracks, layout)
     out = Tracks(settled[0], variant=variant if convert is not None else None)

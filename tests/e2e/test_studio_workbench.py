@@ -200,7 +200,8 @@ def _frame(stack: Stack, job_id: str, tmp: Path, at: float) -> Any:
 WORDS = """return Array.from(document.querySelectorAll('#cues .cue.narration')).map(c => ({
   text: c.textContent,
   words: Array.from(c.querySelectorAll('.word')).map(w => ({text: w.textContent,
-    color: getComputedStyle(w).color, hidden: getComputedStyle(w).visibility === 'hidden'}))}));"""
+    color: getComputedStyle(w).color, hidden: getComputedStyle(w).visibility === 'hidden',
+    background: getComputedStyle(w).backgroundColor, pop: w.classList.contains('pop')}))}));"""
 
 
 BUFFERED = "return document.getElementById('player').readyState >= 3"
@@ -223,11 +224,12 @@ def vtt_onsets(vtt: str) -> list[tuple[float, str]]:
     return [(t, text) for t, (_, text) in zip(secs, pieces, strict=True)]
 
 
-@pytest.mark.parametrize("captions", ["highlight", "reveal"])
+@pytest.mark.parametrize("captions", ["highlight", "reveal", "box", "pop"])
 def test_a_word_by_word_preview_shows_the_word_being_spoken(bench: Any, captions: str) -> None:
     """The VTT marks each word's onset; between two onsets the preview draws what the ASS
     draws then: highlight, that word alone in the highlight colour; reveal, the words spoken
-    so far, the rest hidden in their place."""
+    so far, the rest hidden in their place; box, that word alone on the box colour; pop, it
+    in the highlight colour, popping in."""
     stack, driver, video = bench
     job_id = job_with_video(stack, video, style="vertical-safe-highlight", captions=captions)
     vtt = httpx.get(f"{stack.url}/v1/jobs/{job_id}/artifacts/subtitles.vtt").text
@@ -250,10 +252,15 @@ def test_a_word_by_word_preview_shows_the_word_being_spoken(bench: Any, captions
     for k in (1, len(pieces) // 2, len(pieces) - 2):
         seek(driver, (pieces[k][0] + pieces[k + 1][0]) / 2)
         (cue,) = driver.execute_script(WORDS)
-        if captions == "highlight":
+        if captions in ("highlight", "pop"):
             (word,) = cue["words"]
             assert word["text"] == pieces[k][1], (k, cue)
             assert word["color"] == "rgb(255, 214, 10)"  # the style's highlight_color, #FFD60A
+            assert word["pop"] == (captions == "pop")
+        elif captions == "box":
+            (word,) = cue["words"]
+            assert word["text"] == pieces[k][1], (k, cue)
+            assert word["background"] == "rgb(255, 45, 85)"  # box_color, #FF2D55
         else:
             hidden = "".join(w["text"] for w in cue["words"] if w["hidden"])
             assert hidden == "".join(text for _, text in pieces[k + 1 :]), (k, cue)

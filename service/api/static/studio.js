@@ -787,11 +787,13 @@ function parseVTT(text) {
     const start = secs(from);
     // A word-by-word cue's lines carry each word's onset (<hh:mm:ss.mmm>): pieces from one to
     // the next (a line without one, e.g. a bilingual cue's English, is one untimed piece).
-    let onset = start;
+    // An emphasised keyword (<c.emphasis>…</c>) is a piece of its own, marked.
+    let onset = start, emph = false;
     const pieces = (l) => {
       const out = [], timed = /<\d+:\d\d:\d\d\.\d+>/.test(l);
-      l.split(/<(\d+:\d\d:\d\d\.\d+)>/).forEach((part, i) => {
-        if (i % 2) onset = secs(part); else if (plain(part)) out.push({ at: onset, text: plain(part), timed });
+      l.split(/<(\d+:\d\d:\d\d\.\d+|c\.emphasis|\/c)>/).forEach((part, i) => {
+        if (i % 2) { if (part === "c.emphasis") emph = true; else if (part === "/c") emph = false; else onset = secs(part); }
+        else if (plain(part)) out.push({ at: onset, text: plain(part), timed, emph });
       });
       return out;
     };
@@ -827,12 +829,18 @@ function drawCues() {
 }
 
 // A line's pieces as the ASS draws them at time t: highlight, the word being spoken (the last
-// begun) in the highlight colour; reveal, the words not spoken yet hidden, holding their place.
+// begun) in the highlight colour; reveal, the words not spoken yet hidden, holding their place;
+// box, the word being spoken on a box in the box colour; pop, it in the highlight colour,
+// scaled in from 120 % (the .pop animation); an emphasised keyword in its colour and size.
 function wordByWord(pieces, mode, look, t, now) {
   return pieces.map((p) => {
-    const style = !p.timed ? null : mode === "highlight" && p === now && look.highlight_color ? `color:${look.highlight_color}`
-      : mode === "reveal" && p.at > t ? "visibility:hidden" : null;
-    return style ? el("span", { class: "word", style, text: p.text }) : p.text;
+    const spoken = p.timed && now && p.at === now.at, css = [];
+    if (p.emph && look.emphasis_color) css.push(`color:${look.emphasis_color};font-size:${look.emphasis_scale || 1}em`);
+    if (spoken && (mode === "highlight" || mode === "pop") && look.highlight_color) css.push(`color:${look.highlight_color}`);
+    if (spoken && mode === "box" && look.box_color) css.push(`background:${look.box_color};box-shadow:0 0 0 .12em ${look.box_color};border-radius:.12em`);
+    if (p.timed && mode === "reveal" && p.at > t) css.push("visibility:hidden");
+    const cls = spoken && mode === "pop" ? "word pop" : "word";
+    return css.length || cls !== "word" ? el("span", { class: cls, style: css.join(";"), text: p.text }) : p.text;
   });
 }
 function downloads(job) { downloadsGrouped(job); }

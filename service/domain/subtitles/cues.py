@@ -27,7 +27,7 @@ from service.domain.text import (
 )
 from service.domain.units import frames_to_ms, s_to_ms
 
-NARRATION, OVERLAY, SCREEN, TITLE = 0, 1, 2, 3  # ASS layers; higher draws on top
+NARRATION, OVERLAY, SCREEN, TITLE, HOOK = 0, 1, 2, 3, 4  # ASS layers; higher draws on top
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,8 @@ class Cue:
     # word-by-word captions (karaoke.py, words.py).
     span: tuple[int, int, int] | None = None
     words: tuple[TimedWord, ...] = ()
+    # Authored emphasis: ranges of the cue's letters and digits (emphasis.alnum_ranges).
+    emphasis: tuple[tuple[int, int], ...] = ()
 
     @property
     def text(self) -> str:
@@ -79,6 +81,8 @@ class Layout:
     segment: Segmenter | None = None  # CJK words never split across lines when given
     fps: float = 30.0
     chain_ms: int = 500  # a pause this short or shorter between cues is chained
+    emphasis_scale: float = 1.0  # how much larger emphasised keywords are drawn
+    max_words: int | None = None  # words a cue at most (subtitles.max_words_per_cue)
 
     @property
     def max_cps(self) -> float:
@@ -86,7 +90,9 @@ class Layout:
         return 9.0 if self.language == "zh" else 20.0
 
     @classmethod
-    def for_spec(cls, spec: JobSpec, segment: Segmenter | None = None) -> Layout:
+    def for_spec(
+        cls, spec: JobSpec, segment: Segmenter | None = None, emphasis_scale: float = 1.0
+    ) -> Layout:
         o = spec.subtitles
         return cls(
             language=spec.language,
@@ -97,6 +103,8 @@ class Layout:
             gap_ms=frames_to_ms(o.min_gap_frames, o.fps),
             segment=segment,
             fps=o.fps,
+            emphasis_scale=emphasis_scale,
+            max_words=o.max_words_per_cue,
         )
 
 
@@ -105,12 +113,13 @@ def timed_phrases(
     limit: int,
     words: list[tuple[int, int, int, int]],
     segment: Segmenter | None = None,
+    keep: tuple[tuple[int, int], ...] = (),
 ) -> list[TimedPhrase]:
     """Time the phrases of ``text`` from an engine's boundaries (char start, char end, start
     ms, end ms), whether those are words (edge) or whole phrases (espeak). A boundary belongs
     to the phrase its first character falls in; a phrase no boundary starts in joins the
     phrase before it (or after it, at the start), so the phrases still cover the text."""
-    spans = split_phrases(text, limit, segment)
+    spans = split_phrases(text, limit, segment, keep=keep)
     timed: list[list[int]] = []
     orphan_start: int | None = None
     for a, b in spans:
@@ -156,11 +165,12 @@ def narration_cues(
     layout: Layout,
     next_ms: int | None = None,
     segment: int = 0,
+    keep: tuple[tuple[int, int], ...] = (),
 ) -> list[Cue]:
     """The cues of segment ``segment`` (see ``narration_groups``)."""
     return [
         narration_cue(phrases, i, j, lines, segment)
-        for i, j, lines in narration_groups(text, phrases, layout, next_ms)
+        for i, j, lines in narration_groups(text, phrases, layout, next_ms, keep)
     ]
 
 
@@ -173,16 +183,22 @@ def narration_cue(
 
 
 def narration_groups(
-    text: str, phrases: list[TimedPhrase], layout: Layout, next_ms: int | None = None
+    text: str,
+    phrases: list[TimedPhrase],
+    layout: Layout,
+    next_ms: int | None = None,
+    keep: tuple[tuple[int, int], ...] = (),
 ) -> list[tuple[int, int, list[str]]]:
     """Each cue as the phrases it shows (``phrases[i:j]``) and its lines. Group
     consecutive phrases into cues by dynamic programming: each cue fits the lines
     and the 7 s bound, and the grouping minimises the break costs at cue boundaries and line
     breaks, reading-speed excess and the number of cues (boundaries at pauses are cheaper).
-    ``next_ms``: when the next segment's speech starts, so the last cue can chain to it."""
+    ``next_ms``: when the next segment's speech starts, so the last cue can chain to it.
+    ``keep``: the emphasised spans, never broken, drawn ``layout.emphasis_scale`` larger."""
     if not phrases:
         return []
-    an = analyse(text, layout.language, layout.segment)
+    an = analyse(text, layout.language, layout.segment, keep)
+    grow = layout.emphasis_scale - 1 if keep else 0.0
     n = len(phrases)
     limit = layout.line_chars
     continues_after = [bool(text[p.end :].strip()) for p in phrases]
@@ -195,17 +211,14 @@ def narration_groups(
         boundary = _boundary_cost(an, last, nxt)
         for i in range(j - 1, -1, -1):
             first = phrases[i]
-            if i < j - 1 and last.end_ms - first.start_ms > layout.max_ms:
+            if i < j - 1 and _too_long(an, first, last, layout):
                 break
-            got = layout_lines(
-                an, first.start, last.end, limit, layout.max_lines, continues_after[j - 1]
-            )
+            more = continues_after[j - 1]
+            got = layout_lines(an, first.start, last.end, limit, layout.max_lines, more, grow)
             if got is None:
                 if i < j - 1:
                     break
-                got = forced_lines(
-                    an, first.start, last.end, limit, layout.max_lines, continues_after[j - 1]
-                )
+                got = forced_lines(an, first.start, last.end, limit, layout.max_lines, more, grow)
             line_cost, lines = got
             cost = best[i] + CUE_COST + line_cost + boundary
             cost += _timing_cost(an, phrases, i, j, "".join(lines), next_start, layout)
@@ -213,6 +226,16 @@ def narration_groups(
                 best[j] = cost
                 choice[j] = (i, lines)
     return _backtrack(n, choice)
+
+
+def _too_long(an: Analysis, first: TimedPhrase, last: TimedPhrase, layout: Layout) -> bool:
+    """Whether a cue from ``first`` to ``last`` passes 7 s or the words a cue may hold."""
+    if last.end_ms - first.start_ms > layout.max_ms:
+        return True
+    if not layout.max_words:
+        return False
+    shown = [t for t in an.tokens if first.start <= t.start < last.end]
+    return sum(1 for t in shown if t.kind in ("word", "cjk")) > layout.max_words
 
 
 def _boundary_cost(an: Analysis, last: TimedPhrase, nxt: TimedPhrase | None) -> float:

@@ -22,11 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from service.domain.style import rgba
+from service.domain.style import CAPTIONS, rgba
 from service.domain.text import Segmenter, syllables, tokenize
 
-Captions = Literal["static", "highlight", "reveal"]
-CAPTION_MODES: tuple[str, ...] = ("static", "highlight", "reveal")
+Captions = Literal["static", "highlight", "reveal", "box", "pop"]
+CAPTION_MODES: tuple[str, ...] = CAPTIONS
 Bound = tuple[int, int, int, int]  # source start, end, start ms, end ms
 
 
@@ -118,12 +118,16 @@ def _alpha(color: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Ink:
-    """The colours a karaoke line switches between (``#RRGGBB[AA]``)."""
+    """The colours a karaoke line switches between (``#RRGGBB[AA]``), and the look of
+    authored emphasis (its colour, and its size times the text's)."""
 
     color: str
     highlight: str
     outline: str
     shadow: str
+    emphasis: str = "#FF9F0A"
+    scale: float = 1.0
+    box: str = "#FF2D55"
 
 
 def _align(line: str, words: Sequence[TimedWord], k: int) -> tuple[list[tuple[int, int]], int]:
@@ -160,50 +164,6 @@ def _cut(piece: str) -> str:
 
 def _switch(at: int, tags: str) -> str:
     return tags if at <= 0 else f"\\t({at},{at},{tags})"
-
-
-def karaoke_lines(
-    lines: Sequence[str],
-    words: Sequence[TimedWord],
-    event_start: int,
-    mode: str,
-    ink: Ink,
-) -> str | None:
-    """The event text of a cue whose ``lines`` are already escaped for ASS, with each word's
-    switch timed from the event's written start; None when the words cannot all be found in
-    the lines (the cue is then written static)."""
-    t0 = ass_start(event_start)
-    base, high = _bgr(ink.color), _bgr(ink.highlight)
-    shown = f"\\1a{_alpha(ink.color)}\\3a{_alpha(ink.outline)}\\4a{_alpha(ink.shadow)}"
-    out: list[str] = []
-    k, hidden = 0, False
-    for line in lines:
-        spots, nxt = _align(line, words, k)
-        text, cursor = "", 0
-        for j, (a, b) in enumerate(spots):
-            w = words[k + j]
-            on, off = w.start_ms - t0, w.end_ms - t0
-            if mode == "highlight":
-                text += _cut(line[cursor:a])
-                if off > max(on, 0):
-                    blocks = _switch(on, f"\\1c{high}") + f"\\t({off},{off},\\1c{base})"
-                    text += "{" + blocks + "}" + _cut(line[a:b]) + "{\\1c" + base + "}"
-                else:
-                    text += line[a:b]
-                cursor = b
-            else:  # reveal: from the word to the next, hidden until spoken
-                text += _cut(line[cursor:a])
-                if on > 0:
-                    text += "{\\alpha&HFF&" + _switch(on, shown) + "}"
-                    hidden = True
-                elif hidden:  # spoken at the start, after a word that was not
-                    text += "{" + shown + "}"
-                cursor = a
-        out.append(text + line[cursor:])
-        k = nxt
-    if k < len(words):
-        return None
-    return "\\N".join(out)
 
 
 def timestamped_lines(

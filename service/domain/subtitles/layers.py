@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue, Layout
+from service.domain.subtitles.cues import HOOK, NARRATION, OVERLAY, SCREEN, TITLE, Cue, Layout
 from service.domain.text import reading_chars, wrap
 from service.domain.units import frame_at, frames_to_ms
 
@@ -62,6 +62,16 @@ def screen_cues(shots: list[tuple[str, str, int, int]], layout: Layout) -> list[
         lines = _wrapped(text, chars, layout, 3)
         out.append(Cue(start, end, tuple(lines), TITLE if title else SCREEN))
     return out
+
+
+HOOK_WIDTH = 0.6  # the hook's text is larger again: fewer characters a line, 2 lines
+
+
+def hook_cue(text: str, seconds: float, layout: Layout) -> Cue:
+    """The hook title over the first ``seconds`` (checked at the door to fit two lines)."""
+    chars = max(4, round(layout.line_chars * HOOK_WIDTH))
+    lines = _wrapped(text, chars, layout, 2)
+    return Cue(0, round(seconds * 1000), tuple(lines), HOOK)
 
 
 def _settle_narration(cues: list[Cue], layout: Layout) -> list[Cue]:

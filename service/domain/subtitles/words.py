@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
+from service.domain.emphasis import alnum_ranges
 from service.domain.subtitles.cues import Cue, Layout, TimedPhrase
 from service.domain.subtitles.karaoke import TimedWord, cue_words, timed_words
 
@@ -41,6 +42,21 @@ def with_words(
         else c
         for c in cues
     ]
+
+
+def with_emphasis(
+    cues: list[Cue], texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+) -> list[Cue]:
+    """The narration ``cues`` with the emphasised keywords each shows (``spans``: each
+    segment's, into its ``texts``), as ranges of the cue's letters and digits."""
+    out = []
+    for c in cues:
+        mine = spans[c.span[0]] if c.span is not None else ()
+        if c.span is not None and mine:
+            ranges = alnum_ranges(texts[c.span[0]], mine, c.span[1], c.span[2])
+            c = replace(c, emphasis=ranges)
+        out.append(c)
+    return out
 
 
 def on_frame(ms: int, fps: float) -> int:

@@ -7,15 +7,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import timedelta
 
-import pysubs2
 import srt
 
-from service.domain.style import DEFAULT_STYLE, Look, Style, rgba
-from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN, TITLE, Cue
-from service.domain.subtitles.karaoke import Ink, karaoke_lines, timestamped_lines
+from service.domain.emphasis import alnum_spots
+from service.domain.style import Look, rgba
+from service.domain.subtitles.ass import ASS_STYLES as ASS_STYLES
+from service.domain.subtitles.ass import write_ass as write_ass
+from service.domain.subtitles.canvas import LINE_HEIGHT as LINE_HEIGHT
+from service.domain.subtitles.canvas import TITLE_SCALE as TITLE_SCALE
+from service.domain.subtitles.canvas import Canvas as Canvas
+from service.domain.subtitles.canvas import Place as Place
+from service.domain.subtitles.canvas import _in_order, _lines, _no_timing
+from service.domain.subtitles.canvas import placements as placements
+from service.domain.subtitles.cues import HOOK, NARRATION, OVERLAY, SCREEN, TITLE, Cue
+from service.domain.subtitles.karaoke import timestamped_lines
 
 # What SRT readers interpret, and the look-alike shown instead: '<' opens an HTML-like tag
 # (<i>, <font>), '{' an ASS override ({\an8}), '\N' '\n' '\h' are ASS commands to
@@ -31,36 +38,6 @@ def _srt_literal(line: str) -> str:
     return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
 
 
-# What a reader takes for a timing line, in any cue line of any format: a timestamp (three
-# or more numbers joined by ':' ',' '.' or the full-width marks the srt package also
-# reads, each maybe after blanks and a sign, as ffmpeg's sscanf reads them), an arrow (two
-# or more dashes or blanks before a '>', as srt and ffmpeg read it), and a line that is a
-# bare number (a cue index: srt ends a cue at an index line over a timestamp line, pysubs2
-# drops a last line that is one). Each is kept as it looks, with a WORD JOINER (U+2060,
-# invisible) after every joining mark and before the number, so that no reader's pattern
-# matches, and an arrow's '>' shown as '›'.
-_JOIN = "[,.:，．。：]"
-_TIMESTAMP = re.compile(rf"\d+(?:{_JOIN}\s*[-+]?\d+){{2,}}")
-_ARROW = re.compile(r"(-[ -]+)>")
-_INDEX = re.compile(r"^(\s*)(?=[-+]?\d+(?:[.,]\d*)?\s*$)")
-
-
-def _no_timing(line: str) -> str:
-    line = _TIMESTAMP.sub(lambda m: re.sub(f"({_JOIN})", "\\1\u2060", m.group()), line)
-    return _INDEX.sub("\\1\u2060", _ARROW.sub("\\1›", line))
-
-
-@dataclass(frozen=True, slots=True)
-class Canvas:
-    """What the ASS styles are laid out for (the video's size when there is one)."""
-
-    width: int = 1080
-    height: int = 1920
-    font: str = "Noto Sans CJK SC"
-    language: str = "zh"
-    style: Style = DEFAULT_STYLE
-
-
 def _srt_body(lines: tuple[str, ...]) -> str:
     """The cue's lines, shown literally. A newline inside a line (overlay text may hold
     one) becomes a line break; a blank line, which ends an SRT cue, is dropped, so no text
@@ -69,51 +46,7 @@ def _srt_body(lines: tuple[str, ...]) -> str:
     return _srt_literal("\n".join(kept))  # a tag may span a line break
 
 
-def _in_order(
-    c: Cue, canvas: Canvas, own: tuple[str, ...], translated: tuple[str, ...]
-) -> tuple[str, ...]:
-    """A bilingual cue's two line groups as the style stacks them: the translation under
-    the Chinese, or above it (``translation_position: above``)."""
-    return translated + own if canvas.style.translation_above else own + translated
-
-
-def _lines(lines: tuple[str, ...]) -> list[str]:
-    """A cue's lines as every reader splits them (any line break), none blank: a blank line
-    ends a cue in SRT and VTT."""
-    return [part for line in lines for part in line.splitlines() if part.strip()]
-
-
-# SRT says only where: qualifiers at the top, shot text mid-frame (clear of both).
-_SRT_POSITION = {OVERLAY: "{\\an8}", SCREEN: "{\\an5}", TITLE: "{\\an5}"}
-LINE_HEIGHT = 1.25  # a line's height, in font sizes
-TITLE_SCALE = 1.4  # title cards: the screen-text look, larger, mid-frame
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Where one layer goes: its look (size already scaled) and vertical anchor: 'top' or
-    'bottom' at ``margin`` (fraction of the height), or 'middle'."""
-
-    look: Look
-    anchor: str
-    margin: float
-
-
-def placements(canvas: Canvas, cues: list[Cue]) -> dict[int, Place]:
-    """Each layer's place. Shot captions sit under the tallest block the top layer shows
-    (so an accumulating risk card pushes them down, never under it); title cards are
-    mid-frame; narration at the bottom."""
-    st = canvas.style
-    q = st.qualifiers
-    top_lines = max([len(c.lines) for c in cues if c.layer == OVERLAY], default=0)
-    below_top = q.margin + top_lines * q.size * LINE_HEIGHT + (0.01 if top_lines else 0)
-    title = replace(st.screen_text, size=st.screen_text.size * TITLE_SCALE)
-    return {
-        NARRATION: Place(st.narration, "bottom", st.narration.margin),
-        OVERLAY: Place(q, "top", q.margin),
-        SCREEN: Place(st.screen_text, "top", max(st.screen_text.margin, below_top)),
-        TITLE: Place(title, "middle", 0.5),
-    }
+_SRT_POSITION = {OVERLAY: "{\\an8}", SCREEN: "{\\an5}", TITLE: "{\\an5}", HOOK: "{\\an5}"}
 
 
 def write_srt(cues: list[Cue], canvas: Canvas) -> str:
@@ -178,18 +111,47 @@ def _css(look: Look) -> str:
     )
 
 
-VTT_CLASSES = {NARRATION: "narration", OVERLAY: "qualifiers", SCREEN: "screen", TITLE: "title"}
+VTT_CLASSES = {
+    NARRATION: "narration",
+    OVERLAY: "qualifiers",
+    SCREEN: "screen",
+    TITLE: "title",
+    HOOK: "hook",
+}
 TRANSLATION = "translation"  # a bilingual narration cue's English lines: class and ASS style
+
+
+# An emphasised keyword's ends, marked in a line before it is escaped (private-use
+# characters: neither alphanumeric, so the words' alignment skips them, nor touched by the
+# escape) and written as its class's tags after.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+EMPHASIS = "emphasis"  # the class (and ::cue rule) of authored emphasis
+
+
+def _emphasised(lines: list[str], c: Cue) -> list[str]:
+    """``lines`` with their emphasised keywords between the marks."""
+    lines = [line.replace(_OPEN, "").replace(_CLOSE, "") for line in lines]
+    out = []
+    for line, spots in zip(lines, alnum_spots(lines, c.emphasis), strict=True):
+        for a, b in sorted(spots, reverse=True):
+            line = line[:a] + _OPEN + line[a:b] + _CLOSE + line[b:]
+        out.append(line)
+    return out
+
+
+def _vtt_text(line: str) -> str:
+    return _vtt_escape(line).replace(_OPEN, f"<c.{EMPHASIS}>").replace(_CLOSE, "</c>")
 
 
 def _vtt_lines(c: Cue, canvas: Canvas) -> list[str]:
     cls = VTT_CLASSES[c.layer]
     theirs = TRANSLATION if c.layer == NARRATION else cls
     lines = [_no_timing(line) for line in _lines(c.lines)]
+    lines = _emphasised(lines, c) if c.emphasis else lines
     timed = None
-    if c.words and canvas.style.captions in ("highlight", "reveal"):  # the words' onsets
-        timed = timestamped_lines(lines, c.words, (c.start_ms, c.end_ms), _vtt_escape, _vtt_time)
-    own = [f"<c.{cls}>{line}</c>" for line in timed or map(_vtt_escape, lines)]
+    if c.words and canvas.style.captions != "static":  # the words' onsets
+        timed = timestamped_lines(lines, c.words, (c.start_ms, c.end_ms), _vtt_text, _vtt_time)
+    own = [f"<c.{cls}>{line}</c>" for line in timed or map(_vtt_text, lines)]
     translated = [
         f"<c.{theirs}>{_vtt_escape(_no_timing(line))}</c>" for line in _lines(c.translation)
     ]
@@ -198,11 +160,19 @@ def _vtt_lines(c: Cue, canvas: Canvas) -> list[str]:
 
 def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
     places = placements(canvas, cues)
-    layers = [NARRATION, OVERLAY] + [k for k in (SCREEN, TITLE) if any(c.layer == k for c in cues)]
+    layers = [NARRATION, OVERLAY] + [
+        k for k in (SCREEN, TITLE, HOOK) if any(c.layer == k for c in cues)
+    ]
     out = ["WEBVTT", "", "STYLE"]
     out += [f"::cue(.{VTT_CLASSES[k]}) {{ {_css(places[k].look)} }}" for k in layers]
     if any(c.translation and c.layer == NARRATION for c in cues):
         out.append(f"::cue(.{TRANSLATION}) {{ {_css(canvas.style.translation_look)} }}")
+    if any(c.emphasis for c in cues):
+        look = canvas.style.narration
+        out.append(
+            f"::cue(.{EMPHASIS}) {{ color: {look.emphasis_color}; "
+            f"font-size: {look.emphasis_scale * 100:.4g}%; }}"
+        )
     out.append("")
     for c in cues:
         out.append(
@@ -211,101 +181,6 @@ def write_vtt(cues: list[Cue], canvas: Canvas) -> str:
         out += _vtt_lines(c, canvas)
         out.append("")
     return "\n".join(out)
-
-
-def _ass_text(line: str) -> str:
-    # "{" opens an override block and "\N" "\n" "\h" are commands in ASS; keep them literal.
-    line = line.replace("{", "｛").replace("}", "｝")
-    return re.sub(r"\\(?=[Nnh])", "\\\u2060", line)
-
-
-def _color(color: str) -> pysubs2.Color:
-    r, g, b, opacity = rgba(color)
-    return pysubs2.Color(r, g, b, 255 - opacity)  # ASS alpha: 0 is opaque
-
-
-_ALIGN = {
-    "top": pysubs2.Alignment.TOP_CENTER,
-    "bottom": pysubs2.Alignment.BOTTOM_CENTER,
-    "middle": pysubs2.Alignment.MIDDLE_CENTER,
-}
-
-
-def ass_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
-    """A layer's look in the frame's pixels (PlayRes is the frame size)."""
-    h, w = canvas.height, canvas.width
-    look = place.look
-    return pysubs2.SSAStyle(
-        fontname=look.font,
-        fontsize=round(look.size * h),
-        primarycolor=_color(look.color),
-        outlinecolor=_color(look.outline_color),
-        backcolor=_color(look.shadow_color),
-        bold=look.bold,
-        outline=round(look.outline * h, 1),
-        shadow=round(look.shadow * h, 1),
-        alignment=_ALIGN[place.anchor],
-        marginv=round(place.margin * h) if place.anchor != "middle" else 0,
-        marginl=round(look.margin_left * w),
-        marginr=round(look.margin_right * w),
-    )
-
-
-ASS_STYLES = {NARRATION: "Narration", OVERLAY: "Overlay", SCREEN: "Screen", TITLE: "Title"}
-
-
-ASS_TRANSLATION = "Translation"
-
-
-def _ass_event_text(c: Cue, canvas: Canvas) -> str:
-    """The cue's lines; a bilingual narration cue's English in the Translation style
-    (``\\r`` switches style inside the event, so both groups stack as one block)."""
-    lines = [_ass_text(_no_timing(line)) for line in _lines(c.lines)]
-    own = (_word_by_word(c, lines, canvas) if c.words else None) or "\\N".join(lines)
-    if not c.translation:
-        return own
-    english = "\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.translation))
-    if c.layer != NARRATION:
-        return "\\N".join(_in_order(c, canvas, (own,), (english,)))
-    if canvas.style.translation_above:
-        return f"{{\\r{ASS_TRANSLATION}}}{english}\\N{{\\r}}{own}"
-    return f"{own}\\N{{\\r{ASS_TRANSLATION}}}{english}"
-
-
-def write_ass(cues: list[Cue], canvas: Canvas) -> str:
-    subs = pysubs2.SSAFile()
-    subs.info.update({"PlayResX": str(canvas.width), "PlayResY": str(canvas.height)})
-    # Overlays (qualifiers): smaller, in warning red, at the top: they never hide narration.
-    # Shot text: captions under the top layer, title cards mid-frame (only when shown).
-    places = placements(canvas, cues)
-    subs.styles.pop("Default", None)
-    for layer, name in ASS_STYLES.items():
-        if layer in (NARRATION, OVERLAY) or any(c.layer == layer for c in cues):
-            subs.styles[name] = ass_style(canvas, places[layer])
-    if any(c.translation and c.layer == NARRATION for c in cues):
-        look = canvas.style.translation_look
-        subs.styles[ASS_TRANSLATION] = ass_style(canvas, Place(look, "bottom", look.margin))
-    for c in cues:
-        subs.append(
-            pysubs2.SSAEvent(
-                start=c.start_ms,
-                end=c.end_ms,
-                text=_ass_event_text(c, canvas),
-                style=ASS_STYLES[c.layer],
-                layer=c.layer,
-            )
-        )
-    return str(subs.to_string("ass"))
-
-
-def _word_by_word(cue: Cue, lines: list[str], canvas: Canvas) -> str | None:
-    """A narration cue's text with its words switched as spoken (the style's captions)."""
-    mode = canvas.style.captions
-    if mode not in ("highlight", "reveal"):
-        return None
-    look = canvas.style.narration
-    ink = Ink(look.color, look.highlight_color, look.outline_color, look.shadow_color)
-    return karaoke_lines(lines, cue.words, cue.start_ms, mode, ink)
 
 
 WRITERS: dict[str, Callable[[list[Cue], Canvas], str]] = {

@@ -39,10 +39,15 @@ class Analysis:
     costs: dict[int, float]
     classes: tuple[frozenset[str], ...]  # per token
     pairs: tuple[tuple[int, int], ...] = ()  # (opener, closer) offsets of short quotes/brackets
+    keep: tuple[tuple[int, int], ...] = ()  # spans never broken (authored emphasis)
 
     def inside_pair(self, offset: int) -> bool:
         """Whether ``offset`` falls inside a quote or bracket kept on one line."""
         return any(o < offset <= c for o, c in self.pairs)
+
+    def inside_keep(self, offset: int) -> bool:
+        """Whether a break at ``offset`` would split a span kept whole."""
+        return any(a < offset < b for a, b in self.keep)
 
 
 def _list_penalties(tokens: list[Token], costs: dict[int, float]) -> None:
@@ -72,7 +77,14 @@ def _list_penalties(tokens: list[Token], costs: dict[int, float]) -> None:
 
 
 @lru_cache(maxsize=256)
-def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analysis:
+def analyse(
+    text: str,
+    language: str,
+    segment: Segmenter | None = None,
+    keep: tuple[tuple[int, int], ...] = (),
+) -> Analysis:
+    """``text`` read once; no break falls inside a span of ``keep`` (an emphasised keyword,
+    checked at the door to fit a line)."""
     base = zh_punct(text) if language == "zh" else text
     tokens = tokenize(base, segment)
     if language != "zh":
@@ -109,7 +121,9 @@ def analyse(text: str, language: str, segment: Segmenter | None = None) -> Analy
     for pos in costs:
         if any(o < pos <= c for o, c in pairs):
             costs[pos] = max(costs[pos], NEVER)  # 《先看目录，再翻书》 on one line
-    return Analysis(text, language, base, tuple(tokens), costs, tuple(classes), pairs)
+    for pos in [p for p in costs if any(a < p < b for a, b in keep)]:
+        del costs[pos]
+    return Analysis(text, language, base, tuple(tokens), costs, tuple(classes), pairs, keep)
 
 
 def _pairs(base: str, language: str) -> tuple[tuple[int, int], ...]:

@@ -39,12 +39,27 @@ def _inner_punct(an: Analysis, p: int, q: int) -> int:
     return len(kept) - sum(1 for t in kept if an.base[t.start] == "—") // 2
 
 
+def _grown(an: Analysis, p: int, q: int, grow: float) -> float:
+    """The width the kept spans inside text[p:q] add when drawn ``1 + grow`` times larger."""
+    if not grow:
+        return 0.0
+    spans = [(max(a, p), min(b, q)) for a, b in an.keep]
+    return grow * sum(width(an.base[a:b], an.language) for a, b in spans if a < b)
+
+
 def layout_lines(
-    an: Analysis, a: int, b: int, limit: float, max_lines: int, continues: bool = True
+    an: Analysis,
+    a: int,
+    b: int,
+    limit: float,
+    max_lines: int,
+    continues: bool = True,
+    grow: float = 0.0,
 ) -> tuple[float, list[str]] | None:
     """The cheapest way to show text[a:b] as at most ``max_lines`` display lines of at most
     ``limit`` width: one line if it fits, else the break costs plus a balance term. A single
-    unbreakable atom may overflow a line of its own. None when it cannot fit."""
+    unbreakable atom may overflow a line of its own. None when it cannot fit. ``grow``: how
+    much larger than the text the analysis's kept spans (emphasis) are drawn."""
     lang = an.language
     missed_cost = MISSED_PUNCT if lang == "zh" else 1.0
     cands = sorted(p for p in an.costs if a < p < b and an.text[a:p].strip())
@@ -53,7 +68,7 @@ def layout_lines(
     def line(p: int, q: int) -> tuple[str, bool]:
         shown = render_line(an.base[p:q], lang, cue_end=q == b, continues=continues)
         single = not any(p < c < q for c in cands)
-        return shown, single or width(shown, lang) <= limit
+        return shown, single or width(shown, lang) + _grown(an, p, q, grow) <= limit
 
     def go(p: int, k: int) -> tuple[float, list[str]] | None:
         key = (p, k)
@@ -85,12 +100,18 @@ def layout_lines(
 
 
 def forced_lines(
-    an: Analysis, a: int, b: int, limit: float, max_lines: int, continues: bool = True
+    an: Analysis,
+    a: int,
+    b: int,
+    limit: float,
+    max_lines: int,
+    continues: bool = True,
+    grow: float = 0.0,
 ) -> tuple[float, list[str]]:
     """layout_lines for text that does not fit: the least overflow (the limit relaxed step by
     step), at a price that keeps it a last resort."""
     for step in range(1, 40):
-        got = layout_lines(an, a, b, limit * (1 + step / 8), max_lines, continues)
+        got = layout_lines(an, a, b, limit * (1 + step / 8), max_lines, continues, grow)
         if got is not None:
             return got[0] + NEVER * step, got[1]
     shown = render_line(an.base[a:b], an.language, cue_end=True, continues=continues)

@@ -23,7 +23,7 @@ def _clause_bounds(an: Analysis) -> list[int]:
     for i, tok in enumerate(tokens):
         if tok.kind != "punct" or an.base[tok.start] not in CLAUSE_END:
             continue
-        if an.inside_pair(tok.end):
+        if an.inside_pair(tok.end) or an.inside_keep(tok.end):
             continue  # a comma inside a short title or quote: 《先看目录，再翻书》 stays whole
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if (
@@ -42,7 +42,7 @@ def _clause_bounds(an: Analysis) -> list[int]:
         end = tok.end
         while end < len(text) and text[end].isspace():
             end += 1
-        if 0 < end < len(text):
+        if 0 < end < len(text) and not an.inside_keep(end):
             ends.append(end)
     return ends
 
@@ -83,15 +83,21 @@ def _split_clause(an: Analysis, a: int, b: int, limit: float) -> list[int]:
 
 
 def split_phrases(
-    text: str, limit: int, segment: Segmenter | None = None, *, language: str | None = None
+    text: str,
+    limit: int,
+    segment: Segmenter | None = None,
+    *,
+    language: str | None = None,
+    keep: tuple[tuple[int, int], ...] = (),
 ) -> list[tuple[int, int]]:
     """Partition ``text`` into phrases: clause pieces that fit one subtitle line (``limit``
     in the language's width units) each, cut where the break costs least. Phrases are the
-    timing grain of the subtitles and espeak's synthesis units."""
+    timing grain of the subtitles and espeak's synthesis units; none cuts a span of
+    ``keep`` (an emphasised keyword)."""
     if not text:
         return [(0, 0)]
     lang = language or detect_language(text)
-    an = analyse(text, lang, segment)
+    an = analyse(text, lang, segment, keep)
     bounds = [0, *_clause_bounds(an), len(text)]
     cuts: list[int] = []
     for a, b in itertools.pairwise(bounds):

@@ -8,7 +8,7 @@ from pathlib import Path
 from service.adapters.stills import BACKGROUND, still_args
 from service.config import Settings
 from service.domain.preview import LANDSCAPE, PORTRAIT, StillKey, frame_of, sample_cues
-from service.domain.subtitles.cues import NARRATION, OVERLAY, SCREEN
+from service.domain.subtitles.cues import HOOK, NARRATION, OVERLAY, SCREEN
 
 
 def test_the_argv_draws_at_the_frames_size_then_scales() -> None:
@@ -28,7 +28,10 @@ def test_a_style_is_shown_on_its_own_frame_with_every_layer() -> None:
     assert frame_of("default", "landscape") == LANDSCAPE
     assert frame_of("landscape", "portrait") == PORTRAIT
     cues = sample_cues("zh")
-    assert [c.layer for c in cues] == [NARRATION, OVERLAY, SCREEN] and len(cues[0].lines) == 2
+    assert [c.layer for c in cues] == [NARRATION, OVERLAY, SCREEN, HOOK] and len(cues[0].lines) == 2
+    # The narration as a caption look draws it: one word spoken the whole time, a keyword.
+    spoken = [w for w in cues[0].words if w.end_ms > w.start_ms]
+    assert [w.text for w in spoken] == ["测试"] and cues[0].emphasis
     assert sample_cues("en")[0].lines != cues[0].lines and sample_cues("xx") == cues
 
 

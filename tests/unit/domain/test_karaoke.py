@@ -22,7 +22,8 @@ from service.domain.options import RenderOptions
 from service.domain.spec import spec_from_data
 from service.domain.style import StyleSpec, resolve
 from service.domain.subtitles import WRITERS, Canvas, Cue, TimedWord, timed_words
-from service.domain.subtitles.karaoke import Ink, karaoke_lines
+from service.domain.subtitles.karaoke import Ink
+from service.domain.subtitles.looks import karaoke_lines
 
 TEXT = "代码 Agent 的 RL 用测试当奖励"
 INK = Ink("#FFFFFF", "#FFD60A", "#000000", "#00000080")

@@ -1,0 +1,103 @@
+"""Short-video caption looks' cost (issue 37): the GAGAR example (three keywords marked and a
+hook title) rendered with espeak onto a 92 s 1080x1920 video and burned in, as static, box
+and pop captions, side by side in one run (rounds interleaved, the engine's cache warm after
+a first render); the median wall time of each, its ratio to static (the aim: at most 1.15),
+and the states the burn-in draws (service/adapters/burn.py: one libass drawing each); then
+the burn-in alone (prepare, then one ffmpeg: the overlay of the states and x264 ultrafast
+over the whole video, in one part) from each render's subtitles.ass, the same way.
+
+    .venv/bin/python bench/looks.py [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pysubs2
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devtools.media import make_video  # noqa: E402
+from service.adapters.burn import (  # noqa: E402
+    canvas_listing,
+    marks_of,
+    overlay_filters,
+    prepare,
+    spans_of,
+)
+from service.config import get_settings  # noqa: E402
+from tests.integration.ffmpeg.test_burn_looks import looks_script  # noqa: E402
+
+LOOKS = ("static", "box", "pop")
+
+
+def render(script: Path, video: Path, out: Path, look: str) -> float:
+    argv = [
+        str(ROOT / ".venv" / "bin" / "narrate"), "render", str(script), "--out", str(out),
+        "--engine", "espeak", "--video", str(video), "--burn-in", "--captions", look,
+        "--no-check-speech", "--on-overflow", "extend",
+    ]  # fmt: skip
+    t = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def burn_only(ass: Path, video: Path, work: Path) -> float:
+    """The burn-in of ``ass`` over ``video`` alone: its states prepared and one encode."""
+    settings = get_settings()
+    t = time.perf_counter()
+    burn = prepare(ass, work / "canvas.rgb", 1080, 1920, settings, 30.0)
+    listing = work / "canvas.txt"
+    listing.write_text(canvas_listing(burn, None, None), encoding="utf-8")
+    graph = overlay_filters(burn, 1, "[0:v]")
+    argv = [
+        settings.ffmpeg, "-v", "error", "-y", "-i", str(video), "-f", "concat", "-safe", "0",
+        "-i", str(listing), "-filter_complex", graph, "-c:v", "libx264", "-preset", "ultrafast",
+        "-f", "null", "-",
+    ]  # fmt: skip
+    subprocess.run(argv, check=True)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=2)
+    rounds = p.parse_args().rounds
+    with tempfile.TemporaryDirectory(prefix="narrate-looks-") as tmp:
+        work = Path(tmp)
+        script = work / "gagar.md"
+        script.write_text(looks_script(), encoding="utf-8")
+        video = make_video(work / "v.mp4", 92, audio=False)
+        render(script, video, work / "warm", "static")  # the engine's cache, the fonts
+        times: dict[str, list[float]] = {look: [] for look in LOOKS}
+        for _ in range(rounds):
+            for look in LOOKS:
+                times[look].append(render(script, video, work / look, look))
+        base = statistics.median(times["static"])
+        print(f"GAGAR, espeak, 92 s 1080x1920 burn-in; median of {rounds} renders each")
+        print(f"{'look':8} {'seconds':>8} {'x static':>9} {'states':>7}")
+        for look in LOOKS:
+            subs = pysubs2.load(str(work / look / "subtitles.ass"), encoding="utf-8")
+            states = len(marks_of(spans_of(subs, 30.0)))
+            med = statistics.median(times[look])
+            print(f"{look:8} {med:8.2f} {med / base:9.3f} {states:7d}")
+        alone: dict[str, list[float]] = {look: [] for look in LOOKS}
+        for _ in range(rounds):
+            for look in LOOKS:
+                alone[look].append(burn_only(work / look / "subtitles.ass", video, work))
+        base = statistics.median(alone["static"])
+        print("the burn-in alone (prepare + one overlay/x264 ultrafast encode, one part)")
+        for look in LOOKS:
+            med = statistics.median(alone[look])
+            print(f"{look:8} {med:8.2f} {med / base:9.3f}")
+
+
+if __name__ == "__main__":
+    main()
