@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from service import wiring, wiring_previews
+from service import wiring, wiring_previews, wiring_speech
 from service.api import docs, errors
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
@@ -26,6 +26,7 @@ from service.api.routes import (
     jobs,
     presets,
     samples,
+    speech,
     studio,
     styles,
     voices,
@@ -55,6 +56,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.state.jobs = service or wiring.job_service(settings)
     app.state.batches = wiring.batch_service(settings, app.state.jobs)
     app.state.keys = wiring.keys(settings)
+    app.state.speech = wiring_speech.speech_desk(settings, app.state.jobs)
+    app.state.speech_encoder = wiring_speech.stream_encoder(settings)
     app.state.previews = wiring_previews.style_previews(settings, app.state.jobs)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(
@@ -68,7 +71,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    routers = [events, jobs, batch_events, batches, artifacts, voices, samples, presets, health]
+    routers = [events, jobs, batch_events, batches, artifacts, voices, samples, speech, presets]
+    routers.append(health)
     for module in [*routers, studio, styles, waveform, webhooks]:
         app.include_router(module.router)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]

@@ -19,7 +19,15 @@ from service.ports.jobs import (
     Queue,
     Quotas,
 )
-from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
+from service.ports.media import (
+    Check,
+    Encoding,
+    Media,
+    MuxRequest,
+    PcmSink,
+    StreamEncoder,
+    VideoInfo,
+)
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
@@ -56,6 +64,7 @@ __all__ = [
     "Speech",
     "Storage",
     "Stored",
+    "StreamEncoder",
     "TtsEngine",
     "TtsRequest",
     "VideoInfo",
