@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from service import wiring, wiring_previews, wiring_speech
-from service.api import docs, errors
+from service.api import docs, errors, mcp_mount
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import (
@@ -75,6 +75,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     routers.append(health)
     for module in [*routers, studio, styles, waveform, webhooks]:
         app.include_router(module.router)
+    app.state.mcp = mcp_mount.install(app, settings, app.state.jobs, app.state.keys)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -88,7 +89,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     threading.Thread(
         target=service.count_stored_jobs, args=(stop,), name="count-jobs", daemon=True
     ).start()
-    yield
+    async with mcp_mount.running(app.state.mcp):  # /mcp's sessions (service/api/mcp_mount.py)
+        yield
     stop.set()
 
 

@@ -95,7 +95,7 @@ def _said(desk: SpeechDesk, who: str, ask: SpeechAsk, cast: Cast) -> Iterator[Sa
 
 
 def pcm16(audio: np.ndarray) -> bytes:
-    return (np.clip(audio, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+    return bytes((np.clip(audio, -1.0, 1.0) * 32767).astype("<i2").tobytes())
 
 
 def _headers(first: Said, ask: SpeechAsk) -> dict[str, str]:
