@@ -7,7 +7,7 @@ off: behind a proxy the Host is the proxy's name."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -36,11 +36,24 @@ def key_tenant(keys: KeyStore, settings: Settings, authorization: str | None) ->
     return None if settings.keys_required else "local"
 
 
-class KeyGuard:
-    """A 401 for a request whose key names no tenant (as deps.tenant answers on REST)."""
+class McpRoute:
+    """The ``/mcp`` endpoint: a 401 for a request whose key names no tenant (as deps.tenant
+    answers on REST), else the SDK's session manager of the app's current lifespan."""
 
-    def __init__(self, app: StreamableHTTPASGIApp, keys: KeyStore, settings: Settings) -> None:
-        self.app, self.keys, self.settings = app, keys, settings
+    def __init__(self, server: MCPServer, keys: KeyStore, settings: Settings) -> None:
+        self.server, self.keys, self.settings = server, keys, settings
+        self.users = 0  # lifespans running at once (tests enter one app's twice)
+        self.exit: Callable[[], Awaitable[object]] | None = None
+
+    def fresh(self) -> None:
+        """A new session manager: the SDK's runs once per instance, an app's lifespan may
+        run again (a second TestClient, a restarted server in one process)."""
+        self.server.streamable_http_app(  # makes the manager; its own Starlette app is unused
+            streamable_http_path=PATH,
+            stateless_http=True,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            host="0.0.0.0",
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
@@ -49,10 +62,10 @@ class KeyGuard:
             response = JSONResponse({"detail": said}, 401, headers={"WWW-Authenticate": "Bearer"})
             await response(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        await StreamableHTTPASGIApp(self.server.session_manager)(scope, receive, send)
 
 
-def install(app: FastAPI, settings: Settings, service: JobService, keys: KeyStore) -> MCPServer:
+def install(app: FastAPI, settings: Settings, service: JobService, keys: KeyStore) -> McpRoute:
     """Route ``/mcp`` to the MCP server; its session manager runs in ``running``."""
 
     def tenancy(ctx: Context) -> str:
@@ -61,19 +74,24 @@ def install(app: FastAPI, settings: Settings, service: JobService, keys: KeyStor
             raise ToolError("an API key is required (Authorization: Bearer <key>)")
         return found
 
-    server = build(Tools(service, settings, tenancy))
-    server.streamable_http_app(  # makes the session manager; its own Starlette app is unused
-        streamable_http_path=PATH,
-        stateless_http=True,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        host="0.0.0.0",
-    )
-    endpoint = KeyGuard(StreamableHTTPASGIApp(server.session_manager), keys, settings)
-    app.router.routes.append(Route(PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"]))
-    return server
+    route = McpRoute(build(Tools(service, settings, tenancy)), keys, settings)
+    app.router.routes.append(Route(PATH, endpoint=route, methods=["GET", "POST", "DELETE"]))
+    return route
 
 
 @asynccontextmanager
-async def running(server: MCPServer) -> AsyncIterator[None]:
-    async with server.session_manager.run():
+async def running(route: McpRoute) -> AsyncIterator[None]:
+    """The session manager runs while the first of the app's lifespans does."""
+    if route.users == 0:
+        route.fresh()
+        manager = route.server.session_manager.run()
+        await manager.__aenter__()
+        route.exit = lambda: manager.__aexit__(None, None, None)
+    route.users += 1
+    try:
         yield
+    finally:
+        route.users -= 1
+        if route.users == 0 and route.exit is not None:
+            await route.exit()
+            route.exit = None

@@ -45,8 +45,10 @@ class SpeechError(Exception):
         code: str,
         status: int = 400,
         kind: str = "invalid_request_error",
+        retry_after: float = 1.0,  # a 429's Retry-After, in seconds
     ) -> None:
         super().__init__(message)
+        self.retry_after = retry_after
         self.message, self.param, self.code, self.status, self.kind = (
             message,
             param,

@@ -75,7 +75,9 @@ class SpeechDesk:
         try:
             self.quotas.admit_request(tenant)
         except QuotaExceeded as exc:
-            raise SpeechError(str(exc), None, "rate_limit_exceeded", 429, "requests") from None
+            raise SpeechError(
+                str(exc), None, "rate_limit_exceeded", 429, "requests", exc.retry_after
+            ) from None
 
     @contextmanager
     def slot(self, tenant: str) -> Iterator[None]:

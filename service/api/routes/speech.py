@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,7 +112,7 @@ def _headers(first: Said, ask: SpeechAsk) -> dict[str, str]:
 def _error(exc: SpeechError) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
     if exc.status == 429:
-        headers["Retry-After"] = "1"
+        headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
     return JSONResponse(exc.body(), exc.status, headers=headers)
 
 
