@@ -164,7 +164,9 @@ class SpeechDesk:
             spec = spec_from_data({"language": cast.language, "segments": [segment]})
             plan = self.pipeline.plan(spec, RenderOptions.model_validate({"engine": cast.engine}))
         except InputError as exc:
-            raise SpeechError(str(exc), _param(exc), "invalid_value") from None
+            param = _param(exc)
+            code = "model_not_installed" if param == "model" else "invalid_value"
+            raise SpeechError(str(exc), param, code) from None
         renderer = self.pipeline.segments
         speaker = renderer.spoken_segment(plan, 0)
         warnings: list[Notice] = []
