@@ -75,7 +75,9 @@ def install(app: FastAPI, settings: Settings, service: JobService, keys: KeyStor
         return found
 
     route = McpRoute(build(Tools(service, settings, tenancy)), keys, settings)
-    app.router.routes.append(Route(PATH, endpoint=route, methods=["GET", "POST", "DELETE"]))
+    # MCP's JSON-RPC, not an OpenAPI operation: docs/guides/mcp.md documents it
+    methods = ["GET", "POST", "DELETE"]
+    app.router.routes.append(Route(PATH, endpoint=route, methods=methods, include_in_schema=False))
     return route
 
 

@@ -59,6 +59,7 @@ class SpeechDesk:
     ) -> None:
         self.pipeline = pipeline
         self.quotas = quotas
+        self.capacity = slots
         self.slots = threading.BoundedSemaphore(slots)
         self.wait = wait  # seconds a request waits for a free slot before a 429
         self.speaking: dict[str, int] = {}
@@ -82,7 +83,7 @@ class SpeechDesk:
     @contextmanager
     def slot(self, tenant: str) -> Iterator[None]:
         """Hold one of the synthesis slots (and one of the tenant's) while speaking."""
-        most = self.quotas.limits(tenant)["max_running"] if self.quotas else self.slots._value
+        most = self.quotas.limits(tenant)["max_running"] if self.quotas else self.capacity
         with self.lock:
             if self.speaking.get(tenant, 0) >= most:
                 raise SpeechError(
@@ -164,9 +165,9 @@ class SpeechDesk:
             spec = spec_from_data({"language": cast.language, "segments": [segment]})
             plan = self.pipeline.plan(spec, RenderOptions.model_validate({"engine": cast.engine}))
         except InputError as exc:
-            param = _param(exc)
-            code = "model_not_installed" if param == "model" else "invalid_value"
-            raise SpeechError(str(exc), param, code) from None
+            param = _param(exc)  # OpenAI's codes, not narrate's (docs/guides/openai-speech.md)
+            said = "model_not_installed" if param == "model" else "invalid_value"
+            raise SpeechError(str(exc), param, said) from None
         renderer = self.pipeline.segments
         speaker = renderer.spoken_segment(plan, 0)
         warnings: list[Notice] = []
