@@ -4,7 +4,9 @@ one-sentence request, read with ``with_streaming_response``, and to its last byt
 
 Per engine (espeak, kokoro) and language: a cold first request (the engine loads), then
 ``--runs`` warm requests of new sentences (the TTS cache cannot answer) and of one sentence
-again (the cache answers). The aim: the first byte within 1 s warm.
+again (the cache answers); beside them the engine's own synthesis of a new sentence in this
+process (no HTTP, no front-end, no encode), so what the endpoint adds is the difference on
+the same host at the same load. The aim: the first byte within 1 s warm.
 
 Usage: .venv/bin/python bench/speech_api.py [--runs 5] [--format mp3]
 """
@@ -24,6 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.stack import start_stack  # noqa: E402
+from service import wiring  # noqa: E402
+from service.config import Settings  # noqa: E402
+from service.ports import TtsRequest  # noqa: E402
 from service.voicepacks import kokoro  # noqa: E402
 
 SENTENCES = {
@@ -50,6 +55,18 @@ def timed(
             if chunk and not first:
                 first = time.perf_counter() - t0
     return first, time.perf_counter() - t0
+
+
+def engine_seconds(data: Path, model: str, voice: str, language: str, runs: int) -> list[float]:
+    """The bare engine's synthesis of new sentences (warmed by one first)."""
+    engine = wiring.engines(Settings(data_dir=data, tts_cache=False))[model]
+    out = []
+    for n in range(runs + 1):
+        text = SENTENCES[language].format(n=1000 + n)
+        t0 = time.perf_counter()
+        engine.synthesize(TtsRequest(text, voice, language))
+        out.append(time.perf_counter() - t0)
+    return out[1:]
 
 
 def row(name: str, figures: list[tuple[float, float]]) -> None:
@@ -90,6 +107,9 @@ def main() -> None:
                         timed(client, model, voice, again, args.format) for _ in range(args.runs)
                     ]
                     row("warm, cached sentence", hits)
+                    bare = engine_seconds(Path(tmp), model, voice, language, args.runs)
+                    median = statistics.median(bare)
+                    print(f"  {'engine alone, new':<22} synthesis median {median:6.3f} s")
         finally:
             stack.stop()
 
