@@ -4,9 +4,9 @@ one-sentence request, read with ``with_streaming_response``, and to its last byt
 
 Per engine (espeak, kokoro) and language: a cold first request (the engine loads), then
 ``--runs`` warm requests of new sentences (the TTS cache cannot answer) and of one sentence
-again (the cache answers); beside them the engine's own synthesis of a new sentence in this
-process (no HTTP, no front-end, no encode), so what the endpoint adds is the difference on
-the same host at the same load. The aim: the first byte within 1 s warm.
+again (the cache answers); beside them a new sentence spoken in this process by the same
+desk (front-end and engine; no HTTP, no encode, no cache), so what HTTP and the encode add
+is the difference on the same host at the same load. The aim: the first byte within 1 s warm.
 
 Usage: .venv/bin/python bench/speech_api.py [--runs 5] [--format mp3]
 """
@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 from devtools.stack import start_stack  # noqa: E402
 from service import wiring  # noqa: E402
 from service.config import Settings  # noqa: E402
-from service.ports import TtsRequest  # noqa: E402
+from service.domain.openai_speech import read_speech  # noqa: E402
+from service.jobs.speech import SpeechDesk  # noqa: E402
 from service.voicepacks import kokoro  # noqa: E402
 
 SENTENCES = {
@@ -58,13 +59,15 @@ def timed(
 
 
 def engine_seconds(data: Path, model: str, voice: str, language: str, runs: int) -> list[float]:
-    """The bare engine's synthesis of new sentences (warmed by one first)."""
-    engine = wiring.engines(Settings(data_dir=data, tts_cache=False))[model]
+    """New sentences spoken in this process by the same desk the route uses (front-end,
+    casting, engine; no HTTP, no encode, no TTS cache), warmed by one first."""
+    desk = SpeechDesk(wiring.pipeline(Settings(data_dir=data, tts_cache=False)), None, 1, 10)
     out = []
     for n in range(runs + 1):
-        text = SENTENCES[language].format(n=1000 + n)
+        body = {"model": model, "voice": voice, "input": SENTENCES[language].format(n=1000 + n)}
+        ask = read_speech(body, 4096)
         t0 = time.perf_counter()
-        engine.synthesize(TtsRequest(text, voice, language))
+        list(desk.speak(ask, desk.cast(ask)))
         out.append(time.perf_counter() - t0)
     return out[1:]
 
@@ -109,7 +112,7 @@ def main() -> None:
                     row("warm, cached sentence", hits)
                     bare = engine_seconds(Path(tmp), model, voice, language, args.runs)
                     median = statistics.median(bare)
-                    print(f"  {'engine alone, new':<22} synthesis median {median:6.3f} s")
+                    print(f"  {'in-process, new':<22} synthesis median {median:6.3f} s")
         finally:
             stack.stop()
 
