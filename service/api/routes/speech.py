@@ -80,7 +80,7 @@ async def _ask(request: Request) -> tuple[str, SpeechAsk, Cast, SpeechDesk]:
     """Who asks, the checked request and its cast, admitted against the tenant's quota."""
     who = tenant(request)
     try:
-        body = json.loads(await request.body())
+        body = json.loads(await _body(request))
     except (ValueError, UnicodeDecodeError):
         raise SpeechError("the request body is not JSON", None, "invalid_json") from None
     desk: SpeechDesk = request.app.state.speech
@@ -88,6 +88,24 @@ async def _ask(request: Request) -> tuple[str, SpeechAsk, Cast, SpeechDesk]:
     cast = desk.cast(ask)
     desk.admit(who)
     return who, ask, cast, desk
+
+
+async def _body(request: Request) -> bytes:
+    """The body, never more than an input of the longest allowed (4 UTF-8 bytes a character,
+    JSON escapes aside) and its fields: the app's own body limit is sized for videos."""
+    limit = 6 * request.app.state.settings.speech_max_chars + (64 << 10)
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise SpeechError(
+                f"the request body is over {limit} bytes; 'input' may hold at most "
+                f"{request.app.state.settings.speech_max_chars} characters",
+                "input",
+                "request_too_large",
+                413,
+            )
+    return bytes(raw)
 
 
 def _said(desk: SpeechDesk, who: str, ask: SpeechAsk, cast: Cast) -> Iterator[Said]:
@@ -119,7 +137,7 @@ def _error(exc: SpeechError) -> JSONResponse:
 @router.post(
     "/v1/audio/speech",
     response_class=Response,
-    responses={200: AUDIO, 400: ERROR, 401: ERROR, 429: ERROR},
+    responses={200: AUDIO, 400: ERROR, 401: ERROR, 413: ERROR, 429: ERROR},
     openapi_extra=OPENAPI_BODY,
     tags=["speech"],
 )
@@ -146,7 +164,7 @@ async def speech(request: Request) -> Response:
 
 @router.post(
     "/v1/audio/speech/with-timestamps",
-    responses={400: ERROR, 401: ERROR, 429: ERROR},
+    responses={400: ERROR, 401: ERROR, 413: ERROR, 429: ERROR},
     openapi_extra=OPENAPI_BODY,
     tags=["speech"],
 )

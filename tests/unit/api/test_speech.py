@@ -73,6 +73,15 @@ def test_a_body_that_is_not_json_is_named(tmp_path: Path) -> None:
     assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_json"
 
 
+def test_a_body_far_over_the_longest_input_is_refused_unread(tmp_path: Path) -> None:
+    with make_fleet(tmp_path, speech_max_chars=100).client() as c:
+        r = c.post("/v1/audio/speech", json={**EN, "input": "x" * 200_000})
+    assert r.status_code == 413
+    assert (
+        r.json()["error"]["code"] == "request_too_large" and r.json()["error"]["param"] == "input"
+    )
+
+
 def test_keys_are_read_from_bearer_where_they_are_required(tmp_path: Path) -> None:
     f = make_fleet(tmp_path, require_keys=True)
     key = KeyStore(f.settings.keys_file).create("alpha")
