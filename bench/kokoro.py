@@ -41,7 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.takes import neural_engine  # noqa: E402
+from takes import neural_engine  # noqa: E402  (bench/, the script's own folder)
+
 from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
 from service.adapters.tts.kokoro import KokoroEngine  # noqa: E402

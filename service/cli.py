@@ -15,7 +15,13 @@ from typing import TypeAlias
 
 from service import cli_batch, cli_mcp, cli_ops, cli_voices
 from service.config import Settings, get_settings
-from service.console import ProgressBar, add_render_flags, read_script, render_options
+from service.console import (
+    ProgressBar,
+    add_render_flags,
+    lexicon_files,
+    read_script,
+    render_options,
+)
 from service.domain.errors import InputError, NarrateError
 from service.domain.notices import segment_ranges
 from service.domain.spec import JobSpec, json_schema
@@ -62,12 +68,14 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     from service import wiring  # the adapters load only for the commands that use them
 
     pipeline = wiring.pipeline(settings, media)
-    options = wiring.presets(settings).resolve("local", render_options(args))  # shipped ones
+    lexicons = lexicon_files(args.lexicon or [])  # PLS files: no tenant's store here
+    flags = argparse.Namespace(**{**vars(args), "lexicon": None})
+    options = wiring.presets(settings).resolve("local", render_options(flags))  # shipped ones
     takes = {part: Path(file).absolute() for part, file in take_flags(args.take).items()}
     for part, path in takes.items():
         if not path.is_file():
             raise InputError(f"--take: {part}: no such file {path}")
-    plan = pipeline.plan(spec, options, video, takes)
+    plan = pipeline.plan(spec, options, video, takes, lexicons)
     for w in plan.warnings:
         print(f"warning: {w.message}", file=sys.stderr)
     music = Path(args.music).absolute() if getattr(args, "music", None) else None

@@ -4,6 +4,7 @@ flags, and the progress bar on stderr."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import threading
@@ -13,6 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.domain.errors import InputError, ScriptError
+from service.domain.lexicons import LexiconFileError, UsedLexicon, used
+from service.domain.pls import read_pls
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import StyleSpec
@@ -51,6 +54,16 @@ class ProgressBar:
             sys.stderr.flush()
 
 
+def add_lexicon_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--lexicon",
+        action="append",
+        metavar="ID",
+        help="a pronunciation dictionary of yours (/v1/lexicons), by id; repeatable, the later "
+        "over the earlier. `narrate render` takes a PLS file instead",
+    )
+
+
 def add_render_flags(p: argparse.ArgumentParser) -> None:
     """The per-render choices, the same for `render` and `submit`."""
     p.add_argument(
@@ -58,6 +71,7 @@ def add_render_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--engine", choices=["espeak", "edge", "auto", "kokoro", "fastspeech2"])
     p.add_argument("--voice")
+    add_lexicon_flag(p)
     p.add_argument(
         "--no-check-speech",
         dest="check_speech",
@@ -188,6 +202,27 @@ LOUDNESS_FLAGS: dict[tuple[str, ...], str] = {
 }
 
 
+def lexicon_files(values: list[str]) -> list[UsedLexicon]:
+    """``narrate render --lexicon FILE.pls``: each file read as a dictionary (one process has
+    no tenant's dictionaries to name by id)."""
+    out: list[UsedLexicon] = []
+    for value in values:
+        path = Path(value)
+        if not path.is_file():
+            raise ScriptError(
+                f"{value}: no such file (`narrate render` reads PLS files; a dictionary "
+                "kept by the service is named by id with `narrate submit --lexicon ID`)",
+                "--lexicon",
+            )
+        data = path.read_bytes()
+        try:
+            doc = read_pls(data)
+        except LexiconFileError as exc:
+            raise ScriptError(f"{value}: {exc.message}", "--lexicon") from None
+        out.append(used(hashlib.sha256(data).hexdigest()[:16], 1, path.name, doc.rules))
+    return out
+
+
 def render_options(args: argparse.Namespace) -> RenderOptions:
     try:
         return _render_options(args)
@@ -223,6 +258,8 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
         )
     }
     given["style"] = style_option(getattr(args, "style", None))
+    if getattr(args, "lexicon", None):
+        given["lexicons"] = list(args.lexicon)
     exports = getattr(args, "exports", None)
     if exports is not None:
         given["exports"] = [e.strip() for e in exports.split(",") if e.strip()]

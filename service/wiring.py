@@ -222,10 +222,12 @@ def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) ->
 
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
+    from service.adapters.lexicons import RedisLexicons
     from service.adapters.metrics import Metrics
     from service.adapters.presets import RedisPresets
     from service.adapters.quotas import RedisQuotas
     from service.jobs import JobService
+    from service.jobs.lexicons import Lexicons
 
     store, files = job_store(settings), storage(settings)
     return JobService(
@@ -237,6 +239,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
         Metrics(store.r),
         presets(settings, RedisPresets(store.r)),
         quotas=quota_gate(settings, RedisQuotas(store.r)),
+        lexicons=Lexicons(RedisLexicons(store.r)),
         **shared(settings, store, files),
     )
 
@@ -274,6 +277,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.adapters.memory import MemoryJobStore
     from service.adapters.memory_batches import MemoryBatches, MemoryBatchEvents
     from service.adapters.memory_lanes import MemoryLanes
+    from service.adapters.memory_lexicons import MemoryLexicons
     from service.adapters.memory_metrics import MemoryMetrics
     from service.adapters.memory_presets import MemoryPresets
     from service.adapters.memory_queue import MemoryQueue
@@ -283,6 +287,7 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     from service.jobs import JobService, WorkerSteps
     from service.jobs.batch_progress import BatchProgress
     from service.jobs.dispatch import Dispatcher
+    from service.jobs.lexicons import Lexicons
     from service.jobs.webhooks import Webhooks
 
     jobs_queue = MemoryQueue()
@@ -303,7 +308,9 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
         ).tick
     found = BatchProgress(store, MemoryBatches(), MemoryBatchEvents(), hooks)
     return (
-        JobService(*parts, metrics, service_presets, hooks, gate, fair, found),
+        JobService(
+            *parts, metrics, service_presets, hooks, gate, fair, found, Lexicons(MemoryLexicons())
+        ),
         WorkerSteps(*parts, metrics, hooks, fair, found),
         jobs_queue,
     )

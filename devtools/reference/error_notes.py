@@ -64,6 +64,21 @@ ERRORS: dict[str, tuple[str, str, str]] = {
         "422",
         "—",
     ),
+    "lexicon.invalid": (
+        'a pronunciation dictionary that cannot be used (`POST`/`PUT /v1/lexicons`): a PLS file that is not well-formed, has a DOCTYPE or entity declaration, an alphabet other than `ipa`/`x-pinyin`, a lexeme without a grapheme or a pronunciation, pinyin without tones, a grapheme over 32 or a value over 100 characters: `loc` is `["file"]` and the message names the line (`the PLS file, line 6: …`); JSON rules name the rule (`rules[0].grapheme: …`); over 5,000 rules',
+        "422",
+        "—",
+    ),
+    "lexicon.unknown": (
+        'a job\'s `options.lexicons` names a dictionary (or a version of one) the tenant does not have; `loc` is `["options", "lexicons", i]`',
+        "422",
+        "—",
+    ),
+    "lexicon.limit": (
+        "a tenant already keeps 100 dictionaries, or a dictionary already has 100 versions",
+        "422",
+        "—",
+    ),
     "request.invalid": (
         "FastAPI's own request validation",
         "422",
@@ -191,6 +206,7 @@ WARNINGS: dict[str, str] = {
     "pace.squeezed": "a segment spoken faster than `fit.max_pace` (`on_overflow: squeeze`)",
     "pace.extended": "a segment given more time than allotted (`on_overflow: extend`); later ones move",
     "fit.stretched": "a residual time-stretch over `fit.max_stretch` (squeeze)",
+    "lexicon.ipa_skipped": "a dictionary the job names has words with IPA rules only: no engine here is given IPA phonemes, so they are read as the engine reads them (add an alias or pinyin rule); said once per dictionary",
     "engine.fallback": "the engine failed and another voice spoke the segment; said once for the job, naming the segments (then `segment` is null when it names several)",
     "voice.pitch_ignored": "the engine does not apply the segment's pitch/volume",
     "take.mismatch": "a segment's recorded take does not seem to read its text (its alignment cost against the text over 0.70, or the alignment's round trip off by over 250 ms); its subtitles may be mistimed",

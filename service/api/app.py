@@ -24,6 +24,7 @@ from service.api.routes import (
     events,
     health,
     jobs,
+    lexicons,
     presets,
     samples,
     speech,
@@ -73,7 +74,7 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
         docs.install(app)
     routers = [events, jobs, batch_events, batches, artifacts, voices, samples, speech, presets]
     routers.append(health)
-    for module in [*routers, studio, styles, waveform, webhooks]:
+    for module in [*routers, studio, styles, waveform, webhooks, lexicons]:
         app.include_router(module.router)
     app.state.mcp = mcp_mount.install(app, settings, app.state.jobs, app.state.keys)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]

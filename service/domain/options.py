@@ -12,6 +12,7 @@ from pydantic.json_schema import SkipJsonSchema
 from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers, loc_path
+from service.domain.lexicons import MAX_PER_JOB, LexiconId, LexiconRef
 from service.domain.style import StyleSpec
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ _JOB_ONLY = {
     "masters": "belongs to the job (a master holds no masters)",
     "check_speech": "checks the synthesis, which runs once for every master",
     "on_mismatch": "checks the synthesis, which runs once for every master",
+    "lexicons": "changes what is spoken, and synthesis runs once for every master",
 }
 
 
@@ -133,6 +135,7 @@ class MasterOptions(_Model):
     masters: SkipJsonSchema[Any] = Field(None, exclude=True)
     check_speech: SkipJsonSchema[Any] = Field(None, exclude=True)
     on_mismatch: SkipJsonSchema[Any] = Field(None, exclude=True)
+    lexicons: SkipJsonSchema[Any] = Field(None, exclude=True)
 
     @field_validator("name")
     @classmethod
@@ -238,6 +241,14 @@ class RenderOptions(_Model):
         "warn",
         description="a segment the check flags: warn (speech.mismatch), retry (the next voice "
         "of its chain, else a slower rate; the better reading kept) or fail the job",
+    )
+    lexicons: list[LexiconId | LexiconRef] = Field(
+        [],
+        max_length=MAX_PER_JOB,
+        description="your pronunciation dictionaries (/v1/lexicons), by id or {id, version}: "
+        "applied over the shipped lexicon, under the script's own pronunciations, the later "
+        "over the earlier; an id alone is the latest version, recorded as {id, version} when "
+        "the job is accepted (a re-render reads the same version)",
     )
     exports: list[Export] = Field(
         [],

@@ -13,10 +13,12 @@ from pathlib import Path
 from service.config import Settings
 from service.domain.errors import QueueUnavailable, StoreUnavailable
 from service.domain.job import Job, JobFilter
+from service.domain.lexicons import UsedLexicon
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.batch_progress import BatchProgress
+from service.jobs.lexicons import Lexicons
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
@@ -65,11 +67,13 @@ class JobService(JobParts):
         quotas: QuotaGate | None = None,
         lanes: Lanes | None = None,
         progress: BatchProgress | None = None,
+        lexicons: Lexicons | None = None,
     ) -> None:
         parts = (settings, store, storage, pipeline, queue, metrics)
         super().__init__(*parts, webhooks, lanes, progress)
         self.presets = presets
         self.quotas = quotas
+        self.lexicons = lexicons or Lexicons(None)
 
     def new_id(self) -> str:
         return uuid.uuid4().hex
@@ -136,9 +140,11 @@ class JobService(JobParts):
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
         options = self.presets.resolve(tenant, options)  # once: the job keeps the values
+        kept = self._kept_lexicons(tenant, parent)
+        options, lexicons = self.lexicons.resolve(tenant, options, kept)  # and the versions
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.plan(spec, options, video, takes)
+        plan = self.pipeline.plan(spec, options, video, takes, lexicons)
         if music is not None:
             self.pipeline.check_music(music)
         now = time.time()
@@ -158,6 +164,14 @@ class JobService(JobParts):
             plan=plan.model_dump(mode="json"),
             batch=batch,
         )
+
+    def _kept_lexicons(self, tenant: str, parent: str | None) -> list[UsedLexicon]:
+        """The dictionaries a re-render's parent was planned with: the same versions read the
+        same even after a dictionary is deleted."""
+        job = self.owned(parent, tenant) if parent else None
+        if job is None:
+            return []
+        return [UsedLexicon.model_validate(u) for u in job.plan.get("lexicons") or []]
 
     def store_job(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
         """Store a prepared job with one task per segment, in one atomic step (into the

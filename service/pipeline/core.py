@@ -5,16 +5,18 @@ through the ports. service/wiring.py gives it its adapters."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 
 from service.adapters.styles import job_style
 from service.config import Settings
 from service.domain.errors import InputError, MediaInputError, TakeError
+from service.domain.lexicons import UsedLexicon
 from service.domain.options import LoudnessTarget, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, check_speakable, parse_entries
+from service.domain.speech.lexicon import parse_entry
 from service.domain.subtitles.hant import default_variant
 from service.domain.takes import Take, plan_takes
 from service.domain.text import Segmenter
@@ -72,12 +74,12 @@ class Pipeline:
             Voicing(engines, catalog),
             catalog,
             words,
-            self.lexicon,
+            self.plan_lexicon,
             lambda: self.speech,
         )
         self.finalizer = Finalizer(settings, media, words, converter)
         self.listener = Listener(
-            recogniser, lambda: self.speech, self.lexicon, fold, settings.speech_check
+            recogniser, lambda: self.speech, self.plan_lexicon, fold, settings.speech_check
         )
         self.segments.matcher = self.listener.split_take
 
@@ -87,9 +89,19 @@ class Pipeline:
             raise RuntimeError("this pipeline was built without the speech front-end's tools")
         return self.make_speech()
 
-    def lexicon(self, spec: JobSpec) -> Lexicon:
-        """The shipped lexicon of the job's language with the job's own entries over it."""
-        return {**self.lexicons(spec.language), **parse_entries(spec.pronunciations)}
+    def lexicon(self, spec: JobSpec, dictionaries: Sequence[UsedLexicon] = ()) -> Lexicon:
+        """The shipped lexicon of the job's language, the dictionaries it names over it (in
+        order), and the job's own entries over those."""
+        named = [parse_entry(w, v) for u in dictionaries for w, v in u.entries.items()]
+        return {
+            **self.lexicons(spec.language),
+            **{e.word: e for e in named},
+            **parse_entries(spec.pronunciations),
+        }
+
+    def plan_lexicon(self, plan: JobPlan) -> Lexicon:
+        """A planned job's lexicon: its spec's, with the dictionary versions its plan keeps."""
+        return self.lexicon(plan.spec, plan.lexicons)
 
     def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult:
         """Synthesize segment ``index`` and fit it to its slot, to the sample; then the
@@ -120,9 +132,11 @@ class Pipeline:
         options: RenderOptions,
         video: Path | None = None,
         takes: dict[str, Path] | None = None,
+        lexicons: list[UsedLexicon] | None = None,
     ) -> JobPlan:
         """Everything that can be checked before any audio is made: voices, pace, video,
-        the recorded takes."""
+        the recorded takes; ``lexicons``: the dictionaries the options name, resolved
+        (service/jobs/lexicons.py)."""
         if options.preset is not None and options.preset_values is None:
             raise InputError(f"options preset {options.preset!r}: not resolved (Presets.resolve)")
         if options.audio_only and video is not None:
@@ -136,7 +150,9 @@ class Pipeline:
         asked = options
         options = self.traditional(spec, options, voices)
         style = job_style(self.settings, spec)  # an unknown style preset, at the door
-        warnings = check_pace(spec)
+        texts = [s.text for s in spec.segments]
+        lexicons = [u.for_texts(texts) for u in lexicons or []]  # what this job can use
+        warnings = check_pace(spec) + [n for u in lexicons for n in u.notices()]
         end = ms_to_s(check_timeline(spec, self.settings.max_timeline)[-1].end_ms)
         info = None
         if video is not None:
@@ -161,6 +177,7 @@ class Pipeline:
             traditional_by_voice=options.traditional != asked.traditional,
             takes=taken,
             masters=masters,
+            lexicons=lexicons,
         )
 
     def traditional(

@@ -25,7 +25,6 @@ from service.domain.fields import MIN_RATE_PERCENT, rate_multiplier
 from service.domain.notices import Notice, segment_ranges, warning
 from service.domain.polyphones import forced_texts, heard_at, misread, polyphones
 from service.domain.script_match import Share, Timed, match_script, timed_pieces
-from service.domain.spec import JobSpec
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end
 from service.domain.speech_compare import (
     THRESHOLDS,
@@ -63,7 +62,7 @@ class Listener:
 
     recogniser: Recogniser | None
     tools: Callable[[], Tools]
-    lexicon: Callable[[JobSpec], Lexicon]
+    lexicon: Callable[[JobPlan], Lexicon]
     fold: Callable[[str], str]
     default_on: bool = True
     polyphones: bool = True  # the 多音字 test, where the recogniser can score (ForcedScorer)
@@ -85,7 +84,7 @@ class Listener:
             return skipped(f"language {spec.language!r} not checkable")
         audio, rate = dsp.read_wav(work.local(result.audio))
         audio = audio[: ms_to_samples(result.speech_ms, rate)]
-        text, lexicon = spec.segments[index].text, self.lexicon(spec)
+        text, lexicon = spec.segments[index].text, self.lexicon(plan)
         return self.judge(text, spec.language, lexicon, audio, rate)
 
     def judge(
@@ -159,7 +158,7 @@ class Listener:
         words = [self.fold(w.text) for w in heard.words]
         spans = zip(timed_pieces(words), heard.words, strict=True)
         pieces = [Timed(a, b, w.start_ms, w.end_ms) for (a, b), w in spans]
-        tools, lexicon = self.tools(), self.lexicon(spec)
+        tools, lexicon = self.tools(), self.lexicon(plan)
         meant = [front_end(s.text, spec.language, "pinyin", lexicon, tools) for s in spec.segments]
         said = front_end("".join(words), spec.language, "pinyin", {}, tools)
         shares = match_script(meant, said, pieces)

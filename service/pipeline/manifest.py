@@ -164,6 +164,16 @@ class ManifestMaster(BaseModel):
     artifacts: list[str]
 
 
+class ManifestLexicon(BaseModel):
+    """A pronunciation dictionary the job named, at the version it read."""
+
+    id: str
+    version: int
+    name: str
+    entries: int = Field(description="its alias and pinyin rules for words of the job's text")
+    skipped: list[str] = Field(description="the job's words it has IPA rules only for")
+
+
 class Manifest(BaseModel):
     """manifest.json, a public artifact: what a finished job is made of (its JSON Schema is
     docs/manifest.schema.json). Times in seconds."""
@@ -194,12 +204,15 @@ class Manifest(BaseModel):
     speech_check: SpeechCheckSummary | None = Field(
         None, description="the speech check over the job; none: the check was off"
     )
+    lexicons: list[ManifestLexicon] | None = Field(
+        None, description="the pronunciation dictionaries the job named (options lexicons)"
+    )
 
     def to_json(self) -> str:
         """The file's text: keys in this order, no ``music``, ``traditional``,
-        ``translations``, ``masters`` or ``speech_check`` without them, no cue
+        ``translations``, ``masters``, ``speech_check`` or ``lexicons`` without them, no cue
         ``translation`` and no segment ``speech_check`` without one."""
-        unset = {"music", "traditional", "translations", "masters", "speech_check"}
+        unset = {"music", "traditional", "translations", "masters", "speech_check", "lexicons"}
         data = self.model_dump(mode="json", exclude={k for k in unset if getattr(self, k) is None})
         for cue in data["cues"]:
             if cue["translation"] is None:
@@ -272,7 +285,19 @@ def build_manifest(
         **tracks_report(plan),
         masters=masters,
         speech_check=speech_summary(plan, placed.results),
+        lexicons=lexicons_report(plan),
     )
+
+
+def lexicons_report(plan: JobPlan) -> list[ManifestLexicon] | None:
+    """The dictionaries the job read (None: it named none, and the manifest says nothing)."""
+    found = [
+        ManifestLexicon(
+            id=u.id, version=u.version, name=u.name, entries=len(u.entries), skipped=u.skipped
+        )
+        for u in plan.lexicons
+    ]
+    return found or None
 
 
 def tracks_report(plan: JobPlan) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from service.domain.lexicons import UsedLexicon
 from service.domain.notices import Notice
 from service.domain.options import MASTER_NAME, MasterLoudness
 from service.domain.spec import JobSpec, RenderOptions
@@ -106,6 +107,9 @@ class JobPlan(BaseModel):
     takes: list[Take | None] = []
     # Each master of ``options.masters``, resolved at the door (pipeline/masters.py).
     masters: list[PlannedMaster] = []
+    # The pronunciation dictionaries the job names (options.lexicons), each at the version
+    # resolved at the door, with its entries: every segment, retry and re-render reads these.
+    lexicons: list[UsedLexicon] = []
 
     def take(self, index: int) -> Take | None:
         return self.takes[index] if index < len(self.takes) else None

@@ -19,7 +19,7 @@ from service import audio as dsp
 from service.config import Settings
 from service.domain.fields import rate_multiplier
 from service.domain.notices import Notice, warning
-from service.domain.spec import FitOptions, JobSpec
+from service.domain.spec import FitOptions
 from service.domain.speech import Lexicon, SpokenText, Tools
 from service.domain.subtitles import TimedPhrase, timed_phrases
 from service.domain.takes import Take
@@ -94,7 +94,7 @@ class SegmentRenderer:
         voicing: Voicing,
         catalog: Catalog,
         words: Segmenter | None,
-        lexicon: Callable[[JobSpec], Lexicon],
+        lexicon: Callable[[JobPlan], Lexicon],
         tools: Callable[[], Tools],
     ) -> None:
         """``lexicon`` gives a job's pronunciations; ``tools`` the speech front-end's (made on
@@ -114,7 +114,7 @@ class SegmentRenderer:
         return SpokenSegment(
             seg.text,
             spec.language,
-            self.lexicon(spec),
+            self.lexicon(plan),
             self.tools(),
             split_phrases(seg.text, spec.line_chars, self.words),
             spec.line_chars,

@@ -223,6 +223,50 @@ class PresetStore(Protocol):
     def delete(self, tenant: str, name: str) -> bool: ...
 
 
+class LexiconStore(Protocol):
+    """Each tenant's pronunciation dictionaries, shared by every API process. Per dictionary,
+    every version's ``data`` (its rules) and ``about`` (a small summary: name, counts), both
+    JSON written by service/jobs/lexicons.py, version 1 first. Redis in adapters/lexicons.py,
+    memory in adapters/memory_lexicons.py."""
+
+    def create(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> bool:
+        """Store version 1 of a new dictionary; False, storing nothing, when ``tenant``
+        already has ``limit`` dictionaries (or one of that id)."""
+        ...
+
+    def update(
+        self,
+        tenant: str,
+        lexicon_id: str,
+        about: str,
+        data: str,
+        limit: int,
+        after: int | None = None,
+    ) -> int:
+        """Store the next version and return its number; 0 when there is no such dictionary,
+        -1 when it already has ``limit`` versions, -2 when ``after`` is given and the latest
+        version is another (a read-modify-write raced): nothing stored in those cases."""
+        ...
+
+    def get(
+        self, tenant: str, lexicon_id: str, version: int | None = None
+    ) -> tuple[int, str] | None:
+        """A version's data (None: the latest) as (its number, data), or None."""
+        ...
+
+    def versions(self, tenant: str, lexicon_id: str) -> list[str]:
+        """Each version's about, version 1 first ([]: no such dictionary)."""
+        ...
+
+    def latest(self, tenant: str) -> dict[str, tuple[int, str]]:
+        """Every dictionary of ``tenant``: id -> (its latest version, that version's about)."""
+        ...
+
+    def delete(self, tenant: str, lexicon_id: str) -> bool:
+        """The dictionary and every version of it gone; False when there was none."""
+        ...
+
+
 class BatchStore(Protocol):
     """Batch records (service/domain/batch.py), shared by every API process: Redis in
     adapters/batchstore.py, memory in adapters/memory_batches.py. StoreUnavailable when the

@@ -105,7 +105,8 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
         spec = parse_script(body.script, body.name)
     except RecursionError:
         raise InputError("the job spec is nested too deeply") from None
-    plan = service.pipeline.plan(spec, service.presets.resolve(who, body.options))
+    options, lexicons = service.lexicons.resolve(who, service.presets.resolve(who, body.options))
+    plan = service.pipeline.plan(spec, options, lexicons=lexicons)
     checks = pace_checks(plan.spec)
     segments = [
         ParsedSegment(

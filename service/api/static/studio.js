@@ -852,8 +852,25 @@ function correct(i) {
   pron.value = (pron.value.trim() ? pron.value.trim() + "\n" : "") + `${word} = `;
   pron.focus(); pron.setSelectionRange(pron.value.length, pron.value.length);
 }
+// The tenant's pronunciation dictionaries (/v1/lexicons): "save to a dictionary" adds the
+// pronunciations to the one chosen (a new version of it) or to a new one.
+async function fixLexicons() {
+  const pick = $("fix-lex"), keep = pick.value;
+  const mine = await api("/v1/lexicons").catch(() => []);
+  pick.replaceChildren(el("option", { value: "", text: t("lexNew") }),
+    ...mine.map((d) => el("option", { value: d.id, text: `${d.name} (v${d.version})` })));
+  pick.value = mine.some((d) => d.id === keep) ? keep : "";
+}
+async function saveToLexicon(pron) {
+  const post = (path, body) => api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const id = $("fix-lex").value || (await post("/v1/lexicons", { name: $("fix-lex-name").value.trim() || "studio", rules: [] })).id;
+  await post(`/v1/lexicons/${id}/rules`, { rules: Object.entries(pron).map(([grapheme, value]) => ({ grapheme, value })) });
+  $("fix-save-lex").checked = false;
+  await fixLexicons(); $("fix-lex").value = id;
+}
 function fixForm(spec) {
   const lang = spec.language || "zh";
+  fixLexicons();
   $("fix-pron").value = Object.entries(spec.pronunciations || {}).map(([w, v]) => `${w} = ${v}`).join("\n");
   const opts = S.source.options || {};
   $("fix-overflow").value = opts.on_overflow || (spec.fit && spec.fit.on_overflow) || "fail";
@@ -898,6 +915,7 @@ $("rerender").addEventListener("click", async () => {
   $("rerender").disabled = true; $("fix-msg").textContent = t("submitting");
   try {
     spec.fit = Object.assign({}, spec.fit || {}, { on_overflow: $("fix-overflow").value });
+    if ($("fix-save-lex").checked && Object.keys(pron).length) await saveToLexicon(pron);
     const body = { spec };
     const opts = S.source.options || {}, engine = $("fix-engine").value, more = fixOptionChanges(opts);
     if (engine !== (opts.engine || "") || (opts.on_overflow && opts.on_overflow !== spec.fit.on_overflow) || Object.keys(more).length) {

@@ -57,11 +57,11 @@ def test_api_conforms(schema_stack: Stack) -> None:
 
 def test_hostile_bodies_are_4xx_and_conform(schema_stack: Stack) -> None:
     """The bodies a hostile probe sent (deep nesting, lone surrogates, five kinds of broken
-    multipart), as explicit schemathesis cases with the same checks."""
+    multipart), as explicit schemathesis cases with the same checks, to both uploads."""
     api = schemathesis.openapi.from_url(f"{schema_stack.url}/openapi.json")
-    post = api["/v1/jobs"]["POST"]
     auth = {"Authorization": f"Bearer {schema_stack.keys['alpha']}"}
-    for what, body, ctype in hostile_bodies():
+    posts = [api[path]["POST"] for path in ("/v1/jobs", "/v1/lexicons")]
+    for post, (what, body, ctype) in ((p, h) for p in posts for h in hostile_bodies()):
         case = post.Case(
             body=body,
             media_type="application/octet-stream",

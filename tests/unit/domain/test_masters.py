@@ -73,7 +73,7 @@ def test_every_option_is_either_a_masters_or_the_jobs_alone() -> None:
     refused = job - set(MASTER_FIELDS)
     assert refused == {
         "engine", "voice", "speakers", "on_overflow", "extend_video",
-        "exports", "webhook_url", "masters", "check_speech", "on_mismatch",
+        "exports", "webhook_url", "masters", "check_speech", "on_mismatch", "lexicons",
     }  # fmt: skip
     schema = RenderOptions.model_json_schema()["$defs"]["MasterOptions"]["properties"]
     assert "engine" not in schema and "burn_in" in schema  # refused ones are not offered

@@ -98,7 +98,7 @@ def renderer(levels: dict[str, int]):  # type: ignore[no-untyped-def]
 
 
 def listener(texts: dict[int, str]) -> Listener:
-    return Listener(Heard(texts), lambda: PIPELINE.speech, PIPELINE.lexicon, fold_simplified)
+    return Listener(Heard(texts), lambda: PIPELINE.speech, PIPELINE.plan_lexicon, fold_simplified)
 
 
 def test_a_segment_heard_otherwise_is_flagged_with_a_warning_naming_the_words(
@@ -187,7 +187,7 @@ class Scored(Heard):
 
 
 def judge(recogniser: Heard, text: str, seconds: float = 1.0) -> Any:
-    check = Listener(recogniser, lambda: PIPELINE.speech, PIPELINE.lexicon, fold_simplified)
+    check = Listener(recogniser, lambda: PIPELINE.speech, PIPELINE.plan_lexicon, fold_simplified)
     audio = np.full(int(RATE * seconds), 0.1, dtype=np.float32)
     return check.judge(text, "zh", PIPELINE.lexicon(plan().spec), audio, RATE)
 

@@ -1,0 +1,13 @@
+"""The contract of the dictionary store (tests/contracts/lexicons.py) on the in-memory
+adapter."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.contracts.lexicons import *  # noqa: F403 (the suite: its tests and fixture)
+
+
+@pytest.fixture
+def backend() -> str:
+    return "memory"
