@@ -17,7 +17,13 @@ def speech_desk(settings: Settings, jobs: JobService) -> SpeechDesk:
     """The API's own pipeline (engines behind the shared TTS cache) and the tenants' quotas."""
     from service.jobs.speech import SpeechDesk
 
-    return SpeechDesk(jobs.pipeline, jobs.quotas, settings.speech_concurrency, settings.speech_wait)
+    return SpeechDesk(
+        jobs.pipeline,
+        jobs.quotas,
+        settings.speech_concurrency,
+        settings.speech_wait,
+        jobs.lexicons,
+    )
 
 
 def stream_encoder(settings: Settings) -> StreamEncoder:

@@ -80,6 +80,9 @@ class SpeechAsk:
     speed: float
     model: str
     instructions: bool  # sent (and not applied: no engine of narrate takes a style prompt)
+    # narrate's own field (the openai client's extra_body): the tenant's pronunciation
+    # dictionaries, as a job's options name them; checked where the tenant is known
+    lexicons: tuple[object, ...] = ()
 
 
 def _text(body: dict[str, Any], name: str, required: bool = True) -> str | None:
@@ -125,15 +128,11 @@ def read_speech(body: Any, max_chars: int) -> SpeechAsk:
             f"'speed' is {speed:g}, outside {MIN_SPEED:g}..{MAX_SPEED:g}", "speed", "invalid_value"
         )
     instructions = _text(body, "instructions", required=False)
-    return SpeechAsk(
-        text,
-        engine,
-        voice,
-        fmt,
-        min(max(float(speed), SLOWEST), FASTEST),
-        model,
-        bool(instructions),
-    )
+    lexicons = body.get("lexicons") or []
+    if not isinstance(lexicons, list):
+        raise SpeechError("'lexicons' must be a list of dictionary ids", "lexicons", "invalid_type")
+    speed = min(max(float(speed), SLOWEST), FASTEST)
+    return SpeechAsk(text, engine, voice, fmt, speed, model, bool(instructions), tuple(lexicons))
 
 
 def sentences(text: str, limit: int = SENTENCE_CHARS) -> list[tuple[int, int]]:

@@ -14,17 +14,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+from pydantic import ValidationError
 
 from service.audio.arrays import resample
 from service.domain.errors import InputError, NarrateError, QuotaExceeded
+from service.domain.lexicons import UsedLexicon
 from service.domain.notices import Notice
 from service.domain.openai_speech import OPENAI_VOICES, SpeechAsk, SpeechError, TimedWord
 from service.domain.openai_speech import sentences as split_sentences
 from service.domain.spec import RenderOptions, spec_from_data
 from service.domain.text.tokens import detect_language, pause_after
+from service.jobs.lexicons import Lexicons
 from service.jobs.quotas import QuotaGate
 from service.pipeline import Pipeline
 from service.pipeline.segment import source_words
@@ -49,15 +52,23 @@ class Cast:
     engine: str  # the render option: an engine, or auto (edge with its fallback)
     voice: str | None  # a catalog id; None: the engine's default for the language
     language: str
+    options: RenderOptions = field(default_factory=RenderOptions)
+    used: tuple[UsedLexicon, ...] = ()  # the tenant's dictionaries, at their versions
 
 
 class SpeechDesk:
     """Admits a tenant's request (quotas, a slot) and speaks its sentences."""
 
     def __init__(
-        self, pipeline: Pipeline, quotas: QuotaGate | None, slots: int, wait: float
+        self,
+        pipeline: Pipeline,
+        quotas: QuotaGate | None,
+        slots: int,
+        wait: float,
+        lexicons: Lexicons | None = None,
     ) -> None:
         self.pipeline = pipeline
+        self.lexicons = lexicons or Lexicons(None)
         self.quotas = quotas
         self.capacity = slots
         self.slots = threading.BoundedSemaphore(slots)
@@ -114,6 +125,23 @@ class SpeechDesk:
             with self.lock:
                 self.speaking[tenant] -= 1
 
+    def prepare(self, tenant: str, ask: SpeechAsk) -> Cast:
+        """The cast, with the render options a job of it would have: the tenant's
+        dictionaries the request names (``lexicons``), each at its version."""
+        cast = self.cast(ask)
+        try:
+            options = RenderOptions.model_validate(
+                {"engine": cast.engine, "lexicons": list(ask.lexicons)}
+            )
+            options, used = self.lexicons.resolve(tenant, options)
+        except ValidationError as exc:
+            raise SpeechError(
+                f"'lexicons': {exc.errors()[0]['msg']}", "lexicons", "invalid_value"
+            ) from None
+        except InputError as exc:
+            raise SpeechError(str(exc), "lexicons", "lexicon_not_found") from None
+        return replace(cast, options=options, used=tuple(used))
+
     def cast(self, ask: SpeechAsk) -> Cast:
         """The engine option, voice and language: one of OpenAI's voice names is the chosen
         engine's default voice for the input's language; a catalog voice speaks its own
@@ -163,7 +191,7 @@ class SpeechDesk:
             segment["voice"] = cast.voice
         try:
             spec = spec_from_data({"language": cast.language, "segments": [segment]})
-            plan = self.pipeline.plan(spec, RenderOptions.model_validate({"engine": cast.engine}))
+            plan = self.pipeline.plan(spec, cast.options, lexicons=list(cast.used))
         except InputError as exc:
             param = _param(exc)  # OpenAI's codes, not narrate's (docs/guides/openai-speech.md)
             said = "model_not_installed" if param == "model" else "invalid_value"

@@ -85,7 +85,7 @@ async def _ask(request: Request) -> tuple[str, SpeechAsk, Cast, SpeechDesk]:
         raise SpeechError("the request body is not JSON", None, "invalid_json") from None
     desk: SpeechDesk = request.app.state.speech
     ask = read_speech(body, request.app.state.settings.speech_max_chars)
-    cast = desk.cast(ask)
+    cast = desk.prepare(who, ask)
     desk.admit(who)
     return who, ask, cast, desk
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from service.keys import KeyStore
+from service.ports import Speech, TtsRequest
 from tests.support.fleet import make_fleet
 
 EN: dict[str, Any] = {"model": "espeak", "input": "Hello there. Goodbye.", "voice": "alloy"}
@@ -127,3 +128,32 @@ def test_with_timestamps_aligns_the_whole_input(tmp_path: Path) -> None:
         "Goodbye.",
     ]  # espeak: phrases
     assert got["words"][1]["start"] >= got["words"][0]["end"]
+
+
+def test_a_tenants_dictionary_named_in_the_request_changes_what_the_engine_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = make_fleet(tmp_path, require_keys=True)
+    keys = KeyStore(f.settings.keys_file)
+    alpha, beta = keys.create("alpha"), keys.create("beta")
+    given: list[str] = []
+    engine = f.service.pipeline.engines["espeak"]
+    real = engine.synthesize
+
+    def spy(request: TtsRequest) -> Speech:
+        given.append(request.text)
+        return real(request)
+
+    monkeypatch.setattr(engine, "synthesize", spy)
+    rule = {"grapheme": "单", "kind": "pinyin", "value": "shan4"}
+    body = {**EN, "input": "单先生来了。", "voice": "cmn-latn-pinyin"}
+    with f.client(alpha) as a, f.client(beta) as b:
+        lid = a.post("/v1/lexicons", json={"name": "names", "rules": [rule]}).json()["id"]
+        plain = a.post("/v1/audio/speech", json=body)
+        named = a.post("/v1/audio/speech", json={**body, "lexicons": [lid]})
+        other = b.post("/v1/audio/speech", json={**body, "lexicons": [lid]})
+    assert plain.status_code == named.status_code == 200
+    assert "shan4" not in given[0] and "shan4" in given[1], given
+    assert other.status_code == 400  # alpha's dictionary does not exist for beta
+    assert other.json()["error"]["param"] == "lexicons"
+    assert other.json()["error"]["code"] == "lexicon_not_found"
