@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from service.domain.openai_speech import SpeechError
 from service.keys import KeyStore
 from service.ports import Speech, TtsRequest
 from tests.support.fleet import make_fleet
@@ -157,3 +158,19 @@ def test_a_tenants_dictionary_named_in_the_request_changes_what_the_engine_is_gi
     assert other.status_code == 400  # alpha's dictionary does not exist for beta
     assert other.json()["error"]["param"] == "lexicons"
     assert other.json()["error"]["code"] == "lexicon_not_found"
+
+
+def test_a_tenant_speaks_at_most_its_running_limit_at_once_and_slots_are_bounded(
+    tmp_path: Path,
+) -> None:
+    f = make_fleet(tmp_path, max_running_jobs=1, speech_concurrency=1, speech_wait=0.05)
+    desk = f.app.state.speech
+    with desk.slot("alpha"):
+        with pytest.raises(SpeechError) as own, desk.slot("alpha"):
+            pass
+        with pytest.raises(SpeechError) as busy, desk.slot("beta"):
+            pass
+    assert own.value.status == 429 and "--max-running" in own.value.message
+    assert busy.value.code == "server_busy" and "NARRATE_SPEECH_CONCURRENCY" in busy.value.message
+    with desk.slot("beta"):  # both let go: the next request speaks
+        assert desk.speaking == {"alpha": 0, "beta": 1}
