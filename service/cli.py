@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import TypeAlias
 
-from service import cli_batch, cli_ops, cli_voices
+from service import cli_batch, cli_mcp, cli_ops, cli_voices
 from service.config import Settings, get_settings
 from service.console import (
     ProgressBar,
@@ -243,6 +243,7 @@ def _add_service_commands(sub: Subparsers) -> None:
     rc.set_defaults(func=cmd_reconcile)
     cli_ops.add_commands(sub)  # api, keys, gc, webhooks
     cli_batch.add_commands(sub)  # submit, batch
+    cli_mcp.add_commands(sub)  # mcp
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     speech_check: bool = True
 
     # API
+    # POST /v1/audio/speech (OpenAI's shape): the longest input it speaks (OpenAI's own limit;
+    # longer text is a job), the requests synthesizing at once in one API process, and the
+    # seconds a request waits for one of those slots before a 429.
+    speech_max_chars: int = Field(4096, ge=1, le=100_000)
+    speech_concurrency: int = Field(2, ge=1, le=64)
+    speech_wait: float = Field(10.0, gt=0, le=300)
     max_script_bytes: int = 1 << 20  # a script or JSON spec (413 over it)
     max_video_bytes: int = 2 << 30  # an uploaded video
     max_music_bytes: int = 256 << 20  # an uploaded music bed

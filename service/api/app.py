@@ -13,8 +13,8 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from service import wiring, wiring_previews
-from service.api import docs, errors
+from service import wiring, wiring_previews, wiring_speech
+from service.api import docs, errors, mcp_mount
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
 from service.api.routes import (
@@ -27,6 +27,7 @@ from service.api.routes import (
     lexicons,
     presets,
     samples,
+    speech,
     studio,
     styles,
     voices,
@@ -56,6 +57,8 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.state.jobs = service or wiring.job_service(settings)
     app.state.batches = wiring.batch_service(settings, app.state.jobs)
     app.state.keys = app.state.jobs.keys or wiring.keys(settings)
+    app.state.speech = wiring_speech.speech_desk(settings, app.state.jobs)
+    app.state.speech_encoder = wiring_speech.stream_encoder(settings)
     app.state.previews = wiring_previews.style_previews(settings, app.state.jobs)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(
@@ -69,9 +72,11 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     errors.install(app)
     if settings.docs:
         docs.install(app)
-    routers = [events, jobs, batch_events, batches, artifacts, voices, samples, presets, health]
+    routers = [events, jobs, batch_events, batches, artifacts, voices, samples, speech, presets]
+    routers.append(health)
     for module in [*routers, studio, styles, waveform, webhooks, lexicons]:
         app.include_router(module.router)
+    app.state.mcp = mcp_mount.install(app, settings, app.state.jobs, app.state.keys)
     app.openapi = lambda: openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -85,7 +90,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     threading.Thread(
         target=service.count_stored_jobs, args=(stop,), name="count-jobs", daemon=True
     ).start()
-    yield
+    async with mcp_mount.running(app.state.mcp):  # /mcp's sessions (service/api/mcp_mount.py)
+        yield
     stop.set()
 
 

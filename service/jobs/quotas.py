@@ -81,6 +81,19 @@ class QuotaGate:
                 wait,
             )
 
+    def admit_request(self, tenant: str) -> None:
+        """One request answered now (a speech request: service/jobs/speech.py) counted as a
+        submission against the tenant's per-minute limit, or QuotaExceeded."""
+        lim = self.limits(tenant)
+        wait = self.port.take(tenant, lim["per_minute"])
+        if wait > 0:
+            raise QuotaExceeded(
+                f"tenant {tenant} has used its {lim['per_minute']} submissions this minute, "
+                "the limit (NARRATE_SUBMISSIONS_PER_MINUTE or the key's --per-minute); "
+                f"try again in {wait:.1f}s",
+                wait,
+            )
+
 
 def check_batch_size(tenant: str, n: int, limit: int) -> None:
     """InputError unless a batch of ``n`` items is within the tenant's max batch items

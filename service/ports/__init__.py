@@ -20,7 +20,15 @@ from service.ports.jobs import (
     Queue,
     Quotas,
 )
-from service.ports.media import Check, Encoding, Media, MuxRequest, PcmSink, VideoInfo
+from service.ports.media import (
+    Check,
+    Encoding,
+    Media,
+    MuxRequest,
+    PcmSink,
+    StreamEncoder,
+    VideoInfo,
+)
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
 from service.ports.tenants import KeyRecord, TenantKeys
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
@@ -60,6 +68,7 @@ __all__ = [
     "Speech",
     "Storage",
     "Stored",
+    "StreamEncoder",
     "TenantKeys",
     "TtsEngine",
     "TtsRequest",

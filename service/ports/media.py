@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -90,4 +90,14 @@ class Media(Protocol):
 
     def decode_audio(self, source: Path, dest: Path, rate: int, seconds: float) -> None:
         """An audio file as raw mono float32 at ``rate``, its first ``seconds`` at most."""
+        ...
+
+
+class StreamEncoder(Protocol):
+    """Encodes audio as it arrives and hands the bytes on as they are made (a speech
+    request's response: the first sentence is sent while the next is spoken)."""
+
+    def stream(self, pcm: Iterator[bytes], fmt: str, rate: int) -> Iterator[bytes]:
+        """``pcm`` (mono s16le at ``rate``) encoded as ``fmt`` (mp3, opus, aac, flac, wav,
+        pcm); raises MediaError if the encoder fails."""
         ...

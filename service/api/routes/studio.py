@@ -25,9 +25,9 @@ from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
-from service.domain.takes import Take, kept_takes
 from service.domain.timeline import pace_checks, place_segments, slots_ms
 from service.jobs import JobService
+from service.jobs import rerender as rerendering
 from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
@@ -189,43 +189,7 @@ async def rerender(body: Rerender, request: Request, job: OwnedJob, service: Job
 
 def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Job:
     """The re-render as a stored, queued job (in a worker thread)."""
-    spec = _spec(body.spec)
-    options = body.options or RenderOptions.model_validate(parent.options)
-    # The parent's video and music (the same bed under the fixed narration), copied within
-    # the storage (a hard link, a server-side copy), then checked at the door as uploads are.
-    inputs: dict[str, Path | None] = {"video": None, "music": None}
-    work = service.workspace(parent.tenant, new_id)
-    try:
-        for kind, has in (("video", parent.has_video), ("music", parent.has_music)):
-            if has:
-                if not service.copy_input(parent.tenant, parent.id, new_id, kind):
-                    raise InputError(f"the original {kind} is gone: submit the job again")
-                inputs[kind] = work.input(kind)
-        takes: dict[str, Path] = {}  # recorded takes of the segments whose text is unchanged
-        for kind in _kept_takes(parent, spec):
-            if service.copy_input(parent.tenant, parent.id, new_id, kind):
-                takes[kind] = work.input(kind)
-        child, _ = service.submit(
-            parent.tenant,
-            new_id,
-            spec,
-            options,
-            inputs["video"],
-            parent=parent.id,
-            music=inputs["music"],
-            takes=takes,
-        )
-    finally:
-        work.close()
-    return child
-
-
-def _kept_takes(parent: Job, spec: JobSpec) -> list[str]:
-    """The parent plan's takes (JobPlan.takes, as stored) the re-render keeps."""
-    stored = parent.plan.get("takes") or []
-    takes = [Take.model_validate(t) if t else None for t in stored]
-    old = [str(s.get("text", "")) for s in parent.spec.get("segments", [])]
-    return kept_takes(takes, old, [s.text for s in spec.segments])
+    return rerendering.rerender(service, parent, new_id, _spec(body.spec), body.options)
 
 
 def _duration(spec: JobSpec) -> float:

@@ -8,8 +8,9 @@ import struct
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import httpx
 import numpy as np
 import pytest
 
@@ -87,7 +88,8 @@ def test_a_still_is_drawn_on_the_jobs_frame_cached_and_tagged(
 ) -> None:
     fleet, alpha, beta = keyed
     with fleet.client(alpha) as c:
-        r = submit(c, SHORT_SCRIPT, short_video)
+        # TestClient is httpx2's Client (the mcp SDK installs httpx2): the same interface
+        r = submit(cast(httpx.Client, c), SHORT_SCRIPT, short_video)
         assert r.status_code == 202, r.text
         job_id = r.json()["id"]
     drawn: list[float] = []

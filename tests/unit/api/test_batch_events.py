@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+import httpx
 import pytest
 from standardwebhooks import Webhook
 
@@ -143,7 +144,12 @@ def _narrate_follows(fleet: Fleet, batch_id: str) -> tuple[dict[str, Any], list[
     out = io.StringIO()
     with fleet.client() as c:
         c.event_hooks["request"] = [lambda req: asked.append(req.url.path)]
-        return _follow(c, batch_id, Table(out)), asked, out.getvalue()
+        # TestClient is httpx2's Client (the mcp SDK installs httpx2): the same interface
+        return (
+            _follow(cast(httpx.Client, c), batch_id, Table(out)),
+            asked,
+            out.getvalue(),
+        )
 
 
 def test_narrate_batch_follows_the_batchs_stream_and_polls_when_it_is_refused(

@@ -95,7 +95,7 @@ def test_partial_creates_the_good_items_and_lists_the_bad(fleet: Fleet) -> None:
 
 def test_videos_pair_with_scripts_by_name(fleet: Fleet, short_video: Path) -> None:
     clip = short_video.read_bytes()
-    files = [
+    files: list[tuple[str, Any]] = [
         ("script", ("a.md", script("甲", 3).encode(), "text/markdown")),
         ("script", ("b.md", script("乙").encode(), "text/markdown")),
         ("video", ("a.mp4", clip, "video/mp4")),

@@ -4,7 +4,9 @@ in order, the terminal status last, Last-Event-ID resuming after an id, tenants 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
+
+import httpx
 
 from service.client import follow
 from service.console import ProgressBar
@@ -44,10 +46,11 @@ def test_events_follow_a_job_to_its_end_and_resume_after_last_event_id(fleet: Fl
         ids = [e[0] for e in events[1:]]
         assert all(ids) and len(set(ids)) == len(ids)
         middle = len(ids) // 2
-        for resume in (
+        resumes: list[dict[str, Any]] = [
             {"headers": {"Last-Event-ID": str(ids[middle])}},
             {"params": {"last_event_id": str(ids[middle])}},
-        ):
+        ]
+        for resume in resumes:
             again = parse_sse(c.get(f"/v1/jobs/{job_id}/events", **resume).text)
             assert [e[0] for e in again[1:]] == ids[middle + 1 :]
         bad = c.get(f"/v1/jobs/{job_id}/events", headers={"Last-Event-ID": "yesterday"})
@@ -66,7 +69,8 @@ def _follow(fleet: Fleet, job_id: str) -> tuple[dict[str, Any], list[str]]:
     asked: list[str] = []
     with fleet.client() as c:
         c.event_hooks["request"] = [lambda req: asked.append(req.url.path)]
-        return follow(c, job_id, ProgressBar()), asked
+        # TestClient is httpx2's Client (the mcp SDK installs httpx2): the same interface
+        return follow(cast(httpx.Client, c), job_id, ProgressBar()), asked
 
 
 def test_submit_wait_follows_the_stream_and_polls_when_it_is_refused(fleet: Fleet) -> None:

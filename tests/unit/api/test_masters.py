@@ -36,7 +36,7 @@ def clip(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 def test_a_job_with_two_masters_serves_each_under_masters_name(fleet: Fleet, clip: bytes) -> None:
     options = {"engine": "espeak", "masters": MASTERS}
-    files = {
+    files: dict[str, Any] = {
         "script": ("job.json", json.dumps(SPEC).encode(), "application/json"),
         "video": ("clip.mp4", clip, "video/mp4"),
         "options": (None, json.dumps(options)),
