@@ -154,7 +154,7 @@ def test_the_stage_follows_a_multi_master_job_through_its_encode_and_mux(
     from tests.unit.api.test_events import parse_sse
 
     options = {"engine": "espeak", "masters": MASTERS}
-    files = {
+    files: dict[str, Any] = {
         "script": ("job.json", json.dumps(SPEC).encode(), "application/json"),
         "video": ("clip.mp4", clip, "video/mp4"),
         "options": (None, json.dumps(options)),

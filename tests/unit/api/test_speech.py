@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from service.domain.openai_speech import SpeechError
-from service.keys import KeyStore
 from service.ports import Speech, TtsRequest
 from tests.support.fleet import make_fleet
 
@@ -86,7 +85,7 @@ def test_a_body_far_over_the_longest_input_is_refused_unread(tmp_path: Path) -> 
 
 def test_keys_are_read_from_bearer_where_they_are_required(tmp_path: Path) -> None:
     f = make_fleet(tmp_path, require_keys=True)
-    key = KeyStore(f.settings.keys_file).create("alpha")
+    key = f.keys.create("alpha")
     with f.client() as anon, f.client("nk_wrong") as wrong, f.client(key) as right:
         missing, bad = (
             anon.post("/v1/audio/speech", json=EN),
@@ -101,7 +100,7 @@ def test_keys_are_read_from_bearer_where_they_are_required(tmp_path: Path) -> No
 
 def test_speech_requests_count_against_the_tenants_per_minute_limit(tmp_path: Path) -> None:
     f = make_fleet(tmp_path, require_keys=True, submissions_per_minute=2)
-    keys = KeyStore(f.settings.keys_file)
+    keys = f.keys
     alpha, beta = keys.create("alpha"), keys.create("beta")
     with f.client(alpha) as a, f.client(beta) as b:
         assert [a.post("/v1/audio/speech", json=EN).status_code for _ in range(2)] == [200, 200]
@@ -135,7 +134,7 @@ def test_a_tenants_dictionary_named_in_the_request_changes_what_the_engine_is_gi
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     f = make_fleet(tmp_path, require_keys=True)
-    keys = KeyStore(f.settings.keys_file)
+    keys = f.keys
     alpha, beta = keys.create("alpha"), keys.create("beta")
     given: list[str] = []
     engine = f.service.pipeline.engines["espeak"]
