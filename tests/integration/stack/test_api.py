@@ -244,7 +244,7 @@ def test_health_voices_metrics_docs(stack: Stack) -> None:
     assert httpx.get(f"{stack.url}/healthz").json()["status"] == "ok"
     ready = httpx.get(f"{stack.url}/readyz").json()
     seen = ready["checks"].pop("dispatcher_seen")  # a worker's thread holds the lease
-    assert ready["checks"] == {"redis": True, "workers": 2, "dispatcher": True}
+    assert ready["checks"] == {"redis": True, "workers": 2, "dispatcher": True, "storage": True}
     assert 0 <= seen <= 3  # renewed every third of NARRATE_DISPATCH_LEASE
     with stack.client() as c:
         voices = c.get("/v1/voices").json()

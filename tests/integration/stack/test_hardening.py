@@ -51,8 +51,10 @@ def idle_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def idle(idle_stack: Stack) -> Iterator[Stack]:
     """The module's idle stack, its Redis emptied for each test (the tests count what is
     stored) and running again after (a test stops it with SIGSTOP); a second API a test
-    started is stopped."""
+    started is stopped. The tenants' keys live in that Redis too: they are made again."""
     idle_stack.redis().flushall()
+    keys = idle_stack.keystore()
+    idle_stack.keys = {t: keys.create(t) for t in ("alpha", "beta")}
     yield idle_stack
     idle_stack.procs["redis"].send_signal(signal.SIGCONT)
     if api2 := idle_stack.procs.pop("api2", None):
