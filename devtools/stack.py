@@ -46,6 +46,11 @@ class Gate:
         """Until a step has arrived at the gate (generous: a loaded host starts slowly)."""
         until(lambda: (self.root / f"{self.name}.reached").exists(), timeout, f"gate {self.name}")
 
+    def holder(self) -> str:
+        """The data dir of the process waiting at the gate (tests/support/faults.py)."""
+        self.reached()
+        return (self.root / f"{self.name}.reached").read_text()
+
     def open(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / f"{self.name}.open").touch()

@@ -52,7 +52,8 @@ def _hold(kind: str, text: str) -> None:
     root = Path(os.environ.get("NARRATE_TEST_GATES", "/nonexistent"))
     for name in re.findall(rf"{kind}HOLD([A-Z0-9]+)", text):
         root.mkdir(parents=True, exist_ok=True)
-        (root / f"{name}.reached").touch()
+        # Which machine's process arrived (its data dir): a test can kill the holder.
+        (root / f"{name}.reached").write_text(os.environ.get("NARRATE_DATA_DIR", ""))
         deadline = time.monotonic() + 600
         while not ((root / f"{name}.open").exists() or (root / "ALL.open").exists()):
             if time.monotonic() > deadline:

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import httpx
 import pytest
 
@@ -25,35 +24,10 @@ from service.config import Settings
 from service.domain.errors import InputError
 from service.pipeline import staged_artifacts
 from tests.support.data import GAGAR_EXAMPLE, SHORT_SCRIPT
-from tests.support.stack import Stack, free_port, submit, wait_for
+from tests.support.s3 import AWS, BUCKET, PREFIX, S3Server, s3_env
+from tests.support.stack import Stack, submit, wait_for
 
-BUCKET, PREFIX = "narrate", "fleet/"
 WORKERS = ("worker1", "worker2")
-AWS = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
-
-
-class S3Server:
-    """moto's S3 in this process, on a port of its own; stop() and start() again keep the
-    objects (moto's state lives in the process)."""
-
-    def __init__(self) -> None:
-        from moto.server import ThreadedMotoServer
-
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
-        self.client = boto3.client(
-            "s3", endpoint_url=self.url, region_name="us-east-1",
-            aws_access_key_id="testing", aws_secret_access_key="testing",
-        )  # fmt: skip
-
-    def keys(self, prefix: str = PREFIX) -> list[str]:
-        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
-        return sorted(o["Key"] for p in pages for o in p.get("Contents", []))
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +37,6 @@ def s3() -> Iterator[S3Server]:
     server.client.create_bucket(Bucket=BUCKET)
     yield server
     server.server.stop()
-
-
-def s3_env(s3: S3Server) -> dict[str, str]:
-    return {
-        **AWS,
-        "NARRATE_STORAGE_URL": f"s3://{BUCKET}/{PREFIX.rstrip('/')}",
-        "NARRATE_S3_ENDPOINT_URL": s3.url,
-        "NARRATE_S3_MAX_ATTEMPTS": "2",
-        "NARRATE_S3_CONNECT_TIMEOUT": "2",
-    }
 
 
 @pytest.fixture(scope="module")

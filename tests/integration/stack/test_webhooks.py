@@ -78,7 +78,7 @@ def test_every_job_is_delivered_through_two_failed_tries_signed_and_recorded(
 def test_on_s3_the_payloads_artifact_links_are_presigned_urls_that_serve_the_bytes(
     tmp_path: Path, receiver: Receiver
 ) -> None:
-    from tests.integration.s3.test_s3 import BUCKET, S3Server, s3_env
+    from tests.support.s3 import BUCKET, S3Server, s3_env
 
     s3 = S3Server()
     s3.server.start()
