@@ -72,23 +72,18 @@ class QuotaGate:
                 f"{lim['max_running']}; try again when one has finished",
                 COUNT_WAIT,
             )
-        wait = self.port.take(tenant, lim["per_minute"])
-        if wait > 0:
-            raise QuotaExceeded(
-                f"tenant {tenant} has used its {lim['per_minute']} submissions this minute, "
-                "the limit (NARRATE_SUBMISSIONS_PER_MINUTE or the key's --per-minute); "
-                f"try again in {wait:.1f}s",
-                wait,
-            )
+        self._per_minute(tenant, lim["per_minute"])
 
     def admit_request(self, tenant: str) -> None:
         """One request answered now (a speech request: service/jobs/speech.py) counted as a
         submission against the tenant's per-minute limit, or QuotaExceeded."""
-        lim = self.limits(tenant)
-        wait = self.port.take(tenant, lim["per_minute"])
+        self._per_minute(tenant, self.limits(tenant)["per_minute"])
+
+    def _per_minute(self, tenant: str, limit: int) -> None:
+        wait = self.port.take(tenant, limit)
         if wait > 0:
             raise QuotaExceeded(
-                f"tenant {tenant} has used its {lim['per_minute']} submissions this minute, "
+                f"tenant {tenant} has used its {limit} submissions this minute, "
                 "the limit (NARRATE_SUBMISSIONS_PER_MINUTE or the key's --per-minute); "
                 f"try again in {wait:.1f}s",
                 wait,
