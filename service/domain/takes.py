@@ -5,6 +5,7 @@ whole script, split among the segments by aligning it with their texts."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -67,6 +68,28 @@ def kept_takes(takes: list[Take | None], old: list[str], new: list[str]) -> list
         for i, t in enumerate(takes)
         if t is not None and i < len(old) and i < len(new) and old[i] == new[i]
     ]
+
+
+# A take runs at most this many times its segment's seconds, plus the slack (a slow read, a
+# pause before it), within NARRATE_MAX_TAKE_SECONDS. The door decodes a take up to that
+# length: what a job's takes cost it follows its script, not max_takes x max_take_seconds
+# (100 takes of 10 minutes kept an API thread 45 s on a request).
+TAKE_SLACK_FACTOR = 4.0
+TAKE_SLACK_SECONDS = 30.0
+
+
+def take_limit(name: str, seconds: Sequence[float], ceiling: float) -> tuple[float, str]:
+    """How long take ``name`` may run and, when its script sets that (not ``ceiling``), what
+    it was allotted, in the user's words ("segment 2's 3 s")."""
+    number = take_segment(name)
+    if number is None:
+        allotted, whose = sum(seconds), "the script's"
+    else:
+        allotted, whose = seconds[number - 1], f"segment {number}'s"
+    bound = TAKE_SLACK_FACTOR * allotted + TAKE_SLACK_SECONDS
+    if bound >= ceiling:
+        return ceiling, ""
+    return bound, f"{whose} {allotted:g} s"
 
 
 def plan_takes(segments: int, lengths: dict[str, int]) -> list[Take | None]:

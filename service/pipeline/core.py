@@ -18,7 +18,7 @@ from service.domain.spec import JobSpec, RenderOptions
 from service.domain.speech import Lexicon, Tools, check_speakable, parse_entries
 from service.domain.speech.lexicon import parse_entry
 from service.domain.subtitles.hant import default_variant
-from service.domain.takes import Take, plan_takes
+from service.domain.takes import Take, plan_takes, take_limit
 from service.domain.text import Segmenter
 from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
@@ -164,7 +164,7 @@ class Pipeline:
                     video.name,
                 )
         masters, notes = plan_masters(self.settings, spec, options, self.loudness)
-        taken = self.check_takes(len(spec.segments), takes or {})
+        taken = self.check_takes([seg.seconds for seg in spec.segments], takes or {})
         check_speakable([s.text for s in spec.segments], {i for i, t in enumerate(taken) if t})
         return JobPlan(
             spec=spec,
@@ -215,24 +215,25 @@ class Pipeline:
             )
         return options
 
-    def check_takes(self, segments: int, takes: dict[str, Path]) -> list[Take | None]:
-        """Each take names a segment of the script and is audio no longer than
-        max_take_seconds (decoded at the door, at a low rate, to measure it)."""
-        plan_takes(segments, dict.fromkeys(takes, 0))  # the names first: no decoding for a typo
-        limit = self.settings.max_take_seconds
+    def check_takes(self, seconds: list[float], takes: dict[str, Path]) -> list[Take | None]:
+        """Each take names a segment of the script and is audio no longer than its segment
+        can use (take_limit: decoded at the door, at a low rate, up to that length)."""
+        plan_takes(len(seconds), dict.fromkeys(takes, 0))  # names first: no decoding for a typo
         lengths: dict[str, int] = {}
         with tempfile.TemporaryDirectory(prefix="narrate-take-") as tmp:
             for name, path in sorted(takes.items()):
+                limit, allotted = take_limit(name, seconds, self.settings.max_take_seconds)
                 raw = Path(tmp, "probe.f32")
                 try:
                     self.media.decode_audio(path, raw, 8000, limit + 1)
                 except MediaInputError as exc:
                     raise TakeError(f"{name}: not audio ({exc.message})", name) from None
-                seconds = raw.stat().st_size / 4 / 8000
-                if seconds > limit:
-                    raise TakeError(f"{name}: too long (over {limit:g} s)", name)
-                lengths[name] = round(seconds * 1000)
-        return plan_takes(segments, lengths)
+                length = raw.stat().st_size / 4 / 8000
+                if length > limit:
+                    why = f"for {allotted}: at most {limit:g} s" if allotted else ""
+                    raise TakeError(f"{name}: too long ({why or f'over {limit:g} s'})", name)
+                lengths[name] = round(length * 1000)
+        return plan_takes(len(seconds), lengths)
 
     def loudness(self, options: RenderOptions) -> MasterLoudness:
         """The master's loudness target: the options' figures over the settings'."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -187,3 +188,26 @@ def test_a_take_of_a_steady_tone_is_a_mismatch_not_a_crash(fleet: Fleet) -> None
     job, _ = finished(fleet, r.json()["id"])
     warned = [w for w in job["warnings"] if w["code"] == "take.mismatch"]
     assert [w["segment"] for w in warned] == [1], job["warnings"]
+
+
+def test_a_take_far_longer_than_its_segment_is_refused_having_decoded_only_what_it_may_use(
+    fleet: Fleet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round four: 100 takes of ten minutes kept an API thread 45 s on one request, each
+    decoded whole at the door. A take may run 4x its segment's seconds + 30 s (segment 2: 6 s,
+    so 54 s): the door decodes that much at most and refuses the rest, naming the part."""
+    media = fleet.service.pipeline.media
+    asked: list[float] = []
+    decode = media.decode_audio
+
+    def decoding(source: Path, dest: Path, rate: int, seconds: float) -> None:
+        asked.append(seconds)
+        decode(source, dest, rate, seconds)
+
+    monkeypatch.setattr(media, "decode_audio", decoding)
+    r = post(fleet, {"take-2": _tone(120.0, 8000)})  # two minutes, for a 6 s segment
+    assert r.status_code == 422, r.text
+    problem = r.json()["detail"][0]
+    assert problem["loc"] == ["take-2"]
+    assert problem["msg"].startswith("take-2: too long (for segment 2's 6 s: at most 54 s)")
+    assert asked == [55]  # never the two minutes, nor NARRATE_MAX_TAKE_SECONDS (600)
