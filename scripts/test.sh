@@ -34,6 +34,10 @@ mkdir -p .venv/logs
 pack=$!
 .venv/bin/python -m service.adapters.segmenter >.venv/logs/segmenter.log 2>&1 &
 index=$!
+# The Kubernetes manifests rendered, validated and checked by checkov (scripts/k8s-check.sh:
+# ~10 CPU s a run, in a venv of its own made on the first run), waited for after the tests.
+bash scripts/k8s-check.sh >.venv/logs/k8s.log 2>&1 &
+k8s=$!
 phase "ruff" .venv/bin/ruff check service workers tests bench devtools
 phase "ruff format" .venv/bin/ruff format --check -q service workers tests bench devtools
 # incremental across clean clones: ~20 s a run
@@ -57,3 +61,4 @@ phase "pytest (both tiers)" env NARRATE_TESTS=all .venv/bin/pytest -n 3 --dist l
 # After the tests: tests/unit/test_reference_docs.py must see the pages as committed (a stale
 # one fails there, named), not as this step rewrites them.
 phase "docs" bash scripts/docs.sh
+phase "k8s manifests (what was left)" wait_for_build "$k8s" .venv/logs/k8s.log
