@@ -8,6 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CHECKOV_VERSION=3.3.30
+if ! command -v kubectl >/dev/null 2>&1; then
+  # As tests/unit/test_k8s_manifests.py: no kubectl, no render (Debian ships none recent).
+  echo "k8s-check: skipped, kubectl is not installed (https://kubernetes.io/docs/tasks/tools/)"
+  exit 0
+fi
 venv="$HOME/.cache/narrate/checkov-$CHECKOV_VERSION"
 if [ ! -x "$venv/bin/checkov" ]; then
   python3 -m venv "$venv"
