@@ -813,11 +813,19 @@ def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: 
     stack, driver, video = bench
     job_id = job_with_video(stack, video)
     driver.get(stack.url + "/#/new")
-    until(
-        driver, 10, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#style option")) > 1, "styles"
-    )
-    name = driver.find_elements(By.CSS_SELECTOR, "#style option")[1].get_attribute("value")
-    Select(driver.find_element(By.ID, "style")).select_by_value(name)
+
+    def pick(d: Any) -> str | None:
+        """The second style chosen, read and picked in one go: the page fills the select
+        again on a language change, here or in another tab of the studio (loadStyles), so
+        its options can go stale between a read and a click; it keeps the choice."""
+        options = d.find_elements(By.CSS_SELECTOR, "#style option")
+        if len(options) < 2:
+            return None
+        value: str = options[1].get_attribute("value")
+        Select(d.find_element(By.ID, "style")).select_by_value(value)
+        return value
+
+    name = until(driver, 10, pick, "styles")
     until(driver, 30, lambda d: d.execute_script(STILL, "style-still") == name, "compose still")
     shown = driver.execute_script("return document.getElementById('style-still').src")
     assert "job=" not in shown, shown  # a neutral frame: no job yet
