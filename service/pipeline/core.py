@@ -230,8 +230,8 @@ class Pipeline:
                     raise TakeError(f"{name}: not audio ({exc.message})", name) from None
                 length = raw.stat().st_size / 4 / 8000
                 if length > limit:
-                    why = f"for {allotted}: at most {limit:g} s" if allotted else ""
-                    raise TakeError(f"{name}: too long ({why or f'over {limit:g} s'})", name)
+                    bound = f"for {allotted}: at most" if allotted else "over"
+                    raise TakeError(f"{name}: too long ({bound} {limit:g} s)", name)
                 lengths[name] = round(length * 1000)
         return plan_takes(len(seconds), lengths)
 
