@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.stack import free_port  # noqa: E402
-from service.adapters.jobstore import JobStore  # noqa: E402
+from service.adapters.redis.jobstore import JobStore  # noqa: E402
+from service.cli.stack import redis_argv, wait_for_redis  # noqa: E402
 from service.domain.job import Job  # noqa: E402
-from service.stack import redis_argv, wait_for_redis  # noqa: E402
 
 
 def median_ms(read: Callable[[], object], rounds: int = 20) -> float:

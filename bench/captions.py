@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 from devtools.media import make_video  # noqa: E402
 from devtools.ocr import band, cer, frame, highlights, manifest_cues, read  # noqa: E402
 from service import wiring  # noqa: E402
-from service.adapters.hant import OpenccConverter  # noqa: E402
-from service.adapters.storage import LocalWorkspace  # noqa: E402
-from service.adapters.styles import styles_file  # noqa: E402
+from service.adapters.files.styles import styles_file  # noqa: E402
+from service.adapters.storage.local import LocalWorkspace  # noqa: E402
+from service.adapters.text.hant import OpenccConverter  # noqa: E402
 from service.audio import read_wav  # noqa: E402
+from service.cli.console import read_script  # noqa: E402
 from service.config import get_settings  # noqa: E402
-from service.console import read_script  # noqa: E402
 from service.domain.options import RenderOptions  # noqa: E402
 from service.domain.style import StyleSpec, resolve  # noqa: E402
 from service.domain.subtitles import Canvas, timed_words  # noqa: E402
@@ -130,7 +130,7 @@ def ocr(
     Traditional track burned in, each cue line OpenCC's conversion): (layer, text, OCR, CER)."""
     out = work / (preset + ("-hant" if traditional else ""))
     script = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
-    argv = [sys.executable, "-m", "service.cli", "render", str(script), "--out", str(out),
+    argv = [sys.executable, "-m", "service.cli.main", "render", str(script), "--out", str(out),
             "--engine", "espeak", "--video", str(video), "--burn-in",
             "--style", preset]  # fmt: skip
     if traditional:
@@ -215,7 +215,7 @@ def neural_data_dir(tmp: str) -> None:
     argv = [
         sys.executable,
         "-m",
-        "service.cli",
+        "service.cli.main",
         "voices",
         "install",
         "zh-baker",

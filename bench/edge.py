@@ -18,9 +18,9 @@ sys.path.insert(0, str(ROOT))
 
 from devtools.edge_server import EdgeServer  # noqa: E402
 from service import wiring  # noqa: E402
-from service.adapters.storage import LocalWorkspace  # noqa: E402
+from service.adapters.storage.local import LocalWorkspace  # noqa: E402
+from service.cli.console import read_script  # noqa: E402
 from service.config import Settings  # noqa: E402
-from service.console import read_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
 
 EXAMPLES = [ROOT / "examples" / "kv-cache-quantization.md", ROOT / "examples" / "en-tests-lie.md"]

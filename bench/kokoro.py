@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from takes import neural_engine  # noqa: E402  (bench/, the script's own folder)
 
-from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
+from service.adapters.text.pinyin import load_lexicon, speech_tools  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
 from service.adapters.tts.kokoro import KokoroEngine  # noqa: E402
 from service.config import Settings  # noqa: E402

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service import wiring  # noqa: E402
-from service.adapters.memory_lexicons import MemoryLexicons  # noqa: E402
+from service.adapters.memory.lexicons import MemoryLexicons  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.lexicons import MAX_RULES, Rule, Rules  # noqa: E402
 from service.domain.options import RenderOptions  # noqa: E402

@@ -2,7 +2,7 @@
 hook title) rendered with espeak onto a 92 s 1080x1920 video and burned in, as static, box
 and pop captions, side by side in one run (rounds interleaved, the engine's cache warm after
 a first render); the median wall time of each, its ratio to static (the aim: at most 1.15),
-and the states the burn-in draws (service/adapters/burn.py: one libass drawing each); then
+and the states the burn-in draws (service/adapters/ffmpeg/burn.py: one libass drawing each); then
 the burn-in alone (prepare, then one ffmpeg: the overlay of the states and x264 ultrafast
 over the whole video, in one part) from each render's subtitles.ass, the same way.
 
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.media import make_video  # noqa: E402
-from service.adapters.burn import (  # noqa: E402
+from service.adapters.ffmpeg.burn import (  # noqa: E402
     canvas_listing,
     marks_of,
     overlay_filters,

@@ -54,7 +54,7 @@ def _cpu() -> float:
 def render(video: Path, out: Path, data: Path, *flags: str) -> float:
     """One `narrate render`, its wall time; its CPU time (with every process it waited for)
     is added to CPU["used"]."""
-    argv = [sys.executable, "-m", "service.cli", "render", str(EXAMPLE), "--out", str(out)]
+    argv = [sys.executable, "-m", "service.cli.main", "render", str(EXAMPLE), "--out", str(out)]
     argv += ["--video", str(video), "--engine", "espeak", *flags]
     env = {**os.environ, "NARRATE_DATA_DIR": str(data)}
     t, c = time.perf_counter(), _cpu()

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.pitch import tone_gap  # noqa: E402
-from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
-from service.adapters.segmenter import cjk_words  # noqa: E402
+from service.adapters.text.pinyin import load_lexicon, speech_tools  # noqa: E402
+from service.adapters.text.segmenter import cjk_words  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
 from service.adapters.tts.fastspeech2 import FastSpeech2Engine  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402

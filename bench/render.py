@@ -52,10 +52,10 @@ def bench(video: Path, work: Path, rounds: int, label: str, against: Path | None
             out = work / f"out-{n}"
             env = {"NARRATE_DATA_DIR": str(work / f"data-{n}")}  # cold: no TTS cache
             return timed(
-                [sys.executable, "-m", "service.cli", "render", str(EXAMPLE), "--out",
+                [sys.executable, "-m", "service.cli.main", "render", str(EXAMPLE), "--out",
                  str(out), "--video", str(video), "--engine", "espeak", *flags],
                 env,
-                root,  # `-m service.cli` runs that checkout's code
+                root,  # `-m service.cli.main` runs that checkout's code
             )  # fmt: skip
 
         return go

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.adapters.added_words import EXTRA_WORDS  # noqa: E402
+from service.adapters.text.added_words import EXTRA_WORDS  # noqa: E402
 
 EXTRA = dict(EXTRA_WORDS)  # given to jieba's processes as a literal: they import no narrate code
 SENTENCE = "评分员对通过的轨迹排序,数据集上的大模型用 8bit 量化。"
@@ -41,13 +41,13 @@ list(jieba.cut({SENTENCE!r}, HMM=False))
 {_DONE}"""
 
 OURS_FIRST = f"""{_CLOCK}import json
-from service.adapters.segmenter import cjk_words, tagged_words
+from service.adapters.text.segmenter import cjk_words, tagged_words
 cjk_words({SENTENCE!r})
 tagged_words({SENTENCE!r})
 {_DONE}"""
 
 BUILD_ONLY = f"""import json, time
-from service.adapters import wordindex
+from service.adapters.text import wordindex
 path = wordindex.dict_path()
 {_CLOCK}wordindex.build_bytes(path, "bench")
 {_DONE}"""
@@ -81,7 +81,7 @@ tag = lambda s: list(jieba.posseg.cut(s, HMM=False))
 )
 
 OURS_PER_KB = (
-    """from service.adapters.segmenter import segmenter
+    """from service.adapters.text.segmenter import segmenter
 seg = segmenter()
 cut, tag = seg.cut, seg.tag_cut  # not the lru-cached functions: each pass does the work
 """

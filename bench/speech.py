@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.adapters.catalog import load_catalog  # noqa: E402
-from service.adapters.pinyin import homophone, load_lexicon, speech_tools  # noqa: E402
-from service.adapters.segmenter import cjk_words  # noqa: E402
+from service.adapters.files.catalog import load_catalog  # noqa: E402
+from service.adapters.text.pinyin import homophone, load_lexicon, speech_tools  # noqa: E402
+from service.adapters.text.segmenter import cjk_words  # noqa: E402
 from service.adapters.tts.espeak import EspeakEngine  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.speech import Tools, front_end, parse_entries  # noqa: E402

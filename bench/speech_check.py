@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from service import wiring  # noqa: E402
 from service.adapters.asr import WhisperRecogniser, fold_simplified  # noqa: E402
-from service.adapters.pinyin import load_lexicon, speech_tools  # noqa: E402
+from service.adapters.text.pinyin import load_lexicon, speech_tools  # noqa: E402
 from service.config import get_settings  # noqa: E402
 from service.domain.polyphones import read_chars  # noqa: E402
 from service.domain.speech import Lexicon, SpokenText, Tools, front_end  # noqa: E402

@@ -28,14 +28,14 @@ sys.path.insert(0, str(ROOT))
 from devtools.media import make_video  # noqa: E402
 from devtools.stack import free_port  # noqa: E402
 from service import audio, wiring  # noqa: E402
-from service.adapters import pinyin  # noqa: E402
-from service.adapters.jobstore import JobStore as RedisJobStore  # noqa: E402
-from service.adapters.s3client import TRAFFIC  # noqa: E402
+from service.adapters.redis.jobstore import JobStore as RedisJobStore  # noqa: E402
+from service.adapters.storage.s3client import TRAFFIC  # noqa: E402
+from service.adapters.text import pinyin  # noqa: E402
+from service.cli.stack import redis_argv, wait_for_redis  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
 from service.jobs import JobService, WorkerSteps  # noqa: E402
-from service.stack import redis_argv, wait_for_redis  # noqa: E402
 
 GAGAR = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
 STAGES = ("upload", "segments", "finalize", "download")

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.adapters.segmenter import tagged_words  # noqa: E402
+from service.adapters.text.segmenter import tagged_words  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.spec import JobSpec, RenderOptions  # noqa: E402
 from service.domain.speech.en_tables import BINDING_ABBREVIATIONS as BINDING  # noqa: E402
@@ -105,7 +105,7 @@ def _model_cues(spec: JobSpec, layout: Layout) -> list[Cue]:
 def model_tracks(spec: JobSpec, layout: Layout) -> dict[str, list[Cue]]:
     """Every track of the example, narration cues only, timed by the syllable model: zh-Hans
     (or the English script's own), zh-Hant for Chinese, en for the translated lines."""
-    from service.adapters.hant import OpenccConverter
+    from service.adapters.text.hant import OpenccConverter
     from service.domain.style import DEFAULT_STYLE
     from service.domain.subtitles import overlay_cues
     from service.domain.timeline import Slot, place_overlays
@@ -280,7 +280,7 @@ def track_layout(name: str, layout: Layout) -> Layout:
 def conversion_checks(tracks: dict[str, list[Cue]]) -> tuple[int, int]:
     """(Traditional cues whose text is not OpenCC's conversion of the Simplified cue,
     cues whose times differ from the Simplified track's)."""
-    from service.adapters.hant import OpenccConverter
+    from service.adapters.text.hant import OpenccConverter
 
     if "zh-Hant" not in tracks:
         return 0, 0

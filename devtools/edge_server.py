@@ -30,7 +30,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from service.adapters.segmenter import tagged_words, warm
+from service.adapters.text.segmenter import tagged_words, warm
 from service.adapters.tts.espeak import EspeakEngine
 from service.audio import silence, to_pcm16
 from service.ports import TtsRequest

@@ -19,8 +19,8 @@ from typing import Any
 
 import httpx
 
-from service.keys import KeyStore
-from service.stack import WORKER_ENV, redis_argv, wait_for_redis, worker_argv
+from service.cli.stack import WORKER_ENV, redis_argv, wait_for_redis, worker_argv
+from service.jobs.keys import KeyStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,13 +143,13 @@ class Stack:
         proc.wait()
 
     def redis(self) -> Any:
-        from service.adapters import redis_url
+        from service.adapters.redis import url as redis_url
 
         return redis_url.client(self.env["NARRATE_REDIS_URL"], 15.0, 5.0)
 
     def keystore(self) -> KeyStore:
         """The tenants' keys in the stack's Redis, as `narrate keys` writes them."""
-        from service.adapters.tenant_keys import RedisTenantKeys
+        from service.adapters.redis.tenant_keys import RedisTenantKeys
 
         return KeyStore(RedisTenantKeys(self.redis()))
 

@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from service.adapters.stills import FfmpegStills
-from service.adapters.styles import styles_file
+from service.adapters.ffmpeg.stills import FfmpegStills
+from service.adapters.files.styles import styles_file
 from service.config import ROOT, get_settings
 from service.domain.preview import frame_of, sample_cues
 from service.domain.style import StyleSpec, presets_table, resolve

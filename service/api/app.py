@@ -13,7 +13,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from service import wiring, wiring_previews, wiring_speech
+from service import wiring
 from service.api import docs, errors, mcp_mount
 from service.api.guard import BrowserGuard, SecurityHeaders
 from service.api.limits import BodyIdle, BodyLimit
@@ -57,9 +57,9 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
     app.state.jobs = service or wiring.job_service(settings)
     app.state.batches = wiring.batch_service(settings, app.state.jobs)
     app.state.keys = app.state.jobs.keys or wiring.keys(settings)
-    app.state.speech = wiring_speech.speech_desk(settings, app.state.jobs)
-    app.state.speech_encoder = wiring_speech.stream_encoder(settings)
-    app.state.previews = wiring_previews.style_previews(settings, app.state.jobs)
+    app.state.speech = wiring.speech_desk(settings, app.state.jobs)
+    app.state.speech_encoder = wiring.stream_encoder(settings)
+    app.state.previews = wiring.style_previews(settings, app.state.jobs)
     log.info("Redis calls time out after %g s", settings.redis_timeout)
     app.add_middleware(
         BodyLimit,

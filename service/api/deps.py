@@ -10,7 +10,7 @@ from fastapi import Depends, Header, HTTPException, Request
 from service.config import Settings
 from service.domain.job import Job
 from service.jobs import JobService
-from service.keys import KeyStore
+from service.jobs.keys import KeyStore
 
 
 def jobs(request: Request) -> JobService:

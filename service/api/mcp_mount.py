@@ -1,4 +1,4 @@
-"""The MCP server (service/mcp_server.py) at ``/mcp`` on the API, streamable HTTP, stateless
+"""The MCP server (service/api/mcp_server.py) at ``/mcp`` on the API, streamable HTTP, stateless
 (any API process answers any request). The caller's tenant is its API key's, read from
 ``Authorization: Bearer <key>`` on each request; a request without a valid key is a 401
 before the SDK sees it, where keys are required. Origins are narrate's BrowserGuard's
@@ -20,10 +20,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from service.api.mcp_server import Tools, build
 from service.config import Settings
 from service.jobs import JobService
-from service.keys import KeyStore
-from service.mcp_server import Tools, build
+from service.jobs.keys import KeyStore
 
 PATH = "/mcp"
 

@@ -1,6 +1,6 @@
 """The job as an editor's timeline, in frames: what goes on the video, narration and music
 tracks and which subtitle markers sit where. Pure (no OTIO, no files): the adapter
-(service/adapters/timeline.py) turns it into timeline.otio, .fcpxml, .xml and .edl."""
+(service/adapters/files/timeline.py) turns it into timeline.otio, .fcpxml, .xml and .edl."""
 
 from __future__ import annotations
 

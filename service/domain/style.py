@@ -1,7 +1,7 @@
 """Subtitle styles (pure): the style fields of a job spec (per-layer looks, a preset to
 override), and the presets (data, voices/styles.json) merged with a job's overrides into the
 concrete look of each layer, which the ASS/VTT writers and the burn-in read. The file itself
-is read by service/adapters/styles.py."""
+is read by service/adapters/files/styles.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The voice catalog and how a job's engine and voice resolve (pure: the file is read and
-written by service/adapters/catalog.py)."""
+written by service/adapters/files/catalog.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Webhooks as the Standard Webhooks spec (standardwebhooks.com) has them, pure: the events,
 the signature, the payload, the retry schedule and which addresses a URL may reach. The
-sending (DNS, HTTP) is service/adapters/webhooks_http.py; the outbox service/jobs/webhooks.py."""
+sending (DNS, HTTP) is service/adapters/http/webhooks.py; the outbox service/jobs/webhooks.py."""
 
 from __future__ import annotations
 

@@ -20,12 +20,12 @@ from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
 from service.jobs.batch_progress import BatchProgress
+from service.jobs.keys import KeyStore
 from service.jobs.lexicons import Lexicons
 from service.jobs.parts import JobParts
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
 from service.jobs.webhooks import Webhooks
-from service.keys import KeyStore
 from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,

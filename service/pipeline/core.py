@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 
-from service.adapters.styles import job_style
+from service.adapters.files.styles import job_style
 from service.config import Settings
 from service.domain.errors import InputError, MediaInputError, TakeError
 from service.domain.lexicons import UsedLexicon

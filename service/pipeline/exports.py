@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from service.adapters.timeline import package, write_exports
+from service.adapters.files.timeline import package, write_exports
 from service.domain.edit import PACKAGE, Edit, MusicBed, plan_edit, segment_file
 from service.domain.subtitles import Cue
 from service.pipeline.manifest import MusicReport, Placed

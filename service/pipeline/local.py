@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
-from service.adapters.storage import LocalWorkspace, input_name
+from service.adapters.storage.local import LocalWorkspace, input_name
 from service.domain.job import SYNTH_SHARE
 from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, staged_artifacts

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from service import audio as dsp
-from service.adapters.styles import job_style
+from service.adapters.files.styles import job_style
 from service.config import Settings
 from service.domain.errors import InputError
 from service.domain.job import SYNTH_SHARE

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 
 class Lanes(Protocol):
-    """adapters/lanes.py on Redis, adapters/memory_lanes.py in memory. StoreUnavailable when
+    """adapters/redis/lanes.py on Redis, adapters/memory/lanes.py in memory. StoreUnavailable when
     the store cannot be reached."""
 
     def lane(self, tenant: str) -> str:

@@ -69,9 +69,10 @@ class JobSweep(Protocol):
 
 
 class JobStore(Protocol):
-    """Job records and their counters (adapters/jobstore.py on Redis; adapters/memory.py in
-    memory). Every change is atomic; status only moves forward. A store that cannot be
-    reached raises StoreUnavailable (service/domain/errors.py), never its client's errors.
+    """Job records and their counters (adapters/redis/jobstore.py on Redis,
+    adapters/memory/jobstore.py in memory). Every change is atomic; status only moves
+    forward. A store that cannot be reached raises StoreUnavailable
+    (service/domain/errors.py), never its client's errors.
     A job's ``error`` and ``warnings`` go in as notices and come back as notices (a record
     kept before they were typed reads as notices too)."""
 
@@ -141,7 +142,7 @@ class JobStore(Protocol):
         """Put ``message`` (a Queue's ``encode``) where the next worker takes it first."""
         ...
 
-    # -- the fleet (adapters/fleet.py) ----------------------------------------------------------
+    # -- the fleet (adapters/redis/fleet.py) ----------------------------------------------
     def beat(self, worker: str, held: Iterable[str]) -> None:
         """``worker`` is alive and holds these delivery tags."""
         ...
@@ -215,8 +216,8 @@ class Metrics(Protocol):
 
 
 class Quotas(Protocol):
-    """Each tenant's use, shared by every API process: adapters/quotas.py on Redis,
-    adapters/memory_quotas.py in memory. StoreUnavailable when the store cannot be reached."""
+    """Each tenant's use, shared by every API process: adapters/redis/quotas.py on Redis,
+    adapters/memory/quotas.py in memory. StoreUnavailable when the store cannot be reached."""
 
     def take(self, tenant: str, per_minute: int) -> float:
         """Take one of ``tenant``'s submission tokens (``per_minute`` a minute, as many at
@@ -258,8 +259,8 @@ class PresetStore(Protocol):
 class LexiconStore(Protocol):
     """Each tenant's pronunciation dictionaries, shared by every API process. Per dictionary,
     every version's ``data`` (its rules) and ``about`` (a small summary: name, counts), both
-    JSON written by service/jobs/lexicons.py, version 1 first. Redis in adapters/lexicons.py,
-    memory in adapters/memory_lexicons.py."""
+    JSON written by service/jobs/lexicons.py, version 1 first. Redis in adapters/redis/lexicons.py,
+    memory in adapters/memory/lexicons.py."""
 
     def create(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> bool:
         """Store version 1 of a new dictionary; False, storing nothing, when ``tenant``
@@ -301,7 +302,7 @@ class LexiconStore(Protocol):
 
 class BatchStore(Protocol):
     """Batch records (service/domain/batch.py), shared by every API process: Redis in
-    adapters/batchstore.py, memory in adapters/memory_batches.py. StoreUnavailable when the
+    adapters/redis/batches.py, memory in adapters/memory/batches.py. StoreUnavailable when the
     store cannot be reached."""
 
     def create(self, batch: Batch, idem: tuple[str, str] | None = None) -> tuple[Batch, bool]:
@@ -322,8 +323,8 @@ class BatchStore(Protocol):
 
 class BatchEvents(Protocol):
     """Each batch's change events (its items' status and stage changes, then ``completed``)
-    for GET /v1/batches/{id}/events: adapters/batchevents.py on Redis (a Stream per batch),
-    adapters/memory_batches.py in memory. Ids order a batch's events as JobEvent's do."""
+    for GET /v1/batches/{id}/events: adapters/redis/batch_events.py on Redis (a Stream per batch),
+    adapters/memory/batches.py in memory. Ids order a batch's events as JobEvent's do."""
 
     def publish(self, batch_id: str, event: str, data: dict[str, Any]) -> None: ...
 

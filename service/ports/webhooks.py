@@ -1,6 +1,6 @@
 """The webhooks' port: each tenant's endpoints and default secret, and the outbox of
-deliveries the workers' senders claim, try and record (adapters/webhooks.py in Redis,
-adapters/memory_webhooks.py in memory). StoreUnavailable when the store cannot be reached."""
+deliveries the workers' senders claim, try and record (adapters/redis/webhooks.py in Redis,
+adapters/memory/webhooks.py in memory). StoreUnavailable when the store cannot be reached."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.memory_batches import MemoryBatchEvents
+from service.adapters.memory.batches import MemoryBatchEvents
 from service.ports import BatchEvents
 
 
@@ -16,7 +16,7 @@ def log(request: pytest.FixtureRequest) -> BatchEvents:
         return MemoryBatchEvents()
     import redis
 
-    from service.adapters.batchevents import RedisBatchEvents
+    from service.adapters.redis.batch_events import RedisBatchEvents
 
     client = redis.Redis.from_url(request.getfixturevalue("redis_url"), decode_responses=True)
     client.flushdb()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.memory_batches import MemoryBatches
+from service.adapters.memory.batches import MemoryBatches
 from service.domain.batch import Batch, BatchItem
 from service.domain.errors import IdempotencyConflict
 from service.ports import BatchStore
@@ -16,8 +16,8 @@ from service.ports import BatchStore
 def store(request: pytest.FixtureRequest) -> BatchStore:
     if request.getfixturevalue("backend") == "memory":
         return MemoryBatches()
-    from service.adapters.batchstore import RedisBatches
-    from service.adapters.jobstore import JobStore
+    from service.adapters.redis.batches import RedisBatches
+    from service.adapters.redis.jobstore import JobStore
 
     jobs = JobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     jobs.r.flushdb()

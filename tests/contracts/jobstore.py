@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from service.adapters.memory import MemoryJobStore
-from service.adapters.memory_queue import MemoryQueue
+from service.adapters.memory.jobstore import MemoryJobStore
+from service.adapters.memory.queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import Job, JobFilter
 from service.domain.notices import Notice, warning
@@ -34,7 +34,7 @@ def under(request: pytest.FixtureRequest) -> Under:
         return Under(
             MemoryJobStore(queue), lambda: len(queue.pending), lambda: json.dumps(queue.pending[0])
         )
-    from service.adapters.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
 
     store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     store.r.flushdb()

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.adapters.memory import MemoryJobStore
-from service.adapters.memory_lanes import MemoryLanes, MemoryLease
-from service.adapters.memory_queue import MemoryQueue
+from service.adapters.memory.jobstore import MemoryJobStore
+from service.adapters.memory.lanes import MemoryLanes, MemoryLease
+from service.adapters.memory.queue import MemoryQueue
 from service.domain.job import Job
 from service.ports import JobStore
 from service.ports.dispatch import Lanes, Lease
@@ -44,8 +44,8 @@ def under(request: pytest.FixtureRequest) -> Under:
             return json.dumps({"task": queue.pending[0][0], "args": queue.pending[0][1]})
 
         return Under(MemoryJobStore(queue), lanes, MemoryLease(), first)
-    from service.adapters.jobstore import JobStore as RedisJobStore
-    from service.adapters.lanes import RedisLanes, RedisLease
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.lanes import RedisLanes, RedisLease
 
     store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     store.r.flushdb()

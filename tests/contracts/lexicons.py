@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from service.adapters.memory_lexicons import MemoryLexicons
+from service.adapters.memory.lexicons import MemoryLexicons
 from service.ports import LexiconStore
 
 
@@ -16,8 +16,8 @@ from service.ports import LexiconStore
 def store(request: pytest.FixtureRequest) -> LexiconStore:
     if request.getfixturevalue("backend") == "memory":
         return MemoryLexicons()
-    from service.adapters.jobstore import JobStore
-    from service.adapters.lexicons import RedisLexicons
+    from service.adapters.redis.jobstore import JobStore
+    from service.adapters.redis.lexicons import RedisLexicons
 
     jobs = JobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     jobs.r.flushdb()

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from service.adapters.memory_presets import MemoryPresets
+from service.adapters.memory.presets import MemoryPresets
 from service.ports import PresetStore
 
 
@@ -16,8 +16,8 @@ from service.ports import PresetStore
 def store(request: pytest.FixtureRequest) -> PresetStore:
     if request.getfixturevalue("backend") == "memory":
         return MemoryPresets()
-    from service.adapters.jobstore import JobStore
-    from service.adapters.presets import RedisPresets
+    from service.adapters.redis.jobstore import JobStore
+    from service.adapters.redis.presets import RedisPresets
 
     jobs = JobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     jobs.r.flushdb()

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from service.adapters.memory import MemoryJobStore
-from service.adapters.memory_queue import MemoryQueue
-from service.adapters.memory_quotas import MemoryQuotas
+from service.adapters.memory.jobstore import MemoryJobStore
+from service.adapters.memory.queue import MemoryQueue
+from service.adapters.memory.quotas import MemoryQuotas
 from service.ports import JobStore, Quotas
 from tests.contracts.jobstore import job, msg
 
@@ -27,8 +27,8 @@ def under(request: pytest.FixtureRequest) -> Under:
     if request.getfixturevalue("backend") == "memory":
         store = MemoryJobStore(MemoryQueue())
         return Under(MemoryQuotas(store), store)
-    from service.adapters.jobstore import JobStore as RedisJobStore
-    from service.adapters.quotas import RedisQuotas
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.quotas import RedisQuotas
 
     redis_store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     redis_store.r.flushdb()

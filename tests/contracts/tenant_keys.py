@@ -1,6 +1,6 @@
 """One contract, two key stores: the Redis one (a hash of records, a set per tenant, the
 imported digests, on a redis-server of the test's own) and the in-memory twin the fast tier
-runs the API on. What a tenant's key does, above the port (service/keys.py), is run on both."""
+runs the API on. What a tenant's key does, above the port (service/jobs/keys.py), is run on both."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.memory_tenant_keys import MemoryTenantKeys
+from service.adapters.memory.tenant_keys import MemoryTenantKeys
 from service.domain.errors import InputError
-from service.keys import KeyStore, digest
+from service.jobs.keys import KeyStore, digest
 from service.ports import KeyRecord, TenantKeys
 
 
@@ -20,8 +20,8 @@ from service.ports import KeyRecord, TenantKeys
 def port(request: pytest.FixtureRequest) -> TenantKeys:
     if request.getfixturevalue("backend") == "memory":
         return MemoryTenantKeys()
-    from service.adapters.jobstore import JobStore
-    from service.adapters.tenant_keys import RedisTenantKeys
+    from service.adapters.redis.jobstore import JobStore
+    from service.adapters.redis.tenant_keys import RedisTenantKeys
 
     jobs = JobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
     jobs.r.flushdb()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.memory_webhooks import MemoryWebhooks
+from service.adapters.memory.webhooks import MemoryWebhooks
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookStore
 
 
@@ -17,7 +17,7 @@ def store(request: pytest.FixtureRequest) -> WebhookStore:
         return MemoryWebhooks()
     import redis
 
-    from service.adapters.webhooks import RedisWebhooks
+    from service.adapters.redis.webhooks import RedisWebhooks
 
     client = redis.Redis.from_url(request.getfixturevalue("redis_url"), decode_responses=True)
     client.flushdb()

@@ -62,7 +62,15 @@ def test_flagged_segments_show_what_was_heard_and_one_click_retries_them(
         pytest.skip("needs the zh-baker voice (narrate voices install zh-baker --accept-license)")
     data = tmp_path / "stack"  # zh-baker installed from the cache (licence accepted for the test)
     installed = subprocess.run(
-        [sys.executable, "-m", "service.cli", "voices", "install", "zh-baker", "--accept-license"],
+        [
+            sys.executable,
+            "-m",
+            "service.cli.main",
+            "voices",
+            "install",
+            "zh-baker",
+            "--accept-license",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -12,7 +12,7 @@ import pytest
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server of the module's own on a free port (the store contract tests' Redis)."""
     from devtools.stack import free_port
-    from service.stack import redis_argv, wait_for_redis
+    from service.cli.stack import redis_argv, wait_for_redis
 
     port = free_port()
     proc = subprocess.Popen(

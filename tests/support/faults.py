@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from service import wiring
-from service.adapters.media import FfmpegMedia
+from service.adapters.ffmpeg.media import FfmpegMedia
 from service.config import Settings
 from service.pipeline import JobPlan, Pipeline, SegmentResult
 from service.ports import Workspace
@@ -110,7 +110,7 @@ def _cancel_gate() -> None:
     """Hold a batch's cancels (written after its items were read) at gate cancel_gate."""
     if not (name := fault("cancel_gate")):
         return
-    from service.adapters.jobstore import JobStore
+    from service.adapters.redis.jobstore import JobStore
 
     many, one = JobStore.advance_many, JobStore.advance
 

@@ -1,5 +1,5 @@
 """The API in-process (FastAPI's TestClient) on the in-memory store and queue
-(service/adapters/memory.py): no Redis, no Celery, no uvicorn. Tasks run when a test drains
+(service/adapters/memory/jobstore.py): no Redis, no Celery, no uvicorn. Tasks run when a test drains
 the queue, through the same WorkerSteps the Celery tasks call, on the real pipeline (espeak-ng,
 ffmpeg) and local storage."""
 
@@ -12,11 +12,11 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from service import wiring
-from service.adapters.memory_queue import MemoryQueue
+from service.adapters.memory.queue import MemoryQueue
 from service.api.app import create_app
 from service.config import Settings
 from service.jobs import JobService, WorkerSteps
-from service.keys import KeyStore
+from service.jobs.keys import KeyStore
 
 
 @dataclass

@@ -174,7 +174,7 @@ def narrate(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedP
     """`narrate ARGS...` in a new process, as a user runs it (in ``cwd``, if given): output
     captured as text."""
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
+        [sys.executable, "-m", "service.cli.main", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=300,

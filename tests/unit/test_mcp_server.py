@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp import Client
 
-from service.mcp_server import Tools, build
+from service.api.mcp_server import Tools, build
 from tests.support.fleet import Fleet, make_fleet
 
 SCRIPT = "[Segment 1 · 4 s Hook] Hello there, this is a test.\n\n[Segment 2 · 3 s End] Goodbye."

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import asdict
 from pathlib import Path
 
-from service.adapters.storage import LocalBlobs
+from service.adapters.storage.local import LocalBlobs
 from service.audio import quantize, read_wav, wav_bytes
 from service.domain.errors import AudioFormatError
 from service.ports import Blobs, Boundary, Speech, TtsEngine, TtsRequest

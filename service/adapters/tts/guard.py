@@ -43,7 +43,7 @@ def _opened(name: str, failures: int, cooldown: float, probing: bool) -> None:
 def _store_errors() -> AbstractContextManager[None]:
     """Redis's errors as StoreUnavailable: a worker hands the task back, as for the job
     store. (Imported here: only a RedisGuard loads redis; the CLI's LocalGuard never does.)"""
-    from service.adapters.redis_errors import translated
+    from service.adapters.redis.errors import translated
 
     return translated()
 

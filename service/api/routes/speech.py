@@ -26,8 +26,8 @@ from service.domain.openai_speech import (
     character_times,
     read_speech,
 )
+from service.jobs.keys import KeyStore
 from service.jobs.speech import Cast, Said, SpeechDesk
-from service.keys import KeyStore
 from service.ports import StreamEncoder
 
 router = APIRouter()

@@ -44,7 +44,7 @@ class Token:
 
 
 # Splits a run of CJK characters into its words, with or without a part-of-speech tag each
-# (a dictionary segmenter, given by an adapter: service.adapters.segmenter.tagged_words).
+# (a dictionary segmenter, given by an adapter: service.adapters.text.segmenter.tagged_words).
 Segmenter = Callable[[str], Sequence[str | tuple[str, str]]]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from service.adapters.asr import WhisperRecogniser, fold_simplified
-from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.text.pinyin import load_lexicon, speech_tools
 from service.adapters.tts.kokoro import KokoroEngine
 from service.config import ROOT
 from service.domain.speech import front_end
@@ -29,7 +29,7 @@ LEXICON = load_lexicon(ROOT / "voices" / "lexicon" / "zh.tsv")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> KokoroEngine:
     data = tmp_path_factory.mktemp("kokoro-data")
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", "voices", "install", "kokoro"],
+        [sys.executable, "-m", "service.cli.main", "voices", "install", "kokoro"],
         capture_output=True,
         text=True,
         timeout=900,

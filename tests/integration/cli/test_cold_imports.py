@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service.adapters import pinyinindex
+from service.adapters.text import pinyinindex
 from tests.support.data import ROOT, SHORT_SCRIPT, make_video
 from tests.unit.audio.test_dsp import COLD, COLD_ZH
 

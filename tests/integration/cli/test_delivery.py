@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from service import audio as dsp
-from service.adapters.catalog import load_catalog
+from service.adapters.files.catalog import load_catalog
 from service.config import get_settings
 from tests.support.helpers import narrate
 
@@ -78,7 +78,7 @@ def test_voices_cli_filters_and_refresh_fails_clearly_offline(tmp_path: Path) ->
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "service.cli", "voices", *args],
+            [sys.executable, "-m", "service.cli.main", "voices", *args],
             capture_output=True,
             text=True,
             timeout=120,

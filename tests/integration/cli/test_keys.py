@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.jobstore import JobStore
-from service.adapters.tenant_keys import RedisTenantKeys
+from service.adapters.redis.jobstore import JobStore
+from service.adapters.redis.tenant_keys import RedisTenantKeys
 from tests.support.helpers import narrate
 
 

@@ -60,7 +60,7 @@ def test_a_wheel_outside_the_checkout_finds_its_catalog_styles_and_lexicon(tmp_p
     assert found["catalog"] == str(site / "voices" / "catalog.json")
     assert found["n_voices"] > 100 and found["n_lexicon"] > 10
     styles = subprocess.run(
-        [sys.executable, "-m", "service.cli", "styles"],
+        [sys.executable, "-m", "service.cli.main", "styles"],
         cwd=elsewhere,
         env=env,
         capture_output=True,

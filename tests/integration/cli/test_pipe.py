@@ -15,7 +15,7 @@ def test_a_reader_that_leaves_the_pipe_is_no_error(command: list[str], tmp_path:
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line is written
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", *command],
+        [sys.executable, "-m", "service.cli.main", *command],
         stdout=write,
         stderr=subprocess.PIPE,
         text=True,

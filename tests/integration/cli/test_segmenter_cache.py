@@ -23,10 +23,10 @@ import pytest
 from pypinyin.contrib import tone_sandhi
 from pypinyin.pinyin_dict import pinyin_dict
 
-from service.adapters import pinyinindex, wordindex
-from service.adapters.added_words import EXTRA_FREQ, EXTRA_WORDS
-from service.adapters.pinyin import word_pinyin
-from service.adapters.segmenter import (
+from service.adapters.text import pinyinindex, wordindex
+from service.adapters.text.added_words import EXTRA_FREQ, EXTRA_WORDS
+from service.adapters.text.pinyin import word_pinyin
+from service.adapters.text.segmenter import (
     DictSegmenter,
 )
 from tests.unit.adapters.test_segmenter import (

@@ -14,7 +14,7 @@ from tests.support.data import SHORT_SCRIPT
 
 def narrate(*args: str | Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
+        [sys.executable, "-m", "service.cli.main", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,4 +1,4 @@
-"""Burned-in subtitles are libass's pictures laid on by one overlay (service/adapters/burn.py):
+"""Burned-in subtitles are libass's pictures laid on by one overlay (service/adapters/ffmpeg/burn.py):
 every frame must look as ffmpeg's subtitles filter draws it, a cue on the very frame it
 starts, and the cost is one blend of one box.
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.adapters.burn import (
+from service.adapters.ffmpeg.burn import (
     canvas_listing,
     overlay_filters,
     prepare,

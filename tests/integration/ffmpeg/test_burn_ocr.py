@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from devtools.ocr import band, cer, frame, highlights, manifest_cues, near, only, read
-from service.adapters.hant import OpenccConverter
-from service.adapters.styles import styles_file
+from service.adapters.files.styles import styles_file
+from service.adapters.text.hant import OpenccConverter
 from service.config import get_settings
 from service.domain.style import Style, StyleSpec, resolve
 from service.domain.subtitles import NARRATION, OVERLAY, SCREEN, TITLE, Canvas, Cue

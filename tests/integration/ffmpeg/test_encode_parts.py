@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from service import wiring
-from service.adapters import media
-from service.adapters.media import FfmpegMedia
-from service.adapters.parts import Part, PartsEncoding, encode_parts
+from service.adapters.ffmpeg import media
+from service.adapters.ffmpeg.media import FfmpegMedia
+from service.adapters.ffmpeg.parts import Part, PartsEncoding, encode_parts
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions

@@ -16,7 +16,7 @@ import srt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.adapters.media import FfmpegMedia
+from service.adapters.ffmpeg.media import FfmpegMedia
 from service.config import Settings
 from service.domain.errors import MediaInputError, ScriptError
 from service.domain.spec import spec_from_data

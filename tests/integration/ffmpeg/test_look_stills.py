@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from devtools.ocr import cer, near, only, read
-from service.adapters.stills import FfmpegStills
-from service.adapters.styles import styles_file
+from service.adapters.ffmpeg.stills import FfmpegStills
+from service.adapters.files.styles import styles_file
 from service.config import get_settings
 from service.domain.preview import EMPHASISED, SPOKEN, sample_cues
 from service.domain.style import StyleSpec, resolve

@@ -16,9 +16,9 @@ import pytest
 
 from service import audio as dsp
 from service import wiring
-from service.adapters.storage import LocalWorkspace
+from service.adapters.storage.local import LocalWorkspace
+from service.cli.console import read_script
 from service.config import Settings
-from service.console import read_script
 from service.domain.options import MAX_MASTERS
 from service.domain.spec import RenderOptions
 from tests.support.data import make_video

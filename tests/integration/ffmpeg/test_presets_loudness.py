@@ -14,9 +14,9 @@ from typing import Any
 
 from service import audio as dsp
 from service import wiring
-from service.adapters.storage import LocalWorkspace
+from service.adapters.storage.local import LocalWorkspace
+from service.cli.console import read_script
 from service.config import Settings
-from service.console import read_script
 from service.domain.spec import RenderOptions
 from service.pipeline.results import JobPlan
 from tests.support.data import ROOT

@@ -14,7 +14,7 @@ import pytest
 import srt
 
 from devtools.media import make_video
-from service.adapters.hant import OpenccConverter
+from service.adapters.text.hant import OpenccConverter
 from tests.support.helpers import frame_at, narrate, read_manifest
 
 SCRIPT = """\

@@ -19,7 +19,7 @@ def backend() -> str:
 def test_redis_reads_many_jobs_in_one_round_trip(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.adapters.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
 
     store = RedisJobStore.from_url(redis_url, 2.0, 2.0)
     store.r.flushdb()

@@ -17,8 +17,8 @@ def test_redis_fleet_reads_who_holds_the_lease_and_since_when_it_was_last_held(
     redis_url: str,
 ) -> None:
     """What /readyz reports: the holder now, and seconds since any holder last renewed."""
-    from service.adapters.jobstore import JobStore as RedisJobStore
-    from service.adapters.lanes import RedisLease
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.lanes import RedisLease
     from tests.support.helpers import eventually
 
     store = RedisJobStore.from_url(redis_url, 2.0, 2.0)

@@ -15,8 +15,8 @@ def backend() -> str:
 
 
 def test_the_redis_bucket_expires_so_idle_tenants_keep_nothing(redis_url: str) -> None:
-    from service.adapters.jobstore import JobStore as RedisJobStore
-    from service.adapters.quotas import RedisQuotas
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.quotas import RedisQuotas
 
     r = RedisJobStore.from_url(redis_url, 2.0, 2.0).r
     r.flushdb()
@@ -25,8 +25,8 @@ def test_the_redis_bucket_expires_so_idle_tenants_keep_nothing(redis_url: str) -
 
 
 def test_redis_metrics_read_the_tenant_counts(redis_url: str) -> None:
-    from service.adapters.jobstore import JobStore as RedisJobStore
-    from service.adapters.metrics import Metrics
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.metrics import Metrics
 
     store = RedisJobStore.from_url(redis_url, 2.0, 2.0)
     store.r.flushdb()

@@ -11,7 +11,7 @@ import kombu
 import pytest
 from kombu.transport import redis as kombu_redis
 
-from service.adapters.jobstore import JobStore
+from service.adapters.redis.jobstore import JobStore
 from workers.restore_guard import guarded
 
 

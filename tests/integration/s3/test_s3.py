@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from devtools import stack as devstack
-from service.adapters.s3 import S3Storage
-from service.adapters.s3client import S3Objects
+from service.adapters.storage.s3 import S3Storage
+from service.adapters.storage.s3client import S3Objects
 from service.config import Settings
 from service.domain.errors import InputError
 from service.pipeline import staged_artifacts
@@ -282,7 +282,7 @@ def test_retention_sweeps_the_store(
 ) -> None:
     """An upload cut off mid-way (an unfinished multipart upload, no job) and a finished job
     past its days both leave the store; the TTS cache stays. (Last: it ends every job.)"""
-    from service.adapters.jobstore import JobStore
+    from service.adapters.redis.jobstore import JobStore
     from service.jobs.retention import DAY, Sweeper
 
     for k, v in AWS.items():

@@ -284,14 +284,14 @@ def test_submit_client_waits_and_downloads(stack: Stack, tmp_path: Path) -> None
     out = tmp_path / "dl"
     # Paths relative to where the user runs it; a missing file refused before anything is sent.
     missing = subprocess.run(
-        [sys.executable, "-m", "service.cli", "submit", "s.md", "--video", "gone.mp4",
+        [sys.executable, "-m", "service.cli.main", "submit", "s.md", "--video", "gone.mp4",
          "--url", stack.url, "--key", stack.keys["alpha"]],
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )  # fmt: skip
     assert missing.returncode == 2, missing.stderr
     assert missing.stderr == "narrate: error: --video: no such file gone.mp4\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", "submit", "s.md", "--url", stack.url,
+        [sys.executable, "-m", "service.cli.main", "submit", "s.md", "--url", stack.url,
          "--key", stack.keys["alpha"], "--engine", "espeak", "--out", "dl"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
@@ -302,7 +302,7 @@ def test_submit_client_waits_and_downloads(stack: Stack, tmp_path: Path) -> None
         job = c.get(f"/v1/jobs/{job_id}").json()
     assert job["engines"] == ["espeak", "espeak"]
     bad = subprocess.run(
-        [sys.executable, "-m", "service.cli", "submit", str(script), "--url", stack.url, "--key", "nope"],
+        [sys.executable, "-m", "service.cli.main", "submit", str(script), "--url", stack.url, "--key", "nope"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "401" in bad.stderr
@@ -311,7 +311,7 @@ def test_submit_client_waits_and_downloads(stack: Stack, tmp_path: Path) -> None
 def test_listing_pages_through_jobs_made_in_the_same_millisecond(stack: Stack) -> None:
     """3 milliseconds of 40 jobs each (as a busy fleet makes them), written through the
     store: pages of 7 return every job once, newest first."""
-    from service.adapters.jobstore import JobStore
+    from service.adapters.redis.jobstore import JobStore
     from service.domain.job import Job
 
     store = JobStore(stack.redis())

@@ -118,7 +118,7 @@ def test_a_batch_items_take_is_stored_and_spoken(stack: Stack, tmp_path: Path) -
 def narrate_batch(stack: Stack, *args: str | Path, tty: bool = False) -> tuple[int, str, str]:
     """`narrate batch ARGS` against the stack: (exit code, stdout, stderr), stderr on a pty
     of its own when ``tty``."""
-    argv = [sys.executable, "-m", "service.cli", "batch", *map(str, args)]
+    argv = [sys.executable, "-m", "service.cli.main", "batch", *map(str, args)]
     argv += ["--url", stack.url, "--key", stack.keys["alpha"]]
     if not tty:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT)
@@ -175,7 +175,7 @@ def test_narrate_batch_follows_the_live_stream_of_a_running_batch(stack: Stack) 
     move (each change a line), polling only if the stream fails."""
     import io
 
-    from service.cli_batch import Table, _follow
+    from service.cli.batch import Table, _follow
 
     items = [{"name": n, "script": script(n)} for n in ("s1", "s2")]
     asked: list[str] = []

@@ -75,7 +75,7 @@ def files(directory: Path) -> list[Path]:
 
 def gc(stack: Stack, *flags: str, **settings: str) -> str:
     env = {**stack.env, **{f"NARRATE_{k.upper()}": v for k, v in settings.items()}}
-    argv = [sys.executable, "-m", "service.cli", "gc", *flags]
+    argv = [sys.executable, "-m", "service.cli.main", "gc", *flags]
     done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from service import wiring
-from service.adapters.jobstore import JobStore
+from service.adapters.redis.jobstore import JobStore
+from service.cli.stack import redis_argv, wait_for_redis
 from service.config import Settings
 from service.jobs.fleet import FleetWatch
-from service.stack import redis_argv, wait_for_redis
 from tests.support.stack import free_port
 
 DEAD_AFTER = 1.0

@@ -255,7 +255,7 @@ def test_stored_task_messages_are_what_celery_itself_would_queue(idle: Stack) ->
     import base64
     import json
 
-    from service.adapters.queue import make_celery, task_message
+    from service.adapters.redis.queue import make_celery, task_message
     from service.config import Settings
     from service.ports import QUEUE
 
@@ -280,7 +280,7 @@ def test_stored_task_messages_are_what_celery_itself_would_queue(idle: Stack) ->
 def test_a_create_that_reaches_redis_late_writes_nothing(idle: Stack) -> None:
     """The hard case of a hung Redis: the create script was sent, the API gave up waiting
     (503), and Redis runs the buffered script when it resumes. It must change nothing."""
-    from service.adapters.jobstore import JobStore
+    from service.adapters.redis.jobstore import JobStore
     from service.domain.errors import StoreUnavailable
     from service.domain.job import Job
 

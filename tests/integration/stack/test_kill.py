@@ -21,7 +21,7 @@ from celery import Celery
 
 from devtools.stack import until
 from service import wiring
-from service.adapters.queue import CeleryQueue
+from service.adapters.redis.queue import CeleryQueue
 from service.config import Settings
 from service.domain.job import Job
 from service.domain.script import parse_script

@@ -118,7 +118,7 @@ def test_submit_client_sends_music(stack: Stack, music: Path, tmp_path: Path) ->
     script.write_text(SHORT_SCRIPT, encoding="utf-8")
     out = tmp_path / "dl"
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", "submit", str(script), "--url", stack.url,
+        [sys.executable, "-m", "service.cli.main", "submit", str(script), "--url", stack.url,
          "--key", stack.keys["alpha"], "--engine", "espeak", "--music", str(music),
          "--music-duck", "15", "--out", str(out)],
         capture_output=True, text=True, timeout=180,

@@ -98,7 +98,7 @@ def reconciling(s: Stack, interval: float = 1.0) -> Iterator[None]:
     """`narrate reconcile --interval` running against the stack, as `narrate serve` runs it."""
     log = (s.data_dir / "reconciler.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "reconcile", "--interval", str(interval)],
+        [sys.executable, "-m", "service.cli.main", "reconcile", "--interval", str(interval)],
         env=s.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from service.keys import digest
+from service.jobs.keys import digest
 from tests.integration.stack.shared import MAX_VIDEO_BYTES
 from tests.support.stack import Stack, free_port, start_stack, submit, wait_for
 
@@ -208,7 +208,7 @@ def test_every_response_carries_the_security_headers(stack: Stack) -> None:
 
 def narrate(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *args],
+        [sys.executable, "-m", "service.cli.main", *args],
         env=stack.env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
 
@@ -242,7 +242,7 @@ def test_keys_list_and_revoke(stack: Stack) -> None:
 def test_narrate_api_runs_the_api_alone(stack: Stack) -> None:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "api", "--port", str(port)],
+        [sys.executable, "-m", "service.cli.main", "api", "--port", str(port)],
         env=stack.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

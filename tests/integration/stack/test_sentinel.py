@@ -16,7 +16,7 @@ import pytest
 import redis
 
 from devtools.stack import until
-from service.stack import redis_argv
+from service.cli.stack import redis_argv
 from tests.support.stack import free_port, start_stack, submit, wait_for
 
 pytestmark = pytest.mark.skipif(

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from devtools.stack import until
-from service.stack import redis_argv, wait_for_redis
+from service.cli.stack import redis_argv, wait_for_redis
 from tests.support.data import ROOT
 from tests.support.stack import free_port
 
@@ -104,7 +104,7 @@ def serving(
         wait_for_redis(env["NARRATE_REDIS_URL"])
         log = (tmp_path / "serve.log").open("wb")
         serve = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(api_port),
+            [sys.executable, "-m", "service.cli.main", "serve", "--port", str(api_port),
              "--workers", str(workers)],
             env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -118,7 +118,9 @@ def serving(
             serve.kill()
             serve.wait()
         for pid in seen:  # whatever a failing serve left behind
-            ours = any(w in cmdline(pid) for w in ("workers.celery_app", "service.cli reconcile"))
+            ours = any(
+                w in cmdline(pid) for w in ("workers.celery_app", "service.cli.main reconcile")
+            )
             if alive(pid) and ours and ppid(pid) in (1, *seen):
                 os.kill(pid, signal.SIGKILL)
         redis_proc.kill()

@@ -25,7 +25,7 @@ def two_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, 
     port = free_port()
     log = (two_dir / "api.log").open("wb")
     api = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "api", "--port", str(port)],
+        [sys.executable, "-m", "service.cli.main", "api", "--port", str(port)],
         env=one.env | {"NARRATE_DATA_DIR": str(two_dir)}, cwd=ROOT, stdout=log,
         stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -18,7 +18,7 @@ from devtools.stack import submit
 from tests.support.data import SHORT_SCRIPT
 from tests.support.fleet import Fleet, make_fleet
 
-GREY = (0x4B, 0x55, 0x63)  # the neutral background (service/adapters/stills.py)
+GREY = (0x4B, 0x55, 0x63)  # the neutral background (service/adapters/ffmpeg/stills.py)
 VIDEO = (0x20, 0x30, 0x50)  # devtools/media.py's flat colour
 
 

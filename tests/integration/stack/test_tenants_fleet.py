@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from devtools.stack import ROOT, until
-from service.keys import digest
+from service.jobs.keys import digest
 from tests.support.stack import Stack, free_port, start_stack, submit
 
 
@@ -33,7 +33,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, str
     env = one.env | {"NARRATE_DATA_DIR": str(two_dir)}
     log = (two_dir / "api.log").open("wb")
     api = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "api", "--port", str(port)],
+        [sys.executable, "-m", "service.cli.main", "api", "--port", str(port)],
         env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -56,7 +56,7 @@ def healthy(url: str) -> bool:
 def keys_cli(stack: Stack, *args: str) -> str:
     """`narrate keys ...` on host 1 (its data dir, the fleet's NARRATE_REDIS_URL)."""
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "keys", *args],
+        [sys.executable, "-m", "service.cli.main", "keys", *args],
         env=stack.env, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     return done.stdout

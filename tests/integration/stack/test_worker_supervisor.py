@@ -37,7 +37,7 @@ def children(pid: int) -> list[int]:
 def test_a_killed_worker_comes_back_and_sigterm_ends_both(api_only: Stack) -> None:
     log = (api_only.data_dir / "supervised.log").open("wb")
     sup = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker", "--name", "sup"],
+        [sys.executable, "-m", "service.cli.main", "worker", "--name", "sup"],
         env=api_only.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:

@@ -253,7 +253,7 @@ def test_offline_is_one_warning_in_words_once_per_job(tmp_path: Path) -> None:
     )
     env = {"NARRATE_EDGE_WSS_URL": "wss://127.0.0.1:9/edge", "NARRATE_DATA_DIR": str(tmp_path)}
     proc = subprocess.run(
-        [sys.executable, "-m", "service.cli", "render", str(script), "--out", str(tmp_path / "o"),
+        [sys.executable, "-m", "service.cli.main", "render", str(script), "--out", str(tmp_path / "o"),
          "--engine", "auto"],
         capture_output=True, text=True, timeout=120, env={**os.environ, **env},
     )  # fmt: skip

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from service.adapters.pinyin import speech_tools
+from service.adapters.text.pinyin import speech_tools
 from service.adapters.tts.kokoro import KokoroEngine
 from service.audio import speech_bounds
 from service.domain.speech import front_end
@@ -33,7 +33,7 @@ SCRIPT = """\
 
 def narrate(*args: str | Path, data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
+        [sys.executable, "-m", "service.cli.main", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=900,

@@ -19,7 +19,7 @@ import pytest
 
 from devtools.pitch import tone_gap
 from service import audio as dsp
-from service.adapters.catalog import load_catalog
+from service.adapters.files.catalog import load_catalog
 from service.adapters.tts.fastspeech2 import FastSpeech2Engine
 from service.adapters.tts.fastspeech2_text import LETTERS, units
 from service.domain.errors import InputError
@@ -32,7 +32,7 @@ from tests.support.helpers import check_render
 
 def narrate(*args: str | Path, data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.cli", *map(str, args)],
+        [sys.executable, "-m", "service.cli.main", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=1800,

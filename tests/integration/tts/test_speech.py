@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import srt
 
-from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.text.pinyin import load_lexicon, speech_tools
 from service.adapters.tts.espeak import EspeakEngine, runs
 from service.config import ROOT
 from service.domain.script import parse_script

@@ -1,4 +1,4 @@
-"""Burned-in subtitles are libass's pictures laid on by one overlay (service/adapters/burn.py):
+"""Burned-in subtitles are libass's pictures laid on by one overlay (service/adapters/ffmpeg/burn.py):
 every frame must look as ffmpeg's subtitles filter draws it, a cue on the very frame it
 starts, and the cost is one blend of one box."""
 
@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from service.adapters.burn import (
+from service.adapters.ffmpeg.burn import (
     Box,
     Burn,
     box_of,
     canvas_listing,
     marks_of,
 )
-from service.adapters.probe import parse_probe
+from service.adapters.ffmpeg.probe import parse_probe
 from service.config import Settings
 
 BURN = Burn(Path("/w/s.ass"), Path("/w/c.rgb"), 360, 640, (0, 1000, 2500, 4000), Box(0, 0, 2, 2))

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from service.adapters.media import encode_video_args
-from service.adapters.parts import Frames, Part, encode_parts, frames_done
+from service.adapters.ffmpeg.media import encode_video_args
+from service.adapters.ffmpeg.parts import Frames, Part, encode_parts, frames_done
 from service.config import Settings
 from service.ports import MuxRequest, VideoInfo
 from tests.support.helpers import mux_request

@@ -23,8 +23,8 @@ def test_an_unreachable_redis_is_a_store_unavailable_error_not_a_redis_one() -> 
     the job store, the metrics and the edge guard all translate them."""
     import redis
 
-    from service.adapters.jobstore import JobStore as RedisJobStore
-    from service.adapters.metrics import Metrics
+    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+    from service.adapters.redis.metrics import Metrics
     from service.adapters.tts.guard import RedisGuard
 
     store = RedisJobStore.from_url(f"redis://127.0.0.1:{free_port()}/0", 0.5, 0.5)

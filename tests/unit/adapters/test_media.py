@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.media import FfmpegMedia, mux_args
-from service.adapters.probe import parse_probe, probe_args
+from service.adapters.ffmpeg.media import FfmpegMedia, mux_args
+from service.adapters.ffmpeg.probe import parse_probe, probe_args
 from service.adapters.process import run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError

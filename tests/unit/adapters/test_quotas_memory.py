@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.memory import MemoryJobStore
-from service.adapters.memory_quotas import MemoryQuotas
+from service.adapters.memory.jobstore import MemoryJobStore
+from service.adapters.memory.quotas import MemoryQuotas
 from tests.contracts.quotas import *  # noqa: F403 (the suite: its tests and fixture)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.redis_url import SentinelUrl, broker, parse_sentinel
+from service.adapters.redis.url import SentinelUrl, broker, parse_sentinel
 from service.domain.errors import InputError
 
 

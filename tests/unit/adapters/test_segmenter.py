@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from pypinyin import Style, lazy_pinyin
 from pypinyin.contrib import tone_sandhi
 
-from service.adapters import pinyinindex, wordindex
-from service.adapters.added_words import EXTRA_FREQ, EXTRA_WORDS
-from service.adapters.pinyin import word_pinyin
-from service.adapters.segmenter import (
+from service.adapters.text import pinyinindex, wordindex
+from service.adapters.text.added_words import EXTRA_FREQ, EXTRA_WORDS
+from service.adapters.text.pinyin import word_pinyin
+from service.adapters.text.segmenter import (
     DictSegmenter,
     cjk_words,
     segmenter,
@@ -142,8 +142,8 @@ def _run(code: str, cache: Path) -> subprocess.CompletedProcess[str]:
 
 FIRST_USE = """
 import json, sys
-from service.adapters.pinyin import homophone
-from service.adapters.segmenter import cjk_words, tagged_words
+from service.adapters.text.pinyin import homophone
+from service.adapters.text.segmenter import cjk_words, tagged_words
 words = cjk_words("我们在显卡上训练大模型")
 tags = tagged_words("评分员对通过的轨迹排序")
 print(json.dumps([words, tags, homophone("ma3"), "jieba" in sys.modules]))
@@ -167,11 +167,11 @@ def damaged(good: bytes, damage: str) -> bytes:
     }[damage]
 
 
-# -- pinyin readings table (service/adapters/pinyinindex.py) -----------------------------------
+# -- pinyin readings table (service/adapters/text/pinyinindex.py) -----------------------------------
 
 
 def pypinyin_reading(word: str) -> tuple[str, ...]:
-    """What service/adapters/pinyin.py called for every word before the table."""
+    """What service/adapters/text/pinyin.py called for every word before the table."""
     out = lazy_pinyin(
         [word], style=Style.TONE3, neutral_tone_with_five=True, tone_sandhi=True, errors="ignore"
     )

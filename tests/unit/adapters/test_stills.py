@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.adapters.stills import BACKGROUND, still_args
+from service.adapters.ffmpeg.stills import BACKGROUND, still_args
 from service.config import Settings
 from service.domain.preview import LANDSCAPE, PORTRAIT, StillKey, frame_of, sample_cues
 from service.domain.subtitles.cues import HOOK, NARRATION, OVERLAY, SCREEN

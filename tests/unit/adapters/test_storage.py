@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.storage import LocalStorage, LocalWorkspace
+from service.adapters.storage.local import LocalStorage, LocalWorkspace
 from service.domain.errors import InputError
 from service.pipeline import staged_artifacts
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from service.adapters.stream_encode import FfmpegStreamEncoder
+from service.adapters.ffmpeg.stream_encode import FfmpegStreamEncoder
 from service.domain.errors import EngineError
 
 RATE = 24000

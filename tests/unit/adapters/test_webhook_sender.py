@@ -1,4 +1,4 @@
-"""The webhook sender's HTTP (service/adapters/webhooks_http.py) against a real HTTP server
+"""The webhook sender's HTTP (service/adapters/http/webhooks.py) against a real HTTP server
 on loopback: it connects to the address it checked (so a DNS answer that changes after the
 check cannot redirect it), re-resolves at every delivery, follows no redirect and gives up
 on a silent receiver after its timeout."""
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from devtools.receiver import Receiver
-from service.adapters.webhooks_http import HttpSender
+from service.adapters.http.webhooks import HttpSender
 from tests.support.slow_receivers import Dripper, Flood
 
 HEADERS = {"webhook-id": "msg_x", "content-type": "application/json"}

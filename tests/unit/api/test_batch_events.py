@@ -138,7 +138,7 @@ def _narrate_follows(fleet: Fleet, batch_id: str) -> tuple[dict[str, Any], list[
     """What `narrate batch` ends on, the paths it asked for and its (plain) lines."""
     import io
 
-    from service.cli_batch import Table, _follow
+    from service.cli.batch import Table, _follow
 
     asked: list[str] = []
     out = io.StringIO()

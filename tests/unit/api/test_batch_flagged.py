@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from service.api.batch_views import flagged_segments
-from service.cli_batch import Table
+from service.cli.batch import Table
 from service.domain.job import Job
 from service.domain.notices import warning
 

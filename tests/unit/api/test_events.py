@@ -8,8 +8,8 @@ from typing import Any, cast
 
 import httpx
 
-from service.client import follow
-from service.console import ProgressBar
+from service.cli.client import follow
+from service.cli.console import ProgressBar
 from tests.support.fleet import Fleet
 from tests.unit.api.test_jobs import SPEC
 

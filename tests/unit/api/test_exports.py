@@ -11,7 +11,7 @@ import zipfile
 import opentimelineio as otio
 import pytest
 
-from service.adapters.storage import artifact_file
+from service.adapters.storage.local import artifact_file
 from service.domain.errors import InputError
 from tests.support.fleet import Fleet
 from tests.unit.api.test_jobs import SPEC

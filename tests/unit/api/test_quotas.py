@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from service.keys import KeyStore
+from service.jobs.keys import KeyStore
 from tests.support.fleet import Fleet, make_fleet
 
 SPEC: dict[str, Any] = {

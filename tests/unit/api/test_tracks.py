@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import srt
 
-from service.adapters.hant import OpenccConverter
+from service.adapters.text.hant import OpenccConverter
 from tests.support.fleet import Fleet
 from tests.unit.api.test_jobs import SPEC
 

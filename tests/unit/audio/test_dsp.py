@@ -185,7 +185,7 @@ def test_limiter_and_true_peak_are_unchanged(rate: int, gain: float) -> None:
 COLD = """
 import sys
 import numpy as np
-from service.cli import main
+from service.cli.main import main
 
 rc = main(sys.argv[1:])
 from service import audio  # and every entry point the render may not have reached
@@ -201,7 +201,7 @@ print("rc", rc, "imported", sorted({m.split(".")[0] for m in sys.modules} & set(
 
 COLD_ZH = """
 import sys
-from service.cli import main
+from service.cli.main import main
 
 rc = main(sys.argv[1:])
 tables = ("pypinyin.phrases_dict", "pypinyin.pinyin_dict", "pypinyin.seg.mmseg")

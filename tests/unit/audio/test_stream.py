@@ -15,7 +15,7 @@ import pytest
 from scipy.signal import resample_poly
 
 from service import audio as dsp
-from service.adapters.media import EncoderSink, FfmpegMedia
+from service.adapters.ffmpeg.media import EncoderSink, FfmpegMedia
 from service.config import Settings
 from tests.support.helpers import mux_request
 

@@ -10,22 +10,22 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.burn import Box, Burn
-from service.adapters.media import (
+from service.adapters.ffmpeg.burn import Box, Burn
+from service.adapters.ffmpeg.media import (
     encode_video_args,
     join_args,
     mux_args,
     sound_args,
     stretch_args,
 )
-from service.adapters.probe import probe_args
+from service.adapters.ffmpeg.probe import probe_args
 from service.adapters.process import NOT_FOUND, Running, run
 from service.adapters.tts.edge import decode_args
 from service.adapters.tts.espeak import phoneme_args, speak_args, version_args
+from service.cli.stack import redis_argv, worker_argv
 from service.config import Settings
 from service.domain.errors import MediaError
 from service.ports import VideoInfo
-from service.stack import redis_argv, worker_argv
 from tests.support.helpers import mux_request
 
 

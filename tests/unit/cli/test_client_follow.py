@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from service.client import follow_events
+from service.cli.client import follow_events
 
 
 class Dropping(httpx.SyncByteStream):

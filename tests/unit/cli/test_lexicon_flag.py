@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from service.cli import build_parser
-from service.console import lexicon_files, render_options
+from service.cli.console import lexicon_files, render_options
+from service.cli.main import build_parser
 from service.domain.errors import ScriptError
 
 PLS = """<?xml version="1.0" encoding="UTF-8"?>

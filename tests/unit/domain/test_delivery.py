@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.adapters.catalog import load_catalog
+from service.adapters.files.catalog import load_catalog
 from service.config import get_settings
 from service.domain.errors import ScriptError, VoiceError
 from service.domain.fields import rate_multiplier
@@ -141,7 +141,7 @@ def test_a_dialect_voice_can_be_cast_and_a_typo_gets_suggestions() -> None:
 
 
 def test_refresh_replaces_edge_voices_and_keeps_espeak_and_defaults(tmp_path: Path) -> None:
-    from service.adapters.catalog import refresh_catalog
+    from service.adapters.files.catalog import refresh_catalog
 
     path = tmp_path / "catalog.json"
     path.write_text(get_settings().voices_file.read_text(encoding="utf-8"), encoding="utf-8")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.adapters.segmenter import cjk_words
+from service.adapters.text.segmenter import cjk_words
 from service.config import ROOT
 from service.domain.script import parse_script
 from service.domain.speech import Tools, front_end, parse_entries

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from devtools.ocr import highlights
-from service.adapters.burn import spans_of
+from service.adapters.ffmpeg.burn import spans_of
 from service.config import ROOT
 from service.domain.errors import ScriptError
 from service.domain.options import RenderOptions

@@ -12,8 +12,8 @@ from dataclasses import replace
 import pysubs2
 import pytest
 
-from service.adapters.burn import all_at_once, spans_of
-from service.adapters.segmenter import tagged_words as jieba_words
+from service.adapters.ffmpeg.burn import all_at_once, spans_of
+from service.adapters.text.segmenter import tagged_words as jieba_words
 from service.domain.emphasis import alnum_ranges, alnum_spots
 from service.domain.emphasis import spans_of as emphasis_spans
 from service.domain.errors import ScriptError

@@ -3,7 +3,7 @@ the forced transcripts, and the verdict on their scores."""
 
 from __future__ import annotations
 
-from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.text.pinyin import load_lexicon, speech_tools
 from service.config import ROOT
 from service.domain.polyphones import (
     MARGIN,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.text.pinyin import load_lexicon, speech_tools
 from service.domain.speech import front_end
 from service.domain.speech.zh_context import Word, apply
 from voices import DIR

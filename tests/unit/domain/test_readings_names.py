@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.pinyin import speech_tools
+from service.adapters.text.pinyin import speech_tools
 from service.domain.speech import front_end
 
 TOOLS = speech_tools()

@@ -3,7 +3,7 @@ timed words matched to the script, robust to a skipped line and a line read twic
 
 from __future__ import annotations
 
-from service.adapters.pinyin import speech_tools
+from service.adapters.text.pinyin import speech_tools
 from service.domain.script_match import Share, Timed, match_script, timed_pieces
 from service.domain.speech import front_end
 

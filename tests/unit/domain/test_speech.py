@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.adapters.pinyin import homophone, load_lexicon, speech_tools, word_pinyin
-from service.adapters.segmenter import cjk_words
+from service.adapters.text.pinyin import homophone, load_lexicon, speech_tools, word_pinyin
+from service.adapters.text.segmenter import cjk_words
 from service.config import ROOT
 from service.domain.errors import ScriptError
 from service.domain.markdown import to_markdown

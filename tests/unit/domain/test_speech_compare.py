@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.adapters.pinyin import load_lexicon, speech_tools
+from service.adapters.text.pinyin import load_lexicon, speech_tools
 from service.config import ROOT
 from service.domain.speech import Lexicon, front_end, parse_entries
 from service.domain.speech_compare import align, compare, flagged, named

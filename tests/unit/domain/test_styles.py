@@ -9,7 +9,7 @@ from typing import Any
 import pysubs2
 import pytest
 
-from service.adapters.styles import load_styles
+from service.adapters.files.styles import load_styles
 from service.config import get_settings
 from service.domain.errors import ScriptError
 from service.domain.spec import spec_from_data

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.adapters.segmenter import tagged_words
+from service.adapters.text.segmenter import tagged_words
 from service.domain.spec import JobSpec, Segment
 from service.domain.subtitles import Layout, TimedPhrase, narration_cues
 from service.domain.text import (

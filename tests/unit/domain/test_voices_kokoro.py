@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.adapters.catalog import load_catalog
-from service.adapters.pinyin import speech_tools
+from service.adapters.files.catalog import load_catalog
+from service.adapters.text.pinyin import speech_tools
 from service.config import ROOT
 from service.domain.errors import EngineError, InputError
 from service.domain.notices import Notice

@@ -91,7 +91,7 @@ def test_the_payload_carries_the_ids_status_links_and_error() -> None:
 def test_narrate_webhooks_verify_tells_a_receiver_whether_a_delivery_is_genuine(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from service.cli import main
+    from service.cli.main import main
 
     body = tmp_path / "body.json"
     body.write_bytes(BODY)

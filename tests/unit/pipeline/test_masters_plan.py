@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.adapters.storage import artifact_file
+from service.adapters.storage.local import artifact_file
+from service.cli.console import add_render_flags, render_options
 from service.config import Settings
-from service.console import add_render_flags, render_options
 from service.domain.errors import InputError, ScriptError
 from service.domain.spec import JobSpec, RenderOptions
 from service.pipeline import JobPlan, Pipeline, is_artifact

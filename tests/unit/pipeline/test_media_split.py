@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from service.adapters.burn import Box, Burn
-from service.adapters.media import FfmpegMedia, encode_video_args, mux_args
-from service.adapters.parts import PartsEncoding
+from service.adapters.ffmpeg.burn import Box, Burn
+from service.adapters.ffmpeg.media import FfmpegMedia, encode_video_args, mux_args
+from service.adapters.ffmpeg.parts import PartsEncoding
 from service.config import Settings
 from service.ports import Check, MuxRequest
 from tests.support.helpers import mux_request

@@ -12,7 +12,7 @@ import opentimelineio as otio
 import pytest
 from lxml import etree
 
-from service.adapters.timeline import write_exports
+from service.adapters.files.timeline import write_exports
 from service.domain.edit import Edit, export_rate, plan_edit
 from service.domain.options import Export
 from service.domain.subtitles import Cue

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.adapters.hant import OpenccConverter
-from service.adapters.segmenter import tagged_words
+from service.adapters.text.hant import OpenccConverter
+from service.adapters.text.segmenter import tagged_words
 from service.domain.script import parse_script
 from service.domain.subtitles import Cue, Layout, TimedPhrase
 from service.domain.subtitles.bilingual import curly_quotes, english_lines, split_translation

@@ -16,8 +16,8 @@ import pytest
 from devtools.receiver import Receiver
 from devtools.stack import until
 from service import wiring
-from service.adapters.memory_webhooks import MemoryWebhooks
-from service.adapters.webhooks_http import HttpSender
+from service.adapters.http.webhooks import HttpSender
+from service.adapters.memory.webhooks import MemoryWebhooks
 from service.config import Settings
 from service.domain.errors import StoreUnavailable
 from service.jobs.webhooks import Webhooks

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.adapters.pinyin import speech_tools
+from service.adapters.text.pinyin import speech_tools
 from service.adapters.tts.kokoro_text import (
     LETTERS,
     MAX_TOKENS,

@@ -1,0 +1,262 @@
+"""The job store, queue and metrics in this process's memory: the same contracts as the Redis
+ones (jobstore.py, queue.py, metrics.py), for the fast test tier and for trying the API
+without a Redis. Nothing survives the process, and a queue's tasks run only when ``drain``
+is called (there are no workers): a test decides when the fleet works.
+
+The rules the Redis scripts enforce hold here too, under one lock: a job is stored with its
+first tasks in one step, the Idempotency-Key maps a body to one job, status only moves
+forward, a segment counts done once and only the last one reports it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from service.adapters.memory.events import MemoryEventLog
+from service.adapters.memory.queue import MemoryQueue
+from service.domain.errors import IdempotencyConflict
+from service.domain.job import TERMINAL, Job, JobFilter, page_cursor, parse_cursor
+from service.domain.notices import Notice, stored_error
+from service.ports import Fleet
+
+
+def _json(value: Any) -> str:
+    return json.dumps(to_jsonable_python(value), ensure_ascii=False)
+
+
+_ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
+Task = tuple[str, list[Any]]
+
+
+class MemoryJobStore(MemoryEventLog):
+    """Job records as JobStore keeps them in Redis, in dictionaries; the fleet is this
+    process, always alive (``drain`` is its one worker)."""
+
+    def __init__(self, queue: MemoryQueue | None = None) -> None:
+        self.queue = queue
+        self._lock = threading.RLock()
+        self._jobs: dict[str, Job] = {}
+        self._done: dict[str, set[int]] = {}
+        self._remaining: dict[str, int] = {}
+        self._deliveries: dict[str, dict[str, int]] = {}
+        self._idem: dict[tuple[str, str], tuple[str, str]] = {}  # (tenant, key) -> (hash, id)
+        self._job_idem: dict[str, tuple[str, str]] = {}
+        self._active: set[str] = set()
+        MemoryEventLog.__init__(self)
+
+    def ping(self) -> bool:
+        return True
+
+    def create(
+        self,
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
+        with self._lock:
+            if idem is not None:
+                found = self._idem.get((job.tenant, idem[0]))
+                if found is not None:
+                    if found[0] != idem[1]:
+                        raise IdempotencyConflict(idem[0])
+                    if found[1] in self._jobs:
+                        return self._copy(found[1]), False
+                self._idem[(job.tenant, idem[0])] = (idem[1], job.id)
+                self._job_idem[job.id] = (job.tenant, idem[0])
+            stored = copy.deepcopy(job)
+            stored.status = "queued"
+            stored.segments = {i: {"state": "queued"} for i in range(job.segments_total)}
+            self._jobs[job.id] = stored
+            self._remaining[job.id] = job.segments_total
+            self._active.add(job.id)
+            if messages and self.queue is not None:
+                self.queue.push_encoded(messages, queue or None)
+        return job, True
+
+    def discard(self, job: Job) -> None:
+        with self._lock:
+            self._jobs.pop(job.id, None)
+            for table in (self._done, self._remaining, self._deliveries):
+                table.pop(job.id, None)
+            self._active.discard(job.id)
+            self.forget_events(job.id)
+            idem = self._job_idem.pop(job.id, None)
+            if idem is not None:
+                self._idem.pop(idem, None)
+
+    def _copy(self, job_id: str) -> Job:
+        return copy.deepcopy(self._jobs[job_id])
+
+    def get(self, job_id: str) -> Job | None:
+        with self._lock:
+            return self._copy(job_id) if job_id in self._jobs else None
+
+    def get_many(self, job_ids: Sequence[str]) -> list[Job | None]:
+        with self._lock:  # one consistent read, as the Redis store's one round trip
+            return [self._copy(j) if j in self._jobs else None for j in job_ids]
+
+    def status(self, job_id: str) -> str | None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            return job.status if job is not None else None
+
+    def page(
+        self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Job], str | None]:
+        """Newest first by (creation ms, id); ``cursor`` as the Redis store's."""
+        below, keep = parse_cursor(cursor), JobFilter.of(where)
+        with self._lock:
+            mine = sorted(
+                (
+                    (int(j.created * 1000), j.id, j)
+                    for j in self._jobs.values()
+                    if j.tenant == tenant
+                ),
+                key=lambda t: t[:2],
+                reverse=True,
+            )
+            out = [
+                (ms, job_id, copy.deepcopy(j))
+                for ms, job_id, j in mine
+                if (below is None or ms < below[0] or (ms == below[0] and job_id < below[1]))
+                and keep.matches(j)
+            ][:limit]
+        last = page_cursor(*out[-1][:2]) if len(out) == limit else None
+        return [j for _, _, j in out], last
+
+    def sweeping(self) -> MemorySweep:
+        return MemorySweep(self)
+
+    def active(self) -> list[str]:
+        with self._lock:
+            return sorted(self._active)
+
+    def forget_active(self, job_id: str) -> None:
+        with self._lock:
+            self._active.discard(job_id)
+
+    def done_segments(self, job_id: str) -> set[int]:
+        with self._lock:
+            return set(self._done.get(job_id, set()))
+
+    def advance(self, job_id: str, status: str, **fields: Any) -> bool:
+        """Move the job forward to ``status`` (never back, never out of a terminal state)."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None or _ORDER[job.status] >= 2 or _ORDER[status] < _ORDER[job.status]:
+                return False
+            job.status = status
+            self._set(job, {"updated": time.time(), **fields})
+            if status in TERMINAL:
+                self._active.discard(job_id)
+            self.publish(job_id, "status", {"status": status, **fields})
+            return True
+
+    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+        return [self.advance(j, status, **fields) for j in job_ids]
+
+    def update(self, job_id: str, **fields: Any) -> None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is not None:  # Redis's HSET would leave a stray field: nothing reads it
+                self._set(job, {**fields, "updated": time.time()})
+                self.publish(job_id, "update", fields)
+
+    @staticmethod
+    def _set(job: Job, fields: dict[str, Any]) -> None:
+        """Fields of the record; ones the record has no attribute for are kept aside, as the
+        Redis hash keeps them (worker names, pids), unread by ``get``. ``error`` and
+        ``warnings`` read back as notices, as from Redis (a plain sentence too)."""
+        for name, value in fields.items():
+            if name == "error":
+                value = value if isinstance(value, Notice) else stored_error(value, job.status)
+            elif name == "warnings":
+                value = [Notice.model_validate(w) for w in value]
+            if hasattr(job, name):
+                setattr(job, name, copy.deepcopy(value))
+
+    def set_segment(self, job_id: str, index: int, **state: Any) -> None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is not None:
+                # As JSON, the way Redis keeps it (notices become their fields).
+                job.segments.setdefault(index, {}).update(json.loads(_json(state)))
+                job.updated = time.time()
+                self.publish(job_id, "segment", {**job.segments[index], "index": index + 1})
+
+    def deliveries(self, job_id: str, task: str) -> int:
+        with self._lock:
+            counts = self._deliveries.setdefault(job_id, {})
+            counts[task] = counts.get(task, 0) + 1
+            return counts[task]
+
+    def delivered(self, job_id: str, task: str) -> int:
+        with self._lock:
+            return self._deliveries.get(job_id, {}).get(task, 0)
+
+    def segment_done(self, job_id: str, index: int) -> bool:
+        with self._lock:
+            done = self._done.setdefault(job_id, set())
+            if index in done:
+                return False
+            done.add(index)
+            self._remaining[job_id] = self._remaining.get(job_id, 0) - 1
+            return self._remaining[job_id] == 0
+
+    def push_first(self, queue: str, message: str) -> None:
+        if self.queue is not None:
+            self.queue.push_first(message)
+
+    # -- the fleet: one worker, this process, never dead ----------------------------------
+    def beat(self, worker: str, held: Iterable[str]) -> None:
+        pass
+
+    def leave(self, worker: str) -> None:
+        pass
+
+    def announce(self, worker: str, storage: str) -> None:
+        pass  # one process: the API's storage is the worker's
+
+    def fleet(self, dead_after: float) -> Fleet:
+        return Fleet(["memory"], [], "memory", 0.0)  # the fleet's drain dispatches
+
+    def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
+        return 0
+
+    def hand_back_orphans(self, queue: str, older_than: float) -> int:
+        return 0  # the memory queue hands out nothing it could lose
+
+    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+        if self.queue is None or queue != self.queue.name:
+            return []
+        return [{"task": name, "args": args} for name, args in list(self.queue.pending)]
+
+
+class MemorySweep:
+    """Retention's view of the memory store: nothing is ever left without its record here
+    (``discard`` removes everything at once), so there are no strays."""
+
+    def __init__(self, store: MemoryJobStore) -> None:
+        self.store = store
+
+    def created_before(self, cutoff: float) -> list[tuple[str, str]]:
+        with self.store._lock:
+            return [(j.tenant, j.id) for j in self.store._jobs.values() if j.created < cutoff]
+
+    def existing(self, job_ids: Iterable[str]) -> set[str]:
+        with self.store._lock:
+            return {i for i in job_ids if i in self.store._jobs}
+
+    def strays(self) -> tuple[list[str], list[tuple[str, str]]]:
+        return [], []
+
+    def remove(self, keys: list[str], entries: list[tuple[str, str]]) -> None:
+        pass

@@ -1,0 +1,311 @@
+"""Job records in Redis: spec, state, per-segment state, timings, owner. (The record's
+shape is service/domain/job.py; the scripts are redis_scripts.py; metrics are metrics.py.)
+
+Keys (prefix ``narrate:``):
+  job:<id>              hash: the job record
+  job:<id>:seg          hash: segment index -> JSON state
+  job:<id>:done         set of finished segment indexes (so a redelivery counts once)
+  job:<id>:remaining    counter; the segment that takes it to 0 enqueues finalize
+  job:<id>:deliveries   hash: task -> times delivered
+  tenant:<t>:jobs       sorted set of job ids by creation time (ms)
+  idem:<t>:<key>        "<body hash> <job id>" for Idempotency-Key
+  active                set of job ids not yet terminal (for the reconciler and metrics)
+  workers, workers:held the fleet's heartbeats (fleet.py)
+  metrics:jobs          hash: state -> jobs in it, moved by the same scripts as the jobs
+  metrics:tenants       hash: "<tenant> queued|running" -> jobs, for the quotas (same scripts)
+  quota:<t>:bucket      hash: the tenant's submissions token bucket (expires in a minute)
+  lanes, lane:<t>       the tenants with work, and each one's waiting tasks (lanes.py)
+
+A job is created in one Lua script: the idempotency key, the record and the job's first queue
+messages together, so no other process sees a key without its job, and the broker never holds
+a task whose record is missing. The script refuses to run after a deadline (Redis's own clock):
+when a call times out on a hung Redis and the API answers 503, the buffered script, executed
+once Redis resumes, changes nothing, so a 503 always means the job will never run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from pydantic_core import to_jsonable_python
+
+from service.adapters.redis.errors import store_errors
+from service.adapters.redis.fleet import FleetStore
+from service.adapters.redis.job_events import JobEventLog
+from service.adapters.redis.job_read import JobReads
+from service.adapters.redis.job_sweep import JobSweep
+from service.adapters.redis.lanes import LANES
+from service.adapters.redis.scripts import (
+    ADVANCE,
+    BEAT,
+    COUNT_IF_JOB,
+    CREATE,
+    DISCARD,
+    SEGMENT_DONE,
+    SEGMENT_STATE,
+    TOUCH,
+    UPDATE_IF_JOB,
+)
+from service.domain.errors import IdempotencyConflict, StoreUnavailable
+from service.domain.job import Job, JobFilter, page_cursor, parse_cursor
+
+PREFIX = "narrate:"
+
+
+def key(*parts: str) -> str:
+    return PREFIX + ":".join(parts)
+
+
+JOB_COUNTS = key("metrics", "jobs")
+TENANT_COUNTS = key("metrics", "tenants")
+
+
+def _record(job: Job, idem_key: str) -> dict[str, Any]:
+    """A new job's hash fields, as the create script stores them."""
+    return {
+        "id": job.id,
+        "tenant": job.tenant,
+        "status": "queued",
+        "created": job.created,
+        "created_ms": int(job.created * 1000),
+        "updated": job.created,
+        "spec": json.dumps(job.spec, ensure_ascii=False),
+        "options": json.dumps(job.options),
+        "has_video": int(job.has_video),
+        "has_music": int(job.has_music),
+        "segments_total": job.segments_total,
+        "warnings": _field(job.warnings),
+        "idem": idem_key,
+        "parent": job.parent or "",
+        "batch": job.batch or "",
+        "plan": json.dumps(job.plan, ensure_ascii=False),
+    }
+
+
+def _field(value: Any) -> str | int | float:
+    """A hash field's value: numbers and text as they are, anything else (notices, lists,
+    dicts) as JSON."""
+    if isinstance(value, str | int | float):
+        return value
+    return json.dumps(to_jsonable_python(value), ensure_ascii=False)
+
+
+@store_errors
+class JobStore(JobReads, FleetStore, JobEventLog):
+    """Every method raises StoreUnavailable for a Redis error (``store_errors``)."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.r: Any = client  # redis-py's stubs type replies as bytes | str; ours are str
+        self._beat = client.register_script(BEAT)
+        self._advance = client.register_script(ADVANCE)
+        self._touch = client.register_script(TOUCH)
+        self._create = client.register_script(CREATE)
+        self._discard = client.register_script(DISCARD)
+        self._segment_state = client.register_script(SEGMENT_STATE)
+        self._segment_done = client.register_script(SEGMENT_DONE)
+        self._count = client.register_script(COUNT_IF_JOB)
+        self._update = client.register_script(UPDATE_IF_JOB)
+
+    @classmethod
+    def from_url(cls, url: str, timeout: float = 5.0, connect_timeout: float = 3.0) -> JobStore:
+        """A store whose every call gives up after ``timeout`` s: a hung Redis costs a
+        request that long, never longer."""
+        from service.adapters.redis import url as redis_url
+
+        return cls(redis_url.client(url, timeout, connect_timeout))
+
+    def ping(self) -> bool:
+        try:
+            return bool(self.r.ping())
+        except redis.RedisError:
+            return False
+
+    # -- creation -------------------------------------------------------------------------
+    def create(
+        self,
+        job: Job,
+        idem: tuple[str, str] | None = None,
+        messages: list[str] | None = None,
+        queue: str = "",
+        budget: float = 3600.0,
+    ) -> tuple[Job, bool]:
+        """Store a new job and push its queue ``messages`` onto ``queue``, in one atomic step,
+        unless ``idem`` (key, body hash) names an existing job: then return that job and
+        False. A key reused with another body raises IdempotencyConflict.
+
+        The script must run within ``budget`` seconds of now by Redis's own clock (read
+        first, so the API host's clock does not matter); later, it writes nothing and
+        JobStoreLate is raised. Keep ``budget`` under the socket timeout: a call that timed
+        out then can never take effect afterwards."""
+        seconds, micros = self.r.time()
+        deadline_ms = int(seconds) * 1000 + int(micros) // 1000 + int(budget * 1000)
+        record = _record(job, idem[0] if idem else "")
+        args: list[Any] = [
+            deadline_ms,
+            f"{idem[1]} {job.id}" if idem else "",
+            key("job", ""),
+            86400,
+            len(record),
+        ]
+        for k, v in record.items():
+            args += [k, v]
+        args += [job.segments_total, len(messages or []), *(messages or [])]
+        keys = [
+            key("job", job.id),
+            key("job", job.id, "remaining"),
+            key("job", job.id, "seg"),
+            key("tenant", job.tenant, "jobs"),
+            key("active"),
+            queue or key("unused"),
+            key("idem", job.tenant, idem[0]) if idem else "",
+            JOB_COUNTS,
+            TENANT_COUNTS,
+            LANES,
+        ]
+        outcome = self._create(keys=keys, args=args)
+        if outcome[0] == "late":
+            raise JobStoreLate(f"job {job.id} reached the store after its deadline")
+        if outcome[0] == "conflict":
+            raise IdempotencyConflict(idem[0] if idem else "")
+        if outcome[0] == "exists":
+            found = self.get(outcome[1])
+            if found is not None:
+                return found, False
+            raise JobStoreLate(f"job {outcome[1]} was deleted meanwhile")  # the client may retry
+        return job, True
+
+    def discard(self, job: Job) -> None:
+        """Remove every trace of a job (its enqueue failed, or it was deleted)."""
+        keys = [key("job", job.id) + s for s in ("", ":seg", ":done", ":remaining", ":deliveries")]
+        keys += [key("tenant", job.tenant, "jobs"), key("active"), JOB_COUNTS, TENANT_COUNTS]
+        self._discard(keys=keys, args=[job.id, key("idem", job.tenant, "")])
+        self.r.delete(key("job", job.id, "events"))
+
+    # -- reading --------------------------------------------------------------------------
+    def status(self, job_id: str) -> str | None:
+        status: str | None = self.r.hget(key("job", job_id), "status")
+        return status
+
+    def page(
+        self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Job], str | None]:
+        """Newest first, by (creation ms, id): a total order, so jobs made in the same
+        millisecond are neither skipped nor repeated. ``cursor`` is the last job a page
+        ended on (``<ms>:<id>``, see page_cursor); a bare ``<ms>`` (the cursor's earlier
+        shape) continues below that millisecond."""
+        below, keep = parse_cursor(cursor), JobFilter.of(where)
+        zkey = key("tenant", tenant, "jobs")
+        hi = "+inf" if below is None else str(below[0])
+        out: list[Job] = []
+        next_cursor = None
+        offset = 0
+        while len(out) < limit:
+            batch = self.r.zrevrangebyscore(
+                zkey, hi, "-inf", start=offset, num=limit * 2, withscores=True
+            )
+            if not batch:
+                break
+            offset += len(batch)
+            found = self.get_many([job_id for job_id, _ in batch])  # one round trip a page
+            for (job_id, score), job in zip(batch, found, strict=True):
+                # Members of one score come in reverse lexical order: skip down to the cursor.
+                if below is not None and int(score) == below[0] and job_id >= below[1]:
+                    continue
+                if job and keep.matches(job):
+                    out.append(job)
+                    if len(out) == limit:
+                        next_cursor = page_cursor(int(score), job_id)
+                        break
+        return out, next_cursor
+
+    def sweeping(self) -> JobSweep:
+        """The store's side of retention: old jobs, stray keys (service/jobs/retention.py)."""
+        return JobSweep(self.r, key)
+
+    def active(self) -> list[str]:
+        return sorted(self.r.smembers(key("active")))
+
+    def forget_active(self, job_id: str) -> None:
+        self.r.srem(key("active"), job_id)
+
+    def done_segments(self, job_id: str) -> set[int]:
+        return {int(i) for i in self.r.smembers(key("job", job_id, "done"))}
+
+    # -- state changes --------------------------------------------------------------------
+    def advance(self, job_id: str, status: str, **fields: Any) -> bool:
+        """Move the job forward to ``status`` (never back, never out of a terminal state)."""
+        moved = bool(self._advance(**_advancing(job_id, status, fields)))
+        if moved:
+            self.publish(job_id, "status", {"status": status, **fields})
+        return moved
+
+    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+        """``advance`` for many jobs in two round trips: the scripts pipelined, then the
+        moved jobs' events (a batch cancel wrote two round trips a job, each fsynced)."""
+        if not job_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for job_id in job_ids:
+            self._advance(**_advancing(job_id, status, fields), client=pipe)
+        moved = [bool(m) for m in pipe.execute()]
+        events = self.r.pipeline(transaction=False)
+        for job_id in (j for j, ok in zip(job_ids, moved, strict=True) if ok):
+            self.publish_on(events, job_id, "status", {"status": status, **fields})
+        events.execute()
+        return moved
+
+    def update(self, job_id: str, **fields: Any) -> None:
+        """Set fields of an existing record (a deleted job's record is never brought back)."""
+        args: list[Any] = ["updated", time.time()]
+        for k, v in fields.items():
+            args += [k, _field(v)]
+        if self._update(keys=[key("job", job_id)], args=args):
+            self.publish(job_id, "update", fields)
+
+    def set_segment(self, job_id: str, index: int, **state: Any) -> None:
+        hkey = key("job", job_id, "seg")
+        current = json.loads(self.r.hget(hkey, str(index)) or "{}")
+        current.update(state)
+        # Marks progress too, for the reconciler; only while the job exists.
+        value = _field(current)
+        args = [str(index), value, time.time()]
+        if self._segment_state(keys=[key("job", job_id), hkey], args=args):
+            self.publish(job_id, "segment", {**current, "index": index + 1})
+
+    def deliveries(self, job_id: str, task: str) -> int:
+        """Count one more delivery of ``task``; a task that keeps killing workers is capped.
+        0: the job is gone."""
+        keys = [key("job", job_id), key("job", job_id, "deliveries")]
+        return int(self._count(keys=keys, args=[task]))
+
+    def delivered(self, job_id: str, task: str) -> int:
+        return int(self.r.hget(key("job", job_id, "deliveries"), task) or 0)
+
+    def push_first(self, queue: str, message: str) -> None:
+        """kombu's Redis transport pushes on the left and workers BRPOP from the right: a
+        message pushed on the right is the next one taken."""
+        self.r.rpush(queue, message)
+
+    def segment_done(self, job_id: str, index: int) -> bool:
+        """Record segment ``index`` finished; True for exactly one call: the last segment.
+        A segment of a deleted job counts nothing (and recreates no key)."""
+        keys = [key("job", job_id), key("job", job_id, "done"), key("job", job_id, "remaining")]
+        return int(self._segment_done(keys=keys, args=[index])) == 0
+
+
+class JobStoreLate(StoreUnavailable):
+    """The create script reached Redis after its deadline (or not at all): nothing was kept.
+    An unavailable store, so every caller that handles one handles this."""
+
+
+def _advancing(job_id: str, status: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The ADVANCE script's keys and args for one job."""
+    args: list[Any] = [status, "updated", time.time()]
+    for k, v in fields.items():
+        args += [k, _field(v)]
+    args.append(job_id)
+    return {"keys": [key("job", job_id), key("active"), JOB_COUNTS, TENANT_COUNTS], "args": args}
