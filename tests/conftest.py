@@ -21,6 +21,9 @@ from hypothesis import HealthCheck, settings
 
 from tests.support.data import SHORT_SCRIPT, make_video
 
+# Where the suite's CPU goes, by test file, printed after every run (devtools/testcpu.py).
+pytest_plugins = ["devtools.testcpu"]
+
 # No deadline and no too-slow check: a property is decided by its examples, never by how fast
 # a loaded host runs them (a 200 ms deadline failed at 305 ms beside a second CI run).
 # Where PYTHONDONTWRITEBYTECODE is set (this machine, CI), pytest would rewrite every test
