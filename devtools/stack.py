@@ -244,10 +244,12 @@ def start_stack(
 def wait_for(
     client: httpx.Client,
     job_id: str,
-    timeout: float = 120,
+    timeout: float = 300,
     until: tuple[str, ...] = ("succeeded", "failed", "canceled"),
 ) -> dict[str, Any]:
-    """Poll the job until its status is one of ``until``. A 5xx answer (a store away for a
+    """Poll the job until its status is one of ``until``. ``timeout`` guards against a hang,
+    not a slow machine: a loaded CI host (load average 15-40 beside other runs) took over
+    120 s for a job a quiet one finishes in 20. A 5xx answer (a store away for a
     moment, as a fault test makes it) is asked again; any other non-200 is the test's error,
     said with the body rather than as a missing "status"."""
     deadline = time.monotonic() + timeout

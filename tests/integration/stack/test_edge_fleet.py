@@ -30,7 +30,8 @@ def edge_stack(server: EdgeServer, tmp_path_factory: pytest.TempPathFactory) -> 
         edge_breaker_failures=3,
         edge_breaker_cooldown=3,
         edge_backoff=0.05,
-        edge_receive_timeout=5,
+        # the local server answers at once; 5 s was missed under load and fell back to espeak
+        edge_receive_timeout=30,
     )
     yield s
     s.stop()

@@ -246,7 +246,7 @@ def test_narrate_api_runs_the_api_alone(stack: Stack) -> None:
         env=stack.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 180  # a hang, not a slow start (30 s failed under load)
         while True:
             try:
                 ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
