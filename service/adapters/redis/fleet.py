@@ -21,11 +21,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
-from service.adapters.redis.lanes import LEASE, LEASE_HELD
+from service.adapters.redis.keys import HELD, LEASE, STORAGE, WORKERS
+from service.adapters.redis.lanes import LEASE_HELD
 from service.ports import Fleet
 
-WORKERS, HELD = "narrate:workers", "narrate:workers:held"  # the job store's prefix
-STORAGE = "narrate:workers:storage"  # worker instance -> where it publishes artifacts
 UNACKED, UNACKED_INDEX = "unacked", "unacked_index"  # kombu's Channel defaults
 
 
