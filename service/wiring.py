@@ -218,7 +218,8 @@ class Built:
 
         s = self.settings
         sender = HttpSender(s.webhook_timeout, s.webhook_allow_private)
-        return Webhooks(s, self.stores.webhooks, sender, self.storage)
+        st = self.stores
+        return Webhooks(s, st.webhook_endpoints, st.outbox, sender, self.storage)
 
     @cached_property
     def lifecycle(self) -> Lifecycle:

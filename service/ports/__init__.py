@@ -40,7 +40,14 @@ from service.ports.media import (
 from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
 from service.ports.tenants import KeyRecord, TenantKeys
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
-from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
+from service.ports.webhooks import (
+    Attempt,
+    Delivery,
+    Endpoint,
+    Outbox,
+    WebhookEndpoints,
+    WebhookSender,
+)
 
 __all__ = [
     "BUCKETS",
@@ -75,6 +82,7 @@ __all__ = [
     "Media",
     "Metrics",
     "MuxRequest",
+    "Outbox",
     "PcmSink",
     "PresetStore",
     "Queue",
@@ -89,7 +97,7 @@ __all__ = [
     "TtsEngine",
     "TtsRequest",
     "VideoInfo",
+    "WebhookEndpoints",
     "WebhookSender",
-    "WebhookStore",
     "Workspace",
 ]

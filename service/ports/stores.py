@@ -27,7 +27,7 @@ from service.ports.jobs import (
     SegmentLedger,
 )
 from service.ports.tenants import TenantKeys
-from service.ports.webhooks import WebhookStore
+from service.ports.webhooks import Outbox, WebhookEndpoints
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,8 @@ class Stores:
     lease: Lease
     batches: BatchStore
     batch_events: BatchEvents
-    webhooks: WebhookStore
+    webhook_endpoints: WebhookEndpoints
+    outbox: Outbox
     presets: PresetStore
     quotas: Quotas
     lexicons: LexiconStore

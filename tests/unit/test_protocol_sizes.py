@@ -1,12 +1,12 @@
 """The ports stay small, by role: no Protocol in service/ports over MAX_METHODS methods.
-Two are still wider and may only shrink: Storage (the job's files and its artifacts, two
-roles) and WebhookStore (endpoints and the outbox), to be split as the job store was."""
+One is still wider and may only shrink: Storage (the job's files and its artifacts, two
+roles), to be split as the job store was."""
 
 from __future__ import annotations
 
 from devtools.protocols import MAX_METHODS, method_counts
 
-NOT_YET_SPLIT = {"storage.Storage": 13, "webhooks.WebhookStore": 9}
+NOT_YET_SPLIT = {"storage.Storage": 13}
 
 
 def test_every_port_protocol_is_a_role_of_at_most_eight_methods() -> None:

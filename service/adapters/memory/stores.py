@@ -19,7 +19,7 @@ from service.ports.stores import Stores
 
 def memory_stores() -> Stores:
     queue = MemoryQueue()
-    jobs = MemoryJobStore(queue)
+    jobs, hooks = MemoryJobStore(queue), MemoryWebhooks()
     counted = MemoryMetrics(jobs, queue)
     return Stores(
         records=jobs,
@@ -35,7 +35,8 @@ def memory_stores() -> Stores:
         lease=MemoryLease(),
         batches=MemoryBatches(),
         batch_events=MemoryBatchEvents(),
-        webhooks=MemoryWebhooks(),
+        webhook_endpoints=hooks,
+        outbox=hooks,
         presets=MemoryPresets(),
         quotas=MemoryQuotas(jobs),
         lexicons=MemoryLexicons(),

@@ -35,7 +35,7 @@ def redis_stores(settings: Settings, app: Celery | None = None) -> Stores:
     timeout = settings.redis_timeout
     log.info("Redis calls time out after %g s", timeout)
     client = redis_url.client(settings.broker_url, timeout, timeout)
-    jobs = JobStore(client)
+    jobs, hooks = JobStore(client), RedisWebhooks(client)
     counted = Metrics(client)
     keep = (settings.keep_jobs_days + 1) * 86400  # a batch outlives its jobs by a day
     return Stores(
@@ -52,7 +52,8 @@ def redis_stores(settings: Settings, app: Celery | None = None) -> Stores:
         lease=RedisLease(client),
         batches=RedisBatches(client, keep),
         batch_events=RedisBatchEvents(client),
-        webhooks=RedisWebhooks(client),
+        webhook_endpoints=hooks,
+        outbox=hooks,
         presets=RedisPresets(client),
         quotas=RedisQuotas(client),
         lexicons=RedisLexicons(client),

@@ -1,4 +1,4 @@
-"""The WebhookStore port in Redis.
+"""The webhook ports (WebhookEndpoints, Outbox) in Redis.
 
 Keys (prefix ``narrate:``):
   webhooks:<tenant>          hash: endpoint id -> JSON (url, events, secret, created)
