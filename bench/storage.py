@@ -75,7 +75,7 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     out = {s: t[s] - t[marks[i]] for i, s in enumerate(marks[1:])}
     out["job"] = t["download"] - t["start"]
     out["put_mb"], out["get_mb"] = TRAFFIC.put / 1e6, TRAFFIC.get / 1e6
-    service.storage.delete("bench", job_id)
+    service.files.delete("bench", job_id)
     assert isinstance(service.records, RedisJobStore)  # the port has no flush: the bench's Redis
     service.records.r.flushdb()
     return out

@@ -25,7 +25,6 @@ from service.pipeline import Pipeline
 from service.ports import (
     PresetStore,
     Queue,
-    Storage,
     StreamEncoder,
     TtsEngine,
 )
@@ -36,6 +35,7 @@ from service.voicepacks import kokoro, zh_baker
 if TYPE_CHECKING:
     from celery import Celery
 
+    from service.adapters.storage.s3 import S3Storage
     from service.jobs import JobService, Lifecycle, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
     from service.jobs.dispatch import Dispatcher, DispatchLoop
@@ -134,7 +134,7 @@ def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
     )
 
 
-def storage(settings: Settings) -> Storage:
+def storage(settings: Settings) -> LocalStorage | S3Storage:
     """Local directories by default; an S3-compatible store for NARRATE_STORAGE_URL=s3://."""
     if not settings.storage_url:
         return LocalStorage(settings.artifacts_dir, settings.cache_dir)
@@ -176,7 +176,7 @@ class Built:
     """What the API, the workers, the reconciler and the CLI run, each part built once on
     one set of stores (one client), when first asked for."""
 
-    def __init__(self, settings: Settings, stores: Stores, files: Storage) -> None:
+    def __init__(self, settings: Settings, stores: Stores, files: LocalStorage | S3Storage) -> None:
         self.settings = settings
         self.stores = stores
         self.storage = files
@@ -258,6 +258,7 @@ class Built:
             self.settings,
             found,
             self.storage,
+            self.storage,
             self.pipeline,
             st.queue,
             self.lifecycle,
@@ -278,7 +279,8 @@ class Built:
         st = self.stores
         found = WorkedJobs(st.records, st.transitions, st.ledger, st.deliveries)
         first = FirstInLine(self.lanes, st.heads, st.queue.name)
-        parts = (self.storage, self.pipeline, st.queue, st.metrics, self.lifecycle, first)
+        files = self.storage  # one adapter: the job's files and its artifacts
+        parts = (files, files, self.pipeline, st.queue, st.metrics, self.lifecycle, first)
         return WorkerSteps(self.settings, found, *parts)
 
     @cached_property

@@ -50,7 +50,7 @@ class FleetWatch:
         storage: str | None = None,
     ) -> None:
         self.fleet, self.heads = fleet, heads
-        self.storage = storage  # where this worker publishes (Storage.identity), said at start
+        self.storage = storage  # where this worker publishes (Artifacts.identity), said at start
         self.queue = queue
         self.hostname = hostname
         self.instance = f"{hostname} {os.getpid()}"

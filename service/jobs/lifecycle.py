@@ -12,7 +12,7 @@ from service.config import Settings
 from service.domain.errors import CanceledError, StorageUnavailable, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice
-from service.ports import JobRecords, JobTransitions, Storage
+from service.ports import JobFiles, JobRecords, JobTransitions
 
 if TYPE_CHECKING:
     from service.jobs.batch_progress import BatchProgress
@@ -27,7 +27,7 @@ class Lifecycle:
         settings: Settings,
         store: JobRecords,
         transitions: JobTransitions,
-        storage: Storage,
+        storage: JobFiles,
         webhooks: Webhooks | None = None,
         batches: BatchProgress | None = None,
     ) -> None:

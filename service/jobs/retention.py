@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 from service.config import Settings
 from service.domain.errors import StorageUnavailable
-from service.ports import JobRecords, JobSweep, Storage, Stored
+from service.ports import JobFiles, JobRecords, JobSweep, Stored
 
 log = logging.getLogger("narrate.retention")
 DAY = 86400.0
@@ -34,7 +34,7 @@ class Swept:
 
 class Sweeper:
     def __init__(
-        self, settings: Settings, store: JobRecords, sweep: JobSweep, storage: Storage
+        self, settings: Settings, store: JobRecords, sweep: JobSweep, storage: JobFiles
     ) -> None:
         self.settings = settings
         self.store = store

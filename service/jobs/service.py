@@ -29,16 +29,17 @@ from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,
     Artifact,
+    Artifacts,
     Counts,
     EventLog,
     FleetRegistry,
     Incoming,
     JobEvent,
+    JobFiles,
     JobRecords,
     JobTransitions,
     Metrics,
     Queue,
-    Storage,
     Workspace,
 )
 from service.ports.dispatch import Lanes
@@ -77,7 +78,8 @@ class JobService:
         self,
         settings: Settings,
         jobs: ServedJobs,
-        storage: Storage,
+        files: JobFiles,
+        artifacts: Artifacts,
         pipeline: Pipeline,
         queue: Queue,
         lifecycle: Lifecycle,
@@ -94,7 +96,8 @@ class JobService:
         self.fleet = jobs.fleet
         self.metrics = jobs.metrics
         self.counts = jobs.counts
-        self.storage = storage
+        self.files = files  # the jobs' uploads and work files
+        self.artifacts = artifacts  # what they publish, served from here
         self.pipeline = pipeline
         self.queue = queue
         self.lifecycle = lifecycle
@@ -115,18 +118,18 @@ class JobService:
     # -- submit ----------------------------------------------------------------------------
     def receive(self, tenant: str, job_id: str, kind: str) -> Incoming:
         """Where an uploaded ``video`` or ``music`` goes while the request streams in."""
-        return self.storage.receive(tenant, job_id, kind)
+        return self.files.receive(tenant, job_id, kind)
 
     def copy_input(self, tenant: str, source_job: str, job_id: str, kind: str) -> bool:
-        return self.storage.copy_input(tenant, source_job, job_id, kind)
+        return self.files.copy_input(tenant, source_job, job_id, kind)
 
     def workspace(self, tenant: str, job_id: str) -> Workspace:
         """The job's files on this machine (its inputs, to check them at the door)."""
-        return self.storage.workspace(tenant, job_id)
+        return self.files.workspace(tenant, job_id)
 
     def drop_upload(self, tenant: str, job_id: str) -> None:
         """Remove what a request that made no new job left behind."""
-        self.storage.delete(tenant, job_id)
+        self.files.delete(tenant, job_id)
 
     def submit(
         self,
@@ -239,7 +242,7 @@ class JobService:
         """A published artifact, or None."""
         if not is_artifact(name) or name not in job.artifacts:
             return None
-        return self.storage.served(job.tenant, job.id, name)
+        return self.artifacts.served(job.tenant, job.id, name)
 
     def voices(self) -> list[Voice]:
         return list(self.pipeline.catalog.voices)
@@ -272,7 +275,7 @@ class JobService:
         """Cancel a queued or running job; delete a finished one with its artifacts."""
         if self.cancel(job):
             return "canceled"
-        self.storage.delete(job.tenant, job.id)
+        self.files.delete(job.tenant, job.id)
         self.records.discard(job)
         return "deleted"
 
@@ -305,7 +308,7 @@ class JobService:
         """Every live worker publishes where this API serves from. Workers on local storage
         in another data dir (another machine) make artifacts this API answers 404 for: a
         fleet on several machines needs NARRATE_STORAGE_URL=s3://… or one shared data dir."""
-        mine = self.storage.identity()
+        mine = self.artifacts.identity()
         elsewhere = sorted(w for w, found in storages.items() if found != mine)
         if elsewhere and elsewhere != self._elsewhere:
             log.warning(

@@ -22,13 +22,14 @@ from service.jobs.parts import FirstInLine
 from service.pipeline import JobPlan, Pipeline, Rendered, SegmentResult, staged_artifacts
 from service.ports import (
     FINALIZE_TASK,
+    Artifacts,
     Deliveries,
+    JobFiles,
     JobRecords,
     JobTransitions,
     Metrics,
     Queue,
     SegmentLedger,
-    Storage,
     Workspace,
 )
 
@@ -55,7 +56,8 @@ class WorkerSteps:
         self,
         settings: Settings,
         jobs: WorkedJobs,
-        storage: Storage,
+        files: JobFiles,
+        artifacts: Artifacts,
         pipeline: Pipeline,
         queue: Queue,
         metrics: Metrics,
@@ -67,7 +69,8 @@ class WorkerSteps:
         self.transitions = jobs.transitions
         self.ledger = jobs.ledger
         self.deliveries = jobs.deliveries
-        self.storage = storage
+        self.files = files  # the job's inputs and the segments' results between steps
+        self.artifacts = artifacts  # where finalize publishes
         self.pipeline = pipeline
         self.queue = queue
         self.metrics = metrics
@@ -146,11 +149,11 @@ class WorkerSteps:
             started=time.time(),
             deliveries=deliveries,
         )
-        work = self.storage.workspace(job.tenant, job_id)
+        work = self.files.workspace(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
             self.lifecycle.check_canceled(job_id)
-            self.storage.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
+            self.files.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
         except CanceledError:
             self.lifecycle.discard_work(job)
             return
@@ -200,14 +203,14 @@ class WorkerSteps:
         )
         self.lifecycle.stage(job, "finalize")
         try:
-            staged = self.storage.staging(job.tenant, job_id)
+            staged = self.artifacts.staging(job.tenant, job_id)
         except NarrateError as exc:
             self.lifecycle.fail(job, exc.notice())
             return
-        work = self.storage.workspace(job.tenant, job_id)
+        work = self.files.workspace(job.tenant, job_id)
         try:
             rendered = self._finalize(job, staged, work)
-            published = self.storage.publish(job.tenant, job_id, staged, staged_artifacts(staged))
+            published = self.artifacts.publish(job.tenant, job_id, staged, staged_artifacts(staged))
             self._succeeded(job, rendered, published)
         except CanceledError:
             self.lifecycle.discard_work(job)
@@ -234,7 +237,7 @@ class WorkerSteps:
 
         results = [
             SegmentResult.from_json(
-                self.storage.get_work(job.tenant, job.id, result_name(i)).decode("utf-8")
+                self.files.get_work(job.tenant, job.id, result_name(i)).decode("utf-8")
             )
             for i in range(job.segments_total)
         ]

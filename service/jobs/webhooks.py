@@ -19,7 +19,7 @@ from service.domain import webhooks as wh
 from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
 from service.domain.job import Job
-from service.ports import Storage
+from service.ports import Artifacts
 from service.ports.webhooks import (
     Attempt,
     Delivery,
@@ -48,7 +48,7 @@ class Webhooks:
         endpoints: WebhookEndpoints,
         outbox: Outbox,
         sender: WebhookSender,
-        storage: Storage,
+        storage: Artifacts,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings

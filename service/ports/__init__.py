@@ -37,7 +37,7 @@ from service.ports.media import (
     StreamEncoder,
     VideoInfo,
 )
-from service.ports.storage import Artifact, Blobs, Incoming, Storage, Stored, Workspace
+from service.ports.storage import Artifact, Artifacts, Blobs, Incoming, JobFiles, Stored, Workspace
 from service.ports.tenants import KeyRecord, TenantKeys
 from service.ports.tts import Boundary, Speech, TtsEngine, TtsRequest
 from service.ports.webhooks import (
@@ -57,6 +57,7 @@ __all__ = [
     "WAIT_BUCKETS",
     "ActiveJobs",
     "Artifact",
+    "Artifacts",
     "Attempt",
     "BatchEvents",
     "BatchStore",
@@ -74,6 +75,7 @@ __all__ = [
     "FleetRegistry",
     "Incoming",
     "JobEvent",
+    "JobFiles",
     "JobRecords",
     "JobSweep",
     "JobTransitions",
@@ -90,7 +92,6 @@ __all__ = [
     "Quotas",
     "SegmentLedger",
     "Speech",
-    "Storage",
     "Stored",
     "StreamEncoder",
     "TenantKeys",

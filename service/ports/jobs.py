@@ -39,7 +39,7 @@ class Fleet:
     dead: list[str]
     dispatcher: str | None = None  # the lease's holder now (None: nobody holds it)
     dispatcher_seen: float | None = None  # seconds since the lease was last held (None: never)
-    storages: dict[str, str] | None = None  # live worker -> its Storage.identity(), if it said
+    storages: dict[str, str] | None = None  # live worker -> its Artifacts.identity(), if it said
 
 
 @dataclass(frozen=True, slots=True)

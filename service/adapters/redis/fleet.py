@@ -4,7 +4,7 @@ worker held (a mixin of the job store: same client, same timeouts).
 Keys:
   narrate:workers        hash: worker instance ("<hostname> <pid>") -> last beat (Redis clock)
   narrate:workers:held   hash: worker instance -> JSON list of the delivery tags it holds
-  narrate:workers:storage  hash: worker instance -> its storage's identity (Storage.identity)
+  narrate:workers:storage  hash: worker instance -> its storage's identity (Artifacts.identity)
   narrate:dispatcher, narrate:dispatcher:held   the dispatcher's lease (read: lanes.py)
 
 kombu's Redis transport keeps each delivered, unacked message in the ``unacked`` hash (tag

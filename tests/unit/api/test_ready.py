@@ -75,8 +75,8 @@ def test_a_worker_publishing_to_another_storage_makes_it_unavailable(
     """Round four: a worker on local storage in another data dir (another machine) made
     artifacts this API answered 404 for. Every live worker must say the API's storage."""
     f = make_fleet(tmp_path, fair_share=False)
-    mine = f.service.storage.identity()
-    assert mine.startswith("local:") and mine == f.service.storage.identity()  # kept
+    mine = f.service.artifacts.identity()
+    assert mine.startswith("local:") and mine == f.service.artifacts.identity()  # kept
     same = Fleet(["w 1", "w 2"], [], storages={"w 1": mine, "w 2": mine})
     f.store.fleet = lambda dead_after: same  # type: ignore[method-assign]
     assert f.client().get("/readyz").json()["checks"]["storage"] is True
