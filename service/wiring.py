@@ -1,6 +1,8 @@
 """The composition root: the one place that chooses adapters and wires them into the
-pipeline and the job services. The API, the workers, the reconciler and the CLI each ask
-here for what they run; nothing else constructs an adapter."""
+pipeline and the job services. ``build(settings)`` opens the backend NARRATE_REDIS_URL
+names (service/adapters/backend.py: Redis, or ``memory://``) and wires every part on it:
+the API, the workers, the reconciler, the CLI and the fast test tier each ask it for what
+they run; nothing else constructs an adapter."""
 
 from __future__ import annotations
 

@@ -8,16 +8,18 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
-from service.adapters.memory.jobstore import MemoryJobStore
+from service.adapters.backend import open_stores
 from service.adapters.memory.queue import MemoryQueue
+from service.config import Settings
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import Job, JobFilter
 from service.domain.notices import Notice, warning
 from service.ports import (
+    QUEUE,
     ActiveJobs,
     Deliveries,
     EventLog,
@@ -26,59 +28,67 @@ from service.ports import (
     QueueHeads,
     SegmentLedger,
 )
+from service.ports.stores import Stores
+
+Q = QUEUE  # the broker's queue, as the backends name it
 
 
 @dataclass
 class Under:
-    """The job store's roles, each test going through the one it is about (one adapter
-    plays them all, as the backends wire it: adapters/{memory,redis}/stores.py)."""
+    """The stores a backend opens (adapters/backend.py, as the wiring opens them): each test
+    goes through the job store's role it is about."""
 
-    store: Any
+    stores: Stores
     queued: Callable[[], int]  # messages handed to the queue so far
     first: Callable[[], str]  # the message the next worker takes
 
     @property
     def records(self) -> JobRecords:
-        return cast(JobRecords, self.store)
+        return self.stores.records
 
     @property
     def transitions(self) -> JobTransitions:
-        return cast(JobTransitions, self.store)
+        return self.stores.transitions
 
     @property
     def ledger(self) -> SegmentLedger:
-        return cast(SegmentLedger, self.store)
+        return self.stores.ledger
 
     @property
     def deliveries(self) -> Deliveries:
-        return cast(Deliveries, self.store)
+        return self.stores.deliveries
 
     @property
     def events(self) -> EventLog:
-        return cast(EventLog, self.store)
+        return self.stores.events
 
     @property
     def active(self) -> ActiveJobs:
-        return cast(ActiveJobs, self.store)
+        return self.stores.active
 
     @property
     def heads(self) -> QueueHeads:
-        return cast(QueueHeads, self.store)
+        return self.stores.heads
 
 
 @pytest.fixture
 def under(request: pytest.FixtureRequest) -> Under:
     if request.getfixturevalue("backend") == "memory":
-        queue = MemoryQueue("q")
-        return Under(
-            MemoryJobStore(queue), lambda: len(queue.pending), lambda: json.dumps(queue.pending[0])
-        )
-    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+        stores = open_stores(Settings(redis_url="memory://"))
+        queue = stores.queue
+        assert isinstance(queue, MemoryQueue)
+        return Under(stores, lambda: len(queue.pending), lambda: json.dumps(queue.pending[0]))
+    import redis
 
-    store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
-    store.r.flushdb()
+    url = request.getfixturevalue("redis_url")
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.flushdb()
     # kombu's Redis transport: LPUSH to publish, BRPOP to take.
-    return Under(store, lambda: int(store.r.llen("q")), lambda: str(store.r.lindex("q", -1)))
+    return Under(
+        open_stores(Settings(redis_url=url, redis_timeout=2.0)),
+        lambda: int(client.llen(Q)),
+        lambda: str(client.lindex(Q, -1)),
+    )
 
 
 def msg(job_id: str, index: int) -> str:
@@ -96,7 +106,7 @@ def job(job_id: str, tenant: str = "alpha", created: float | None = None, **kw: 
 
 
 def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
-    _, new = under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
+    _, new = under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
     assert new and under.queued() == 2
     found = under.records.get("a1")
     assert found is not None and (found.status, found.spec, found.tenant) == (
@@ -108,12 +118,12 @@ def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
 
 
 def test_an_idempotency_key_maps_one_body_to_one_job(under: Under) -> None:
-    under.records.create(job("a1"), ("k", "body-1"), [msg("a1", 0)], "q")
-    again, new = under.records.create(job("a2"), ("k", "body-1"), [msg("a1", 0)], "q")
+    under.records.create(job("a1"), ("k", "body-1"), [msg("a1", 0)], Q)
+    again, new = under.records.create(job("a2"), ("k", "body-1"), [msg("a1", 0)], Q)
     assert not new and again.id == "a1" and under.queued() == 1
     with pytest.raises(IdempotencyConflict):
-        under.records.create(job("a3"), ("k", "body-2"), [msg("a1", 0)], "q")
-    other_tenant, new = under.records.create(job("b1", "beta"), ("k", "body-2"), [], "q")
+        under.records.create(job("a3"), ("k", "body-2"), [msg("a1", 0)], Q)
+    other_tenant, new = under.records.create(job("b1", "beta"), ("k", "body-2"), [], Q)
     assert new and other_tenant.id == "b1"  # keys are per tenant
 
 
@@ -236,11 +246,11 @@ def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -
 
 
 def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> None:
-    under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
-    under.records.create(job("a2"), None, [msg("a2", 0)], "q")
+    under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
+    under.records.create(job("a2"), None, [msg("a2", 0)], Q)
     assert json.loads(under.first()) == ["narrate.segment", ["a1", 0]]  # first in, first out
     finalize = json.dumps(["narrate.finalize", ["a1"]])
-    under.heads.push_first("q", finalize)
+    under.heads.push_first(Q, finalize)
     assert under.queued() == 4 and under.first() == finalize
 
 
