@@ -62,7 +62,7 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     t["segments"] = time.perf_counter()
     steps.run_finalize(job_id, "bench")
     t["finalize"] = time.perf_counter()
-    done = service.store.get(job_id)
+    done = service.records.get(job_id)
     assert done is not None and done.status == "succeeded", done and done.error
     for name in done.artifacts:
         artifact = service.artifact(done, name)
@@ -75,9 +75,9 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     out = {s: t[s] - t[marks[i]] for i, s in enumerate(marks[1:])}
     out["job"] = t["download"] - t["start"]
     out["put_mb"], out["get_mb"] = TRAFFIC.put / 1e6, TRAFFIC.get / 1e6
-    service.storage.delete("bench", job_id)
-    assert isinstance(service.store, RedisJobStore)  # the port has no flush: the bench's Redis
-    service.store.r.flushdb()
+    service.files.delete("bench", job_id)
+    assert isinstance(service.records, RedisJobStore)  # the port has no flush: the bench's Redis
+    service.records.r.flushdb()
     return out
 
 

@@ -66,8 +66,8 @@ def outbox_cost(stack: Stack, job_id: str, n: int = 200) -> list[float]:
     from service.config import Settings
 
     settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
-    store = wiring.job_store(settings)
-    hooks = wiring.webhooks(settings, store.r)
+    built = wiring.build(settings)
+    store, hooks = built.stores.records, built.webhooks
     out = []
     for i in range(n):
         t = time.perf_counter()

@@ -23,6 +23,8 @@ class Settings(BaseSettings):
     # None: `narrate serve` starts a local Redis with AOF under data_dir. redis://, rediss://,
     # or a Sentinel-managed primary: sentinel://[:password@]host:port[,host:port...]/<master>[/db]
     # (store, broker, lanes and events all follow a failover; service/adapters/redis/url.py).
+    # memory://: every store and the queue in this one process, nothing kept, tasks run only
+    # when the queue is drained (the fast test tier's backend; service/adapters/backend.py).
     redis_url: str | None = None
     # The shipped catalog; styles.json and lexicon/ are read from the same folder.
     voices_file: Path = VOICES_DIR / "catalog.json"

@@ -1,10 +1,14 @@
 """The composition root: the one place that chooses adapters and wires them into the
-pipeline and the job services. The API, the workers, the reconciler and the CLI each ask
-here for what they run; nothing else constructs an adapter."""
+pipeline and the job services. ``build(settings)`` opens the backend NARRATE_REDIS_URL
+names (service/adapters/backend.py: Redis, or ``memory://``) and wires every part on it:
+the API, the workers, the reconciler, the CLI and the fast test tier each ask it for what
+they run; nothing else constructs an adapter."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from service.adapters.asr import WhisperRecogniser, fold_simplified
@@ -20,18 +24,23 @@ from service.adapters.tts.espeak import EspeakEngine
 from service.adapters.tts.guard import Guard, LocalGuard
 from service.config import Settings
 from service.pipeline import Pipeline
-from service.ports import QUEUE, PresetStore, Quotas, Storage, StreamEncoder, TtsEngine
+from service.ports import (
+    PresetStore,
+    Queue,
+    StreamEncoder,
+    TtsEngine,
+)
+from service.ports.dispatch import Lanes
+from service.ports.stores import Stores
 from service.voicepacks import kokoro, zh_baker
 
 if TYPE_CHECKING:
     from celery import Celery
 
-    from service.adapters.memory.queue import MemoryQueue
-    from service.adapters.redis.jobstore import JobStore
-    from service.adapters.redis.queue import CeleryQueue
-    from service.jobs import JobService, Reconciler, WorkerSteps
+    from service.adapters.storage.s3 import S3Storage
+    from service.jobs import JobService, Lifecycle, Reconciler, WorkerSteps
     from service.jobs.batches import BatchService
-    from service.jobs.dispatch import DispatchLoop
+    from service.jobs.dispatch import Dispatcher, DispatchLoop
     from service.jobs.keys import KeyStore
     from service.jobs.presets import Presets
     from service.jobs.previews import StylePreviews
@@ -46,8 +55,10 @@ if TYPE_CHECKING:
 
 def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
     """edge-tts's connection cap and breaker: fleet-wide in Redis when a Redis is configured
-    (the service), in-process otherwise (the one-process CLI)."""
-    if settings.redis_url if use_redis is None else use_redis:
+    (the service), in-process otherwise (the one-process CLI, ``memory://``)."""
+    from service.adapters.backend import in_memory
+
+    if (settings.redis_url and not in_memory(settings)) if use_redis is None else use_redis:
         from service.adapters.redis import url as redis_url
         from service.adapters.tts.guard import RedisGuard
 
@@ -125,14 +136,7 @@ def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
     )
 
 
-def job_store(settings: Settings) -> JobStore:
-    """Every call gives up after ``redis_timeout``: a hung Redis costs a request that long."""
-    from service.adapters.redis.jobstore import JobStore
-
-    return JobStore.from_url(settings.broker_url, settings.redis_timeout, settings.redis_timeout)
-
-
-def storage(settings: Settings) -> Storage:
+def storage(settings: Settings) -> LocalStorage | S3Storage:
     """Local directories by default; an S3-compatible store for NARRATE_STORAGE_URL=s3://."""
     if not settings.storage_url:
         return LocalStorage(settings.artifacts_dir, settings.cache_dir)
@@ -141,18 +145,6 @@ def storage(settings: Settings) -> Storage:
 
     bucket, prefix = parse_url(settings.storage_url)
     return S3Storage(S3Objects(settings, bucket), prefix, settings.scratch_dir)
-
-
-def celery(settings: Settings) -> Celery:
-    from service.adapters.redis.queue import make_celery
-
-    return make_celery(settings)
-
-
-def queue(settings: Settings, app: Celery | None = None) -> CeleryQueue:
-    from service.adapters.redis.queue import CeleryQueue
-
-    return CeleryQueue(app or celery(settings))
 
 
 def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
@@ -164,167 +156,209 @@ def presets(settings: Settings, store: PresetStore | None = None) -> Presets:
     return Presets(load_presets(settings), store)
 
 
-def keys(settings: Settings, client: Any = None) -> KeyStore:
-    """The tenants' keys, quotas and weights in Redis (``client``: the job store's), shared
-    by the fleet; an earlier version's ``keys.json`` is imported once."""
-    from service.adapters.redis.tenant_keys import RedisTenantKeys
-    from service.jobs.keys import KeyStore
+def celery(settings: Settings) -> Celery:
+    from service.adapters.redis.queue import make_celery
 
-    return KeyStore(RedisTenantKeys(client or job_store(settings).r), settings.keys_file)
+    return make_celery(settings)
 
 
-def webhooks(settings: Settings, client: Any, files: Storage | None = None) -> Webhooks:
-    """Endpoints and the outbox in Redis (``client``: the job store's), sent over httpcore."""
-    from service.adapters.http.webhooks import HttpSender
-    from service.adapters.redis.webhooks import RedisWebhooks
-    from service.jobs.webhooks import Webhooks
+def build(settings: Settings, app: Celery | None = None, queue: Queue | None = None) -> Built:
+    """The service's parts on the backend NARRATE_REDIS_URL names (``memory://``: every
+    store and the queue in this process, tasks running when the queue is drained); ``app``:
+    a worker's own Celery app, ``queue``: another queue (a test's)."""
+    from service.adapters.backend import open_stores
 
-    sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
-    return Webhooks(settings, RedisWebhooks(client), sender, files or storage(settings))
-
-
-def quota_gate(settings: Settings, port: Quotas, tenants: KeyStore | None = None) -> QuotaGate:
-    """The tenants' quotas: the settings, or what the tenant's key sets (in ``tenants``)."""
-    from service.jobs.quotas import QuotaGate
-
-    return QuotaGate(settings, port, (tenants or keys(settings)).limits)
+    stores = open_stores(settings, app)
+    if queue is not None:
+        stores = replace(stores, queue=queue)
+    return Built(settings, stores, storage(settings))
 
 
-def shared(settings: Settings, store: JobStore, files: Storage) -> dict[str, Any]:
-    """What the API, the workers and the reconciler share on the job store's Redis: the
-    webhooks, the tenants' lanes (None without fair share) and the batches' progress."""
-    from service.adapters.redis.batch_events import RedisBatchEvents
-    from service.adapters.redis.batches import RedisBatches
-    from service.adapters.redis.lanes import RedisLanes
-    from service.jobs.batch_progress import BatchProgress
+class Built:
+    """What the API, the workers, the reconciler and the CLI run, each part built once on
+    one set of stores (one client), when first asked for."""
 
-    hooks = webhooks(settings, store.r, files)
-    keep = (settings.keep_jobs_days + 1) * 86400  # a batch outlives its jobs by a day
-    found = BatchProgress(store, RedisBatches(store.r, keep), RedisBatchEvents(store.r), hooks)
-    fair = RedisLanes(store.r, QUEUE) if settings.fair_share else None
-    return {"webhooks": hooks, "lanes": fair, "progress": found}
+    def __init__(self, settings: Settings, stores: Stores, files: LocalStorage | S3Storage) -> None:
+        self.settings = settings
+        self.stores = stores
+        self.storage = files
+        from service.adapters.memory.queue import MemoryQueue
+
+        if isinstance(stores.queue, MemoryQueue) and self.lanes is not None:
+            # no dispatcher thread in memory: the drain dispatches when the queue is empty
+            stores.queue.refill = self.dispatcher.tick
+
+    @cached_property
+    def pipeline(self) -> Pipeline:
+        return pipeline(self.settings)
+
+    @cached_property
+    def lanes(self) -> Lanes | None:
+        """The tenants' lanes (None without fair share)."""
+        return self.stores.lanes if self.settings.fair_share else None
+
+    @cached_property
+    def keys(self) -> KeyStore:
+        """The tenants' keys, quotas and weights, shared by the fleet; an earlier version's
+        ``keys.json`` is imported once."""
+        from service.jobs.keys import KeyStore
+
+        return KeyStore(self.stores.tenant_keys, self.settings.keys_file)
+
+    @cached_property
+    def quotas(self) -> QuotaGate:
+        """The tenants' quotas: the settings, or what the tenant's key sets."""
+        from service.jobs.quotas import QuotaGate
+
+        return QuotaGate(self.settings, self.stores.quotas, self.keys.limits)
+
+    @cached_property
+    def webhooks(self) -> Webhooks:
+        """Endpoints and the outbox in the stores, sent over httpcore."""
+        from service.adapters.http.webhooks import HttpSender
+        from service.jobs.webhooks import Webhooks
+
+        s = self.settings
+        sender = HttpSender(s.webhook_timeout, s.webhook_allow_private)
+        st = self.stores
+        return Webhooks(s, st.webhook_endpoints, st.outbox, sender, self.storage)
+
+    @cached_property
+    def lifecycle(self) -> Lifecycle:
+        from service.jobs import Lifecycle
+        from service.jobs.batch_progress import BatchProgress
+
+        st = self.stores
+        progress = BatchProgress(st.records, st.batches, st.batch_events, self.webhooks)
+        return Lifecycle(
+            self.settings, st.records, st.transitions, self.storage, self.webhooks, progress
+        )
+
+    @cached_property
+    def dispatcher(self) -> Dispatcher:
+        from service.jobs.dispatch import Dispatcher
+
+        st, gate = self.stores, self.quotas
+        return Dispatcher(self.settings, st.lanes, st.queue, st.records, gate.limits, gate.running)
+
+    def dispatch_loop(self, holder: str) -> DispatchLoop:
+        """The fair-share dispatcher under its lease (a worker's thread; `narrate dispatch`)."""
+        from service.jobs.dispatch import DispatchLoop
+
+        return DispatchLoop(self.dispatcher, self.stores.lease, holder)
+
+    @cached_property
+    def job_service(self) -> JobService:
+        """What the API runs on."""
+        from service.jobs import JobService
+        from service.jobs.lexicons import Lexicons
+        from service.jobs.service import ServedJobs
+
+        st = self.stores
+        found = ServedJobs(st.records, st.transitions, st.events, st.fleet, st.metrics, st.counts)
+        return JobService(
+            self.settings,
+            found,
+            self.storage,
+            self.storage,
+            self.pipeline,
+            st.queue,
+            self.lifecycle,
+            presets(self.settings, st.presets),
+            quotas=self.quotas,
+            lanes=self.lanes,
+            lexicons=Lexicons(st.lexicons),
+            keys=self.keys,
+        )
+
+    @cached_property
+    def worker_steps(self) -> WorkerSteps:
+        """What a worker process runs."""
+        from service.jobs import WorkerSteps
+        from service.jobs.parts import FirstInLine
+        from service.jobs.steps import WorkedJobs
+
+        st = self.stores
+        found = WorkedJobs(st.records, st.transitions, st.ledger, st.deliveries)
+        first = FirstInLine(self.lanes, st.heads, st.queue.name)
+        files = self.storage  # one adapter: the job's files and its artifacts
+        parts = (files, files, self.pipeline, st.queue, st.metrics, self.lifecycle, first)
+        return WorkerSteps(self.settings, found, *parts)
+
+    @cached_property
+    def sweeper(self) -> Sweeper:
+        """The retention sweep (the reconciler's, and `narrate gc`)."""
+        from service.jobs.retention import Sweeper
+
+        return Sweeper(self.settings, self.stores.records, self.stores.sweep, self.storage)
+
+    @cached_property
+    def reconciler(self) -> Reconciler:
+        from service.jobs import Reconciler
+        from service.jobs.reconcile import ReconciledJobs
+
+        st = self.stores
+        found = ReconciledJobs(st.records, st.active, st.ledger, st.transitions, st.heads)
+        return Reconciler(self.settings, found, st.queue, self.lifecycle, self.sweeper, self.lanes)
+
+    @cached_property
+    def batch_service(self) -> BatchService:
+        from service.jobs.batches import BatchService
+
+        return BatchService(self.job_service, self.stores.batches)
+
+    @cached_property
+    def style_previews(self) -> StylePreviews:
+        """The style stills (service/jobs/previews.py): ffmpeg's libass, the styles file,
+        the jobs' storage."""
+        from service.adapters.ffmpeg.stills import FfmpegStills
+        from service.adapters.files.styles import styles_data
+        from service.jobs.previews import StylePreviews
+
+        s = self.settings
+        return StylePreviews(lambda: styles_data(s), FfmpegStills(s), self.storage, s.font_name)
+
+    @cached_property
+    def speech_desk(self) -> SpeechDesk:
+        """Speech on request (POST /v1/audio/speech, the MCP server's tools): the API's own
+        pipeline (engines behind the shared TTS cache) and the tenants' quotas."""
+        from service.jobs.speech import SpeechDesk
+
+        s, jobs = self.settings, self.job_service
+        return SpeechDesk(
+            jobs.pipeline, jobs.quotas, s.speech_concurrency, s.speech_wait, jobs.lexicons
+        )
 
 
-def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) -> DispatchLoop:
-    """The fair-share dispatcher under its Redis lease (a worker's thread, on the worker's
-    own Celery ``app``; `narrate dispatch`)."""
-    from service.adapters.redis.lanes import RedisLanes, RedisLease
-    from service.adapters.redis.quotas import RedisQuotas
-    from service.jobs.dispatch import Dispatcher, DispatchLoop
-
-    store = job_store(settings)
-    gate = quota_gate(settings, RedisQuotas(store.r), keys(settings, store.r))
-    found = RedisLanes(store.r, QUEUE)
-    tasks = queue(settings, app)
-    dispatcher = Dispatcher(settings, found, tasks, store, gate.limits, gate.running)
-    return DispatchLoop(dispatcher, RedisLease(store.r), holder)
-
-
-def job_service(settings: Settings, jobs_queue: CeleryQueue | None = None) -> JobService:
-    """What the API runs on."""
-    from service.adapters.redis.lexicons import RedisLexicons
-    from service.adapters.redis.metrics import Metrics
-    from service.adapters.redis.presets import RedisPresets
-    from service.adapters.redis.quotas import RedisQuotas
-    from service.jobs import JobService
-    from service.jobs.lexicons import Lexicons
-
-    store, files = job_store(settings), storage(settings)
-    tenants = keys(settings, store.r)
-    return JobService(
-        settings,
-        store,
-        files,
-        pipeline(settings),
-        jobs_queue or queue(settings),
-        Metrics(store.r),
-        presets(settings, RedisPresets(store.r)),
-        quotas=quota_gate(settings, RedisQuotas(store.r), tenants),
-        lexicons=Lexicons(RedisLexicons(store.r)),
-        **shared(settings, store, files),
-        keys=tenants,
-    )
+# The entry points' own shorthands: each builds the parts it names on the configured backend.
+def job_service(settings: Settings, jobs_queue: Queue | None = None) -> JobService:
+    return build(settings, queue=jobs_queue).job_service
 
 
 def worker_steps(settings: Settings, app: Celery) -> WorkerSteps:
     """What a worker process runs; ``app`` is the worker's own Celery app."""
-    from service.adapters.redis.metrics import Metrics
-    from service.jobs import WorkerSteps
-
-    store, files = job_store(settings), storage(settings)
-    parts = (settings, store, files, pipeline(settings), queue(settings, app), Metrics(store.r))
-    return WorkerSteps(*parts, **shared(settings, store, files))
+    return build(settings, app).worker_steps
 
 
-def reconciler(settings: Settings, jobs_queue: CeleryQueue | None = None) -> Reconciler:
-    from service.jobs import Lifecycle, Reconciler
-
-    store, files = job_store(settings), storage(settings)
-    found = shared(settings, store, files)
-    life = Lifecycle(settings, store, files, found["webhooks"], found["progress"])
-    return Reconciler(settings, store, jobs_queue or queue(settings), life, found["lanes"])
+def reconciler(settings: Settings, jobs_queue: Queue | None = None) -> Reconciler:
+    return build(settings, queue=jobs_queue).reconciler
 
 
 def sweeper(settings: Settings) -> Sweeper:
     """The retention sweep, for `narrate gc` (the reconciler holds its own)."""
-    from service.jobs.retention import Sweeper
-
-    return Sweeper(settings, job_store(settings), storage(settings))
+    return build(settings).sweeper
 
 
-def in_memory(settings: Settings) -> tuple[JobService, WorkerSteps, MemoryQueue]:
-    """The API's service and a worker's steps on one in-memory store and queue (no Redis, no
-    Celery): the fast test tier's fleet. Tasks run when the queue is drained:
-    ``queue.drain(run_task(steps))``."""
-    from service.adapters.http.webhooks import HttpSender
-    from service.adapters.memory.batches import MemoryBatches, MemoryBatchEvents
-    from service.adapters.memory.jobstore import MemoryJobStore
-    from service.adapters.memory.lanes import MemoryLanes
-    from service.adapters.memory.lexicons import MemoryLexicons
-    from service.adapters.memory.metrics import MemoryMetrics
-    from service.adapters.memory.presets import MemoryPresets
-    from service.adapters.memory.queue import MemoryQueue
-    from service.adapters.memory.quotas import MemoryQuotas
-    from service.adapters.memory.tenant_keys import MemoryTenantKeys
-    from service.adapters.memory.webhooks import MemoryWebhooks
-    from service.jobs import JobService, WorkerSteps
-    from service.jobs.batch_progress import BatchProgress
-    from service.jobs.dispatch import Dispatcher
-    from service.jobs.keys import KeyStore
-    from service.jobs.lexicons import Lexicons
-    from service.jobs.webhooks import Webhooks
+def dispatch_loop(settings: Settings, holder: str, app: Celery | None = None) -> DispatchLoop:
+    return build(settings, app).dispatch_loop(holder)
 
-    jobs_queue = MemoryQueue()
-    store = MemoryJobStore(jobs_queue)
-    fair = MemoryLanes(jobs_queue) if settings.fair_share else None
-    files = storage(settings)
-    sender = HttpSender(settings.webhook_timeout, settings.webhook_allow_private)
-    hooks = Webhooks(settings, MemoryWebhooks(), sender, files)
-    parts = (settings, store, files, pipeline(settings), jobs_queue)
-    metrics = MemoryMetrics(store, jobs_queue)
-    tenants = KeyStore(MemoryTenantKeys(), settings.keys_file)
-    service_presets = presets(settings, MemoryPresets())
-    gate = quota_gate(settings, MemoryQuotas(store), tenants)
-    if fair is not None:  # the fleet's drain dispatches from the lanes when the queue is empty
-        jobs_queue.refill = Dispatcher(
-            settings, fair, jobs_queue, store, gate.limits, gate.running
-        ).tick
-    found = BatchProgress(store, MemoryBatches(), MemoryBatchEvents(), hooks)
-    return (
-        JobService(
-            *parts,
-            metrics,
-            service_presets,
-            hooks,
-            gate,
-            fair,
-            found,
-            Lexicons(MemoryLexicons()),
-            tenants,
-        ),
-        WorkerSteps(*parts, metrics, hooks, fair, found),
-        jobs_queue,
-    )
+
+def keys(settings: Settings) -> KeyStore:
+    return build(settings).keys
+
+
+def webhooks(settings: Settings) -> Webhooks:
+    return build(settings).webhooks
 
 
 def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[Any]], None]:
@@ -340,42 +374,6 @@ def run_task(steps: WorkerSteps, worker: str = "memory") -> Callable[[str, list[
             raise ValueError(f"unknown task {name!r}")
 
     return run
-
-
-def batch_service(settings: Settings, jobs: JobService) -> BatchService:
-    """Batches on the store the job service's batch progress reads (Redis beside a Redis job
-    store, else memory), else a store of their own in memory."""
-    from service.adapters.memory.batches import MemoryBatches
-    from service.jobs.batches import BatchService
-
-    progress = jobs.lifecycle.batches
-    return BatchService(jobs, progress.batches if progress is not None else MemoryBatches())
-
-
-def style_previews(settings: Settings, jobs: JobService) -> StylePreviews:
-    """The style stills (service/jobs/previews.py): ffmpeg's libass, the styles file, the
-    jobs' storage."""
-    from service.adapters.ffmpeg.stills import FfmpegStills
-    from service.adapters.files.styles import styles_data
-    from service.jobs.previews import StylePreviews
-
-    return StylePreviews(
-        lambda: styles_data(settings), FfmpegStills(settings), jobs.storage, settings.font_name
-    )
-
-
-def speech_desk(settings: Settings, jobs: JobService) -> SpeechDesk:
-    """Speech on request (POST /v1/audio/speech, the MCP server's tools): the API's own
-    pipeline (engines behind the shared TTS cache) and the tenants' quotas."""
-    from service.jobs.speech import SpeechDesk
-
-    return SpeechDesk(
-        jobs.pipeline,
-        jobs.quotas,
-        settings.speech_concurrency,
-        settings.speech_wait,
-        jobs.lexicons,
-    )
 
 
 def stream_encoder(settings: Settings) -> StreamEncoder:

@@ -79,8 +79,10 @@ _beat: Heartbeat | None = None
 def _start(sender: Any, **_: object) -> None:
     global _beat
     settings = get_settings()
+    stores = wiring.build(settings).stores
     watch = FleetWatch(
-        wiring.job_store(settings),
+        stores.fleet,
+        stores.heads,
         QUEUE,
         str(sender.hostname),
         settings.worker_dead_after,

@@ -101,7 +101,7 @@ _sender: Sender | None = None
 def _start(sender: Any, **_: object) -> None:
     global _sender
     settings = get_settings()
-    _sender = Sender(wiring.webhooks(settings, wiring.job_store(settings).r), settings.webhook_poll)
+    _sender = Sender(wiring.webhooks(settings), settings.webhook_poll)
     _sender.start()
 
 

@@ -21,9 +21,8 @@ METHODS = ("get", "head", "post", "put", "patch", "delete")
 def app_routes() -> tuple[dict[str, Any], set[tuple[str, str]]]:
     """The OpenAPI document, and (METHOD, path) of every route the app publishes in it."""
     with tempfile.TemporaryDirectory() as tmp:
-        conf = Settings(data_dir=Path(tmp), default_engine="espeak")
-        service, _, _ = wiring.in_memory(conf)
-        app = create_app(conf, service)
+        conf = Settings(data_dir=Path(tmp), default_engine="espeak", redis_url="memory://")
+        app = create_app(conf, wiring.build(conf))
         with warnings.catch_warnings():  # GET and HEAD of one artifact share an operation id
             warnings.simplefilter("ignore", UserWarning)
             schema = app.openapi()

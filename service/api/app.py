@@ -41,9 +41,10 @@ from service.jobs import JobService
 log = logging.getLogger("narrate.api")
 
 
-def create_app(settings: Settings | None = None, service: JobService | None = None) -> FastAPI:
-    """The app on ``service`` (by default the one service/wiring.py builds from settings)."""
+def create_app(settings: Settings | None = None, built: wiring.Built | None = None) -> FastAPI:
+    """The app on ``built`` (by default what service/wiring.py builds from settings)."""
     settings = settings or get_settings()
+    built = built or wiring.build(settings)
     app = FastAPI(
         title="narrate",
         version=version("narrate"),  # one version: pyproject.toml's
@@ -54,18 +55,13 @@ def create_app(settings: Settings | None = None, service: JobService | None = No
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.state.jobs = service or wiring.job_service(settings)
-    app.state.batches = wiring.batch_service(settings, app.state.jobs)
-    app.state.keys = app.state.jobs.keys or wiring.keys(settings)
-    app.state.speech = wiring.speech_desk(settings, app.state.jobs)
+    app.state.jobs = built.job_service
+    app.state.batches = built.batch_service
+    app.state.keys = built.keys
+    app.state.speech = built.speech_desk
     app.state.speech_encoder = wiring.stream_encoder(settings)
-    app.state.previews = wiring.style_previews(settings, app.state.jobs)
-    log.info("Redis calls time out after %g s", settings.redis_timeout)
-    app.add_middleware(
-        BodyLimit,
-        limit=settings.max_script_bytes + settings.max_video_bytes + (1 << 20),
-        batch_limit=settings.batch_max_bytes + (1 << 20),
-    )
+    app.state.previews = built.style_previews
+    app.add_middleware(BodyLimit, **BodyLimit.limits(settings))
     app.add_middleware(BodyIdle, seconds=settings.upload_idle_timeout)
     app.add_middleware(BrowserGuard, settings=settings)  # outside BodyLimit: refused unread
     app.add_middleware(SecurityHeaders)  # outermost: refusals carry the headers too

@@ -11,10 +11,20 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.config import Settings
 from service.domain.errors import BodyTimeout, BodyTooLarge
 
 
 class BodyLimit:
+    @staticmethod
+    def limits(settings: Settings) -> dict[str, int]:
+        """The limits the settings give: a job's script and video (and a MiB for the rest of
+        the form), a batch's whole body."""
+        return {
+            "limit": settings.max_script_bytes + settings.max_video_bytes + (1 << 20),
+            "batch_limit": settings.batch_max_bytes + (1 << 20),
+        }
+
     def __init__(self, app: ASGIApp, limit: int, batch_limit: int = 0) -> None:
         self.app = app
         self.limit = limit

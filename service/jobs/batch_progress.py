@@ -15,7 +15,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from service.domain.job import TERMINAL, Job
-from service.ports import BatchEvents, BatchStore, JobStore
+from service.ports import BatchEvents, BatchStore, JobRecords
 
 if TYPE_CHECKING:
     from service.jobs.webhooks import Webhooks
@@ -26,7 +26,7 @@ log = logging.getLogger("narrate.jobs")
 class BatchProgress:
     def __init__(
         self,
-        jobs: JobStore,
+        jobs: JobRecords,
         batches: BatchStore,
         events: BatchEvents,
         webhooks: Webhooks | None = None,

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from service.config import Settings
 from service.domain.errors import StoreUnavailable
 from service.domain.fairshare import DeficitRoundRobin
-from service.ports import JobStore, Queue
+from service.ports import JobRecords, Queue
 from service.ports.dispatch import Lanes, Lease
 
 log = logging.getLogger("narrate.dispatch")
@@ -34,7 +34,7 @@ class Dispatcher:
         settings: Settings,
         lanes: Lanes,
         queue: Queue,
-        store: JobStore,
+        store: JobRecords,
         limits: Callable[[str], dict[str, int]],
         running: Callable[[str], int],
     ) -> None:

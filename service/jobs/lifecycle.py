@@ -12,7 +12,7 @@ from service.config import Settings
 from service.domain.errors import CanceledError, StorageUnavailable, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice
-from service.ports import JobStore, Storage
+from service.ports import JobFiles, JobRecords, JobTransitions
 
 if TYPE_CHECKING:
     from service.jobs.batch_progress import BatchProgress
@@ -25,13 +25,15 @@ class Lifecycle:
     def __init__(
         self,
         settings: Settings,
-        store: JobStore,
-        storage: Storage,
+        store: JobRecords,
+        transitions: JobTransitions,
+        storage: JobFiles,
         webhooks: Webhooks | None = None,
         batches: BatchProgress | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
+        self.transitions = transitions
         self.storage = storage
         self.webhooks = webhooks
         self.batches = batches  # a batch item's changes on its batch's stream
@@ -101,7 +103,7 @@ class Lifecycle:
         reason = reason.model_copy(update={"message": self.redact_paths(reason.message)})
         # Intermediate files go first: a client that sees "failed" finds none of them.
         self._tidy(self.storage.clear_work, job)
-        if self.store.advance(job.id, "failed", error=reason):
+        if self.transitions.advance(job.id, "failed", error=reason):
             log.warning("job %s failed: %s (%s)", job.id, reason.message, reason.code)
             self.ended(job.id)
         self.discard_work(job)

@@ -15,7 +15,7 @@ from service.domain.job import Job
 from service.domain.preview import StillKey, frame_of, sample_cues
 from service.domain.style import StyleSpec, presets_table, resolve
 from service.domain.subtitles.writers import Canvas, write_ass
-from service.ports import Storage
+from service.ports import JobFiles
 from service.ports.stills import Stills
 
 CACHE_BYTES = 48 << 20  # the cache's bound: ~150 stills at 540 px
@@ -33,7 +33,7 @@ class StylePreviews:
         self,
         styles: Callable[[], dict[str, Any]],
         stills: Stills,
-        storage: Storage,
+        storage: JobFiles,
         font: str,
     ) -> None:
         self.styles, self.stills, self.storage, self.font = styles, stills, storage, font

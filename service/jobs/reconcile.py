@@ -5,35 +5,57 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from service import logs
 from service.config import Settings
 from service.domain.notices import Notice
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.retention import Sweeper
-from service.ports import FINALIZE_TASK, SEGMENT_TASK, JobStore, Queue
+from service.ports import (
+    FINALIZE_TASK,
+    SEGMENT_TASK,
+    ActiveJobs,
+    JobRecords,
+    JobTransitions,
+    Queue,
+    QueueHeads,
+    SegmentLedger,
+)
 from service.ports.dispatch import Lanes
 
 log = logging.getLogger("narrate.reconciler")
 RECHECK = 0.5  # seconds between the two looks before a step counts as lost
 
 
+@dataclass(frozen=True, slots=True)
+class ReconciledJobs:
+    """The job store's roles the reconciler works through."""
+
+    records: JobRecords
+    active: ActiveJobs
+    ledger: SegmentLedger
+    transitions: JobTransitions
+    heads: QueueHeads  # what the broker holds, delivered or not
+
+
 class Reconciler:
     def __init__(
         self,
         settings: Settings,
-        store: JobStore,
+        jobs: ReconciledJobs,
         queue: Queue,
         lifecycle: Lifecycle,
+        sweeper: Sweeper,
         lanes: Lanes | None = None,
     ) -> None:
         self.settings = settings
-        self.store = store
+        self.jobs = jobs
         self.queue = queue
         self.lanes = lanes  # fair share: steps also wait in the tenants' lanes
         self.lifecycle = lifecycle
         self._looked = float("-inf")  # when the broker's messages were last read in full
-        self.sweeper = Sweeper(settings, store, lifecycle.storage)
+        self.sweeper = sweeper
         self.swept_at = 0.0  # monotonic time of the last sweep (0: none yet)
 
     def reconcile(self, now: float | None = None) -> dict[str, int]:
@@ -50,10 +72,10 @@ class Reconciler:
         now = time.time() if now is None else now
         counts = {"timed_out": 0, "requeued": 0}
         stale: list[str] = []
-        for job_id in self.store.active():
-            job = self.store.get(job_id)
+        for job_id in self.jobs.active.active():
+            job = self.jobs.records.get(job_id)
             if job is None or job.terminal:
-                self.store.forget_active(job_id)
+                self.jobs.active.forget_active(job_id)
             elif now - (job.started or now) > self.settings.job_timeout:
                 said = f"timed out: not finished within {self.settings.job_timeout:g} s"
                 self.lifecycle.fail(job, Notice(code="timeout", message=said))
@@ -89,15 +111,15 @@ class Reconciler:
         """The steps a message stands for: in a lane (read first: a message the dispatcher
         moves meanwhile is then seen in the broker), waiting in the broker or delivered."""
         waiting = self.lanes.waiting() if self.lanes is not None else []
-        waiting += self.store.broker_messages(self.queue.name)
+        waiting += self.jobs.heads.broker_messages(self.queue.name)
         return {self.queue.step(m) for m in waiting}
 
     def _pending(self, job_id: str) -> list[str]:
         """The steps a job still needs: its unfinished segments, else finalize."""
-        job = self.store.get(job_id)
+        job = self.jobs.records.get(job_id)
         if job is None or job.terminal:
             return []
-        done = self.store.done_segments(job_id)
+        done = self.jobs.ledger.done_segments(job_id)
         return [f"segment:{i}" for i in range(job.segments_total) if i not in done] or ["finalize"]
 
     def _requeue(self, job_id: str, steps: list[str], now: float) -> None:
@@ -106,7 +128,7 @@ class Reconciler:
                 self.queue.send(FINALIZE_TASK, [job_id])
             else:
                 self.queue.send(SEGMENT_TASK, [job_id, int(step.split(":")[1])])
-        self.store.update(job_id, requeued=now)
+        self.jobs.transitions.update(job_id, requeued=now)
         log.warning("job %s: no message for %s: requeued", job_id, ", ".join(steps))
 
     def sweep_if_due(self) -> dict[str, int] | None:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 from service.config import Settings
 from service.domain.errors import StorageUnavailable
-from service.ports import JobStore, Storage, Stored
+from service.ports import JobFiles, JobRecords, JobSweep, Stored
 
 log = logging.getLogger("narrate.retention")
 DAY = 86400.0
@@ -33,9 +33,12 @@ class Swept:
 
 
 class Sweeper:
-    def __init__(self, settings: Settings, store: JobStore, storage: Storage) -> None:
+    def __init__(
+        self, settings: Settings, store: JobRecords, sweep: JobSweep, storage: JobFiles
+    ) -> None:
         self.settings = settings
         self.store = store
+        self.keys = sweep  # the store's side: old jobs, stray keys
         self.storage = storage
 
     def sweep(self, now: float | None = None, dry_run: bool = False) -> Swept:
@@ -44,18 +47,17 @@ class Sweeper:
         stored = {s.job_id: s for s in self.storage.stored()}
         self._finished(now - self.settings.keep_jobs_days * DAY, stored, swept, dry_run)
         self._orphans(now - self.settings.keep_uploads_days * DAY, stored, swept, dry_run)
-        sweep = self.store.sweeping()
-        keys, entries = sweep.strays()
+        keys, entries = self.keys.strays()
         swept.keys = len(keys) + len(entries)
         if not dry_run and swept.keys:
-            sweep.remove(keys, entries)
+            self.keys.remove(keys, entries)
         return swept
 
     def _finished(
         self, cutoff: float, stored: dict[str, Stored], swept: Swept, dry_run: bool
     ) -> None:
         """Jobs that ended before ``cutoff`` (only those created before it can have)."""
-        for _, job_id in self.store.sweeping().created_before(cutoff):
+        for _, job_id in self.keys.created_before(cutoff):
             job = self.store.get(job_id)
             if job is None or not job.terminal or job.updated >= cutoff:
                 continue
@@ -72,7 +74,7 @@ class Sweeper:
     ) -> None:
         """Files of job ids with no record, untouched since ``cutoff``: an upload still
         streaming in (its job not made yet) keeps changing, so it is never taken."""
-        owned = self.store.sweeping().existing(stored)
+        owned = self.keys.existing(stored)
         for s in stored.values():
             if s.job_id in owned or s.modified >= cutoff:
                 continue

@@ -19,10 +19,9 @@ from service.domain.lexicons import UsedLexicon
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.voices import Voice
-from service.jobs.batch_progress import BatchProgress
 from service.jobs.keys import KeyStore
 from service.jobs.lexicons import Lexicons
-from service.jobs.parts import JobParts
+from service.jobs.lifecycle import Lifecycle
 from service.jobs.presets import Presets
 from service.jobs.quotas import QuotaGate
 from service.jobs.webhooks import Webhooks
@@ -30,12 +29,17 @@ from service.pipeline import Pipeline, is_artifact
 from service.ports import (
     SEGMENT_TASK,
     Artifact,
+    Artifacts,
+    Counts,
+    EventLog,
+    FleetRegistry,
     Incoming,
     JobEvent,
-    JobStore,
+    JobFiles,
+    JobRecords,
+    JobTransitions,
     Metrics,
     Queue,
-    Storage,
     Workspace,
 )
 from service.ports.dispatch import Lanes
@@ -57,25 +61,48 @@ class Figures:
     backlog: dict[str, Backlog]  # per queue: tasks waiting (lanes + queue) and running
 
 
-class JobService(JobParts):
+@dataclass(frozen=True, slots=True)
+class ServedJobs:
+    """The job store's roles the API works through, and /metrics' figures."""
+
+    records: JobRecords
+    transitions: JobTransitions
+    events: EventLog
+    fleet: FleetRegistry  # the workers' heartbeats (/readyz)
+    metrics: Metrics
+    counts: Counts
+
+
+class JobService:
     def __init__(
         self,
         settings: Settings,
-        store: JobStore,
-        storage: Storage,
+        jobs: ServedJobs,
+        files: JobFiles,
+        artifacts: Artifacts,
         pipeline: Pipeline,
         queue: Queue,
-        metrics: Metrics,
+        lifecycle: Lifecycle,
         presets: Presets,
-        webhooks: Webhooks | None = None,
         quotas: QuotaGate | None = None,
         lanes: Lanes | None = None,
-        progress: BatchProgress | None = None,
         lexicons: Lexicons | None = None,
         keys: KeyStore | None = None,
     ) -> None:
-        parts = (settings, store, storage, pipeline, queue, metrics)
-        super().__init__(*parts, webhooks, lanes, progress)
+        self.settings = settings
+        self.records = jobs.records
+        self.transitions = jobs.transitions
+        self.event_log = jobs.events
+        self.fleet = jobs.fleet
+        self.metrics = jobs.metrics
+        self.counts = jobs.counts
+        self.files = files  # the jobs' uploads and work files
+        self.artifacts = artifacts  # what they publish, served from here
+        self.pipeline = pipeline
+        self.queue = queue
+        self.lifecycle = lifecycle
+        self.webhooks: Webhooks | None = lifecycle.webhooks
+        self.lanes = lanes  # None: no fair share, tasks go straight to the queue
         self.presets = presets
         self.quotas = quotas
         self.lexicons = lexicons or Lexicons(None)
@@ -91,18 +118,18 @@ class JobService(JobParts):
     # -- submit ----------------------------------------------------------------------------
     def receive(self, tenant: str, job_id: str, kind: str) -> Incoming:
         """Where an uploaded ``video`` or ``music`` goes while the request streams in."""
-        return self.storage.receive(tenant, job_id, kind)
+        return self.files.receive(tenant, job_id, kind)
 
     def copy_input(self, tenant: str, source_job: str, job_id: str, kind: str) -> bool:
-        return self.storage.copy_input(tenant, source_job, job_id, kind)
+        return self.files.copy_input(tenant, source_job, job_id, kind)
 
     def workspace(self, tenant: str, job_id: str) -> Workspace:
         """The job's files on this machine (its inputs, to check them at the door)."""
-        return self.storage.workspace(tenant, job_id)
+        return self.files.workspace(tenant, job_id)
 
     def drop_upload(self, tenant: str, job_id: str) -> None:
         """Remove what a request that made no new job left behind."""
-        self.storage.delete(tenant, job_id)
+        self.files.delete(tenant, job_id)
 
     def submit(
         self,
@@ -186,7 +213,7 @@ class JobService(JobParts):
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         to = self.lanes.lane(job.tenant) if self.lanes is not None else self.queue.name
         try:
-            return self.store.create(job, idem, messages, to, self.settings.redis_timeout / 2)
+            return self.records.create(job, idem, messages, to, self.settings.redis_timeout / 2)
         except StoreUnavailable as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(f"the job was not stored: {exc}") from exc
@@ -194,12 +221,12 @@ class JobService(JobParts):
     # -- read ------------------------------------------------------------------------------
     def owned(self, job_id: str, tenant: str) -> Job | None:
         """The job, if it exists and belongs to ``tenant`` (another's does not exist for you)."""
-        job = self.store.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
+        job = self.records.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
         return job if job is not None and job.tenant == tenant else None
 
     def events(self, job_id: str, after: str = "0-0") -> list[JobEvent]:
         """The job's change events after id ``after`` (GET /v1/jobs/{id}/events)."""
-        return self.store.events(job_id, after)
+        return self.event_log.events(job_id, after)
 
     def batch_events(self, batch_id: str, after: str = "0-0") -> list[JobEvent]:
         """A batch's events after id ``after`` (GET /v1/batches/{id}/events)."""
@@ -209,13 +236,13 @@ class JobService(JobParts):
     def page(
         self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
     ) -> tuple[list[Job], str | None]:
-        return self.store.page(tenant, where, limit, cursor)
+        return self.records.page(tenant, where, limit, cursor)
 
     def artifact(self, job: Job, name: str) -> Artifact | None:
         """A published artifact, or None."""
         if not is_artifact(name) or name not in job.artifacts:
             return None
-        return self.storage.served(job.tenant, job.id, name)
+        return self.artifacts.served(job.tenant, job.id, name)
 
     def voices(self) -> list[Voice]:
         return list(self.pipeline.catalog.voices)
@@ -226,7 +253,7 @@ class JobService(JobParts):
         was written: it keeps what it made). ``settle_batch`` False: the caller settles the
         job's batch once for all the items it cancels (service/jobs/batches.py)."""
         canceled = Notice(code="canceled", message="canceled by the user")
-        if job.terminal or not self.store.advance(job.id, "canceled", error=canceled):
+        if job.terminal or not self.transitions.advance(job.id, "canceled", error=canceled):
             return False
         # the outbox (workers' senders send it), and the item's event on its batch's stream
         self.lifecycle.ended(job.id, retry=False, settle_batch=settle_batch)
@@ -238,7 +265,7 @@ class JobService(JobParts):
         written together (JobStore.advance_many); how many were canceled."""
         canceled = Notice(code="canceled", message="canceled by the user")
         live = [j for j in jobs if not j.terminal]
-        moved = self.store.advance_many([j.id for j in live], "canceled", error=canceled)
+        moved = self.transitions.advance_many([j.id for j in live], "canceled", error=canceled)
         for job in (j for j, ok in zip(live, moved, strict=True) if ok):
             self.lifecycle.ended(job.id, retry=False, settle_batch=False)
             self.lifecycle.discard_work(job)
@@ -248,8 +275,8 @@ class JobService(JobParts):
         """Cancel a queued or running job; delete a finished one with its artifacts."""
         if self.cancel(job):
             return "canceled"
-        self.storage.delete(job.tenant, job.id)
-        self.store.discard(job)
+        self.files.delete(job.tenant, job.id)
+        self.records.discard(job)
         return "deleted"
 
     # -- operations ------------------------------------------------------------------------
@@ -261,7 +288,7 @@ class JobService(JobParts):
         broker connection while it waits for another one. ``ready``: the answer."""
         s = self.settings
         try:
-            fleet = self.store.fleet(s.worker_dead_after)
+            fleet = self.fleet.fleet(s.worker_dead_after)
         except StoreUnavailable:
             return {"redis": False, "workers": 0, "ready": False}
         checks: dict[str, bool | int | float | None] = {"redis": True, "workers": len(fleet.live)}
@@ -281,7 +308,7 @@ class JobService(JobParts):
         """Every live worker publishes where this API serves from. Workers on local storage
         in another data dir (another machine) make artifacts this API answers 404 for: a
         fleet on several machines needs NARRATE_STORAGE_URL=s3://… or one shared data dir."""
-        mine = self.storage.identity()
+        mine = self.artifacts.identity()
         elsewhere = sorted(w for w, found in storages.items() if found != mine)
         if elsewhere and elsewhere != self._elsewhere:
             log.warning(
@@ -299,7 +326,7 @@ class JobService(JobParts):
         retried while Redis is unreachable, until ``stop``."""
         while not stop.is_set():
             try:
-                n = self.metrics.backfill()
+                n = self.counts.backfill()
             except StoreUnavailable as exc:
                 log.warning("jobs not counted yet for /metrics (%s); retrying", exc)
                 stop.wait(retry)
@@ -309,18 +336,18 @@ class JobService(JobParts):
             return
 
     def figures(self) -> Figures:
-        depth = self.metrics.queue_depth(self.queue.name)
+        depth = self.counts.queue_depth(self.queue.name)
         lanes = self.lanes.depths() if self.lanes is not None else {}
-        running = self.metrics.in_flight()
+        running = self.counts.in_flight()
         backlog = {self.queue.name: Backlog(depth + sum(lanes.values()), 0)}
         for queue, n in running.items():  # every queue a worker holds tasks of
             backlog[queue] = Backlog(backlog.get(queue, Backlog(0, 0)).waiting, n)
         return Figures(
-            self.metrics.count_by_state(),
+            self.counts.count_by_state(),
             depth,
             self.metrics.stage_histograms(),
             self.metrics.tts_calls(),
-            self.metrics.tenant_jobs(),
+            self.counts.tenant_jobs(),
             lanes,
             self.metrics.tenant_waits(),
             backlog,

@@ -8,16 +8,30 @@ import logging
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from service import logs
+from service.config import Settings
 from service.domain.errors import CanceledError, NarrateError, StoreUnavailable
 from service.domain.job import Job
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
-from service.jobs.parts import JobParts
-from service.pipeline import JobPlan, Rendered, SegmentResult, staged_artifacts
-from service.ports import FINALIZE_TASK, Workspace
+from service.jobs.lifecycle import Lifecycle
+from service.jobs.parts import FirstInLine
+from service.pipeline import JobPlan, Pipeline, Rendered, SegmentResult, staged_artifacts
+from service.ports import (
+    FINALIZE_TASK,
+    Artifacts,
+    Deliveries,
+    JobFiles,
+    JobRecords,
+    JobTransitions,
+    Metrics,
+    Queue,
+    SegmentLedger,
+    Workspace,
+)
 
 log = logging.getLogger("narrate.jobs")
 FINALIZE_STAGES = ("subtitles", "loudness", "mux")  # observed here; segment stages per segment
@@ -27,7 +41,42 @@ def result_name(index: int) -> str:
     return f"segment-{index:03d}.json"
 
 
-class WorkerSteps(JobParts):
+@dataclass(frozen=True, slots=True)
+class WorkedJobs:
+    """The job store's roles a worker's steps work through."""
+
+    records: JobRecords
+    transitions: JobTransitions
+    ledger: SegmentLedger
+    deliveries: Deliveries
+
+
+class WorkerSteps:
+    def __init__(
+        self,
+        settings: Settings,
+        jobs: WorkedJobs,
+        files: JobFiles,
+        artifacts: Artifacts,
+        pipeline: Pipeline,
+        queue: Queue,
+        metrics: Metrics,
+        lifecycle: Lifecycle,
+        first: FirstInLine,
+    ) -> None:
+        self.settings = settings
+        self.records = jobs.records
+        self.transitions = jobs.transitions
+        self.ledger = jobs.ledger
+        self.deliveries = jobs.deliveries
+        self.files = files  # the job's inputs and the segments' results between steps
+        self.artifacts = artifacts  # where finalize publishes
+        self.pipeline = pipeline
+        self.queue = queue
+        self.metrics = metrics
+        self.lifecycle = lifecycle
+        self.first = first  # where a started job's finalize goes: first in its line
+
     def _plan(self, job: Job) -> JobPlan:
         """The plan the job was given at the door (a record stored before plans were kept,
         by an older version, is planned again: its video is probed in finalize)."""
@@ -39,7 +88,7 @@ class WorkerSteps(JobParts):
     def _admit(self, job_id: str, task: str, what: str, segment: int | None = None) -> Job | None:
         """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
         a task that keeps killing its worker fails the job instead of looping for ever."""
-        job = self.store.get(job_id)
+        job = self.records.get(job_id)
         if job is None:
             return None
         if job.terminal:
@@ -48,7 +97,7 @@ class WorkerSteps(JobParts):
             # events were written: written now (once: the outbox dedupes by event id).
             self.lifecycle.ended(job_id)
             return None
-        n = self.store.deliveries(job_id, task)
+        n = self.deliveries.deliveries(job_id, task)
         if n == 0:  # deleted meanwhile
             return None
         if n > self.settings.max_deliveries:
@@ -63,7 +112,7 @@ class WorkerSteps(JobParts):
     ) -> None:
         """A step raised something that is not a narrate error (a bug, or a value no check
         caught): retrying cannot help, so the job fails now, with the real error."""
-        job = self.store.get(job_id)
+        job = self.records.get(job_id)
         if job is None or job.terminal:  # canceled or deleted under it: files went missing
             log.info("job %s ended while %s ran (%s)", job_id, what, type(exc).__name__)
             if job is not None:
@@ -75,7 +124,7 @@ class WorkerSteps(JobParts):
 
     def timed_out(self, job_id: str, what: str, segment: int | None = None) -> None:
         """The step ran past the soft time limit."""
-        job = self.store.get(job_id)
+        job = self.records.get(job_id)
         if job is not None:
             said = f"{what} timed out after {self.settings.task_soft_time_limit:g} s"
             self.lifecycle.fail(job, Notice(code="timeout", message=said, segment=segment))
@@ -86,12 +135,12 @@ class WorkerSteps(JobParts):
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
-        if self.store.advance(job_id, "running", stage="synthesize"):
+        if self.transitions.advance(job_id, "running", stage="synthesize"):
             self.lifecycle.stage(job, "synthesize")
-        deliveries = self.store.delivered(job_id, f"segment:{index}")
+        deliveries = self.deliveries.delivered(job_id, f"segment:{index}")
         if index == 0 and deliveries == 1:  # the job's first step (lanes keep segment order)
             self.metrics.observe_wait(job.tenant, max(0.0, time.time() - job.created))
-        self.store.set_segment(
+        self.ledger.set_segment(
             job_id,
             index,
             state="running",
@@ -100,11 +149,11 @@ class WorkerSteps(JobParts):
             started=time.time(),
             deliveries=deliveries,
         )
-        work = self.storage.workspace(job.tenant, job_id)
+        work = self.files.workspace(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
             self.lifecycle.check_canceled(job_id)
-            self.storage.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
+            self.files.put_work(job.tenant, job_id, result_name(index), result.to_json().encode())
         except CanceledError:
             self.lifecycle.discard_work(job)
             return
@@ -120,13 +169,13 @@ class WorkerSteps(JobParts):
         finally:
             work.close()
         self._record_segment(job_id, result)
-        if self.store.segment_done(job_id, index):
+        if self.ledger.segment_done(job_id, index):
             # At the head of the tenant's lane (or queue): a job that has started finishes
             # before the backlog behind it (and within its job_timeout, however long that is).
-            self.enqueue_first(job.tenant, self.queue.encode(FINALIZE_TASK, [job_id]))
+            self.first.enqueue_first(job.tenant, self.queue.encode(FINALIZE_TASK, [job_id]))
 
     def _record_segment(self, job_id: str, result: SegmentResult) -> None:
-        self.store.set_segment(
+        self.ledger.set_segment(
             job_id,
             result.index,
             state="done",
@@ -149,19 +198,19 @@ class WorkerSteps(JobParts):
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=None)
-        self.store.update(
+        self.transitions.update(
             job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
         )
         self.lifecycle.stage(job, "finalize")
         try:
-            staged = self.storage.staging(job.tenant, job_id)
+            staged = self.artifacts.staging(job.tenant, job_id)
         except NarrateError as exc:
             self.lifecycle.fail(job, exc.notice())
             return
-        work = self.storage.workspace(job.tenant, job_id)
+        work = self.files.workspace(job.tenant, job_id)
         try:
             rendered = self._finalize(job, staged, work)
-            published = self.storage.publish(job.tenant, job_id, staged, staged_artifacts(staged))
+            published = self.artifacts.publish(job.tenant, job_id, staged, staged_artifacts(staged))
             self._succeeded(job, rendered, published)
         except CanceledError:
             self.lifecycle.discard_work(job)
@@ -182,11 +231,13 @@ class WorkerSteps(JobParts):
     def _finalize(self, job: Job, staged: Path, work: Workspace) -> Rendered:
         def progress(fraction: float, stage: str) -> None:
             self.lifecycle.check_canceled(job.id)
-            self.store.update(job.id, stage=stage, stage_progress=round(min(fraction, 0.99), 4))
+            self.transitions.update(
+                job.id, stage=stage, stage_progress=round(min(fraction, 0.99), 4)
+            )
 
         results = [
             SegmentResult.from_json(
-                self.storage.get_work(job.tenant, job.id, result_name(i)).decode("utf-8")
+                self.files.get_work(job.tenant, job.id, result_name(i)).decode("utf-8")
             )
             for i in range(job.segments_total)
         ]
@@ -210,7 +261,7 @@ class WorkerSteps(JobParts):
         for stage in FINALIZE_STAGES:
             if stage in timings:
                 self.metrics.observe_stage(stage, timings[stage])
-        moved = self.store.advance(
+        moved = self.transitions.advance(
             job.id,
             "succeeded",
             artifacts=published,

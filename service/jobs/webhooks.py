@@ -19,8 +19,15 @@ from service.domain import webhooks as wh
 from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
 from service.domain.job import Job
-from service.ports import Storage
-from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
+from service.ports import Artifacts
+from service.ports.webhooks import (
+    Attempt,
+    Delivery,
+    Endpoint,
+    Outbox,
+    WebhookEndpoints,
+    WebhookSender,
+)
 
 log = logging.getLogger("narrate.webhooks")
 MAX_ENDPOINTS = 20  # per tenant
@@ -38,13 +45,15 @@ class Webhooks:
     def __init__(
         self,
         settings: Settings,
-        store: WebhookStore,
+        endpoints: WebhookEndpoints,
+        outbox: Outbox,
         sender: WebhookSender,
-        storage: Storage,
+        storage: Artifacts,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
-        self.store = store
+        self.store = endpoints  # each tenant's receivers and default secret
+        self.outbox = outbox
         self.sender = sender
         self.storage = storage
         self.clock = clock
@@ -88,7 +97,7 @@ class Webhooks:
             raise InputError(NO_DEFAULT)
 
     def attempts(self, job_id: str) -> list[Attempt]:
-        return self.store.attempts(job_id)
+        return self.outbox.attempts(job_id)
 
     # -- events ----------------------------------------------------------------------------
     def notify(self, job: Job, event: str, stage: str = "") -> int:
@@ -112,7 +121,7 @@ class Webhooks:
             delivery = Delivery(
                 msg_id, job.tenant, job.id, event, url, endpoint, body.decode(), now
             )
-            queued += self.store.enqueue(delivery, now)
+            queued += self.outbox.enqueue(delivery, now)
         return queued
 
     def notify_batch(
@@ -137,7 +146,7 @@ class Webhooks:
             delivery = Delivery(
                 msg_id, batch.tenant, batch.id, "batch.completed", url, own, body, now
             )
-            queued += self.store.enqueue(delivery, now)
+            queued += self.outbox.enqueue(delivery, now)
         return queued
 
     def notify_safely(self, job: Job, event: str, stage: str = "", retry: bool = False) -> None:
@@ -166,7 +175,7 @@ class Webhooks:
     def claim(self, limit: int) -> list[Delivery]:
         """Up to ``limit`` due deliveries, each held for NARRATE_WEBHOOK_LEASE: longer than a
         try's deadline (NARRATE_WEBHOOK_TIMEOUT), so no other sender tries it meanwhile."""
-        return self.store.claim(self.clock(), self.settings.webhook_lease, limit)
+        return self.outbox.claim(self.clock(), self.settings.webhook_lease, limit)
 
     def send_due(self, pool: ThreadPoolExecutor | None = None, limit: int = 16) -> int:
         """Claim what is due and try each once; how many were tried."""
@@ -213,7 +222,7 @@ class Webhooks:
         attempt = Attempt(
             now, delivery.id, delivery.event, delivery.url, delivery.endpoint, status, error, nxt
         )
-        self.store.record(delivery, attempt)
+        self.outbox.record(delivery, attempt)
         if error is None:
             log.info("job %s: %s delivered to %s", delivery.job_id, delivery.event, delivery.url)
         elif nxt is None:

@@ -1,5 +1,6 @@
-"""The jobs layer's ports: the queue, the job store (with the fleet's heartbeats) and the
-fleet-wide metrics."""
+"""The jobs layer's ports: the queue, the job store by role (records, transitions, the
+segment ledger, deliveries, events, the active set, the queue's heads, the fleet's
+heartbeats, the sweep), the fleet-wide metrics and the tenants' stores."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class Fleet:
     dead: list[str]
     dispatcher: str | None = None  # the lease's holder now (None: nobody holds it)
     dispatcher_seen: float | None = None  # seconds since the lease was last held (None: never)
-    storages: dict[str, str] | None = None  # live worker -> its Storage.identity(), if it said
+    storages: dict[str, str] | None = None  # live worker -> its Artifacts.identity(), if it said
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +69,15 @@ class JobSweep(Protocol):
     def remove(self, keys: list[str], entries: list[tuple[str, str]]) -> None: ...
 
 
-class JobStore(Protocol):
-    """Job records and their counters (adapters/redis/jobstore.py on Redis,
-    adapters/memory/jobstore.py in memory). Every change is atomic; status only moves
-    forward. A store that cannot be reached raises StoreUnavailable
-    (service/domain/errors.py), never its client's errors.
-    A job's ``error`` and ``warnings`` go in as notices and come back as notices (a record
-    kept before they were typed reads as notices too)."""
+# The job store by role: each caller holds the roles it uses. One adapter may play several
+# (adapters/redis/jobstore.py, adapters/memory/jobstore.py play all of them); a store that
+# cannot be reached raises StoreUnavailable (service/domain/errors.py), never its client's
+# errors. Every change is atomic; status only moves forward. A job's ``error`` and
+# ``warnings`` go in as notices and come back as notices.
+
+
+class JobRecords(Protocol):
+    """Job records: stored with their first tasks, read one, many or a page at a time."""
 
     def ping(self) -> bool: ...
 
@@ -107,15 +110,9 @@ class JobStore(Protocol):
         status); ``cursor`` continues after a page (opaque)."""
         ...
 
-    def sweeping(self) -> JobSweep:
-        """The store's side of retention (service/jobs/retention.py)."""
-        ...
 
-    def active(self) -> list[str]: ...
-
-    def forget_active(self, job_id: str) -> None: ...
-
-    def done_segments(self, job_id: str) -> set[int]: ...
+class JobTransitions(Protocol):
+    """A job's changes of status and fields, each one an event in its EventLog."""
 
     def advance(self, job_id: str, status: str, **fields: Any) -> bool: ...
 
@@ -125,35 +122,53 @@ class JobStore(Protocol):
 
     def update(self, job_id: str, **fields: Any) -> None: ...
 
+
+class SegmentLedger(Protocol):
+    """Each segment's state, and which are done: the last one done enqueues finalize."""
+
     def set_segment(self, job_id: str, index: int, **state: Any) -> None: ...
 
-    def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
-        """The job's events after id ``after`` (oldest first, at most ``count``), written by
-        advance, update and set_segment; never blocks."""
+    def segment_done(self, job_id: str, index: int) -> bool:
+        """Record segment ``index`` finished; True for exactly one call: the last segment."""
         ...
 
-    def deliveries(self, job_id: str, task: str) -> int: ...
+    def done_segments(self, job_id: str) -> set[int]: ...
+
+
+class Deliveries(Protocol):
+    """How many times each step of a job was handed to a worker (a step that keeps killing
+    its workers is capped)."""
+
+    def deliveries(self, job_id: str, task: str) -> int:
+        """Count one more delivery of ``task``; 0: the job is gone."""
+        ...
 
     def delivered(self, job_id: str, task: str) -> int: ...
 
-    def segment_done(self, job_id: str, index: int) -> bool: ...
+
+class EventLog(Protocol):
+    """The job's events, written by JobTransitions and SegmentLedger."""
+
+    def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
+        """The job's events after id ``after`` (oldest first, at most ``count``); never
+        blocks."""
+        ...
+
+
+class ActiveJobs(Protocol):
+    """The jobs not yet terminal, for the reconciler."""
+
+    def active(self) -> list[str]: ...
+
+    def forget_active(self, job_id: str) -> None: ...
+
+
+class QueueHeads(Protocol):
+    """The broker's queue as the store sees it: its head, and the messages workers hold."""
 
     def push_first(self, queue: str, message: str) -> None:
         """Put ``message`` (a Queue's ``encode``) where the next worker takes it first."""
         ...
-
-    # -- the fleet (adapters/redis/fleet.py) ----------------------------------------------
-    def beat(self, worker: str, held: Iterable[str]) -> None:
-        """``worker`` is alive and holds these delivery tags."""
-        ...
-
-    def leave(self, worker: str) -> None: ...
-
-    def announce(self, worker: str, storage: str) -> None:
-        """``worker`` publishes artifacts to the storage of this identity."""
-        ...
-
-    def fleet(self, dead_after: float) -> Fleet: ...
 
     def hand_back(self, worker: str, queue: str, dead_after: float | None) -> int:
         """Put what a dead ``worker`` held back on ``queue``, once; how many went back."""
@@ -168,6 +183,22 @@ class JobStore(Protocol):
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered."""
         ...
+
+
+class FleetRegistry(Protocol):
+    """The workers by their heartbeats (adapters/redis/fleet.py)."""
+
+    def beat(self, worker: str, held: Iterable[str]) -> None:
+        """``worker`` is alive and holds these delivery tags."""
+        ...
+
+    def leave(self, worker: str) -> None: ...
+
+    def announce(self, worker: str, storage: str) -> None:
+        """``worker`` publishes artifacts to the storage of this identity."""
+        ...
+
+    def fleet(self, dead_after: float) -> Fleet: ...
 
 
 # The upper bounds (seconds) of the stage histograms every Metrics keeps and /metrics shows.
@@ -196,6 +227,10 @@ class Metrics(Protocol):
     def count_tts(self, engine: str, n: int = 1) -> None: ...
 
     def tts_calls(self) -> dict[str, int]: ...
+
+
+class Counts(Protocol):
+    """What /metrics counts in the store at scrape time: jobs by state, the queue."""
 
     def count_by_state(self) -> dict[str, int]: ...
 

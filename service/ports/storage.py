@@ -98,18 +98,10 @@ class Stored:
     modified: float  # when anything of it last changed (seconds since the epoch)
 
 
-class Storage(Protocol):
-    """Where a job's input, work files and artifacts live, for every machine of the fleet.
-    Nothing here is a path that another machine could be expected to see."""
-
-    def cache(self) -> Blobs:
-        """The TTS cache, shared by every worker."""
-        ...
-
-    def identity(self) -> str:
-        """The same on every machine that sees the same artifacts, different otherwise: the
-        API checks its workers publish where it serves from (/readyz)."""
-        ...
+class JobFiles(Protocol):
+    """A job's files on their way: its uploads, its work files between steps, and everything
+    kept of it (for retention). Nothing here is a path another machine could be expected to
+    see."""
 
     def workspace(self, tenant: str, job_id: str) -> Workspace: ...
 
@@ -121,16 +113,6 @@ class Storage(Protocol):
         """Give ``job_id`` the input of ``source_job`` (a re-render); False if it is gone."""
         ...
 
-    def staging(self, tenant: str, job_id: str) -> Path:
-        """A local directory for finalize to write the artifacts into."""
-        ...
-
-    def publish(
-        self, tenant: str, job_id: str, staged: Path, names: tuple[str, ...]
-    ) -> list[str]: ...
-
-    def served(self, tenant: str, job_id: str, name: str) -> Artifact | None: ...
-
     def put_work(self, tenant: str, job_id: str, name: str, data: bytes) -> None: ...
 
     def get_work(self, tenant: str, job_id: str, name: str) -> bytes: ...
@@ -141,4 +123,27 @@ class Storage(Protocol):
 
     def stored(self) -> Iterator[Stored]:
         """Every job id that has anything in storage (uploads, work files, artifacts)."""
+        ...
+
+
+class Artifacts(Protocol):
+    """What the jobs publish, where the API serves it from, and the fleet's shared cache."""
+
+    def staging(self, tenant: str, job_id: str) -> Path:
+        """A local directory for finalize to write the artifacts into."""
+        ...
+
+    def publish(
+        self, tenant: str, job_id: str, staged: Path, names: tuple[str, ...]
+    ) -> list[str]: ...
+
+    def served(self, tenant: str, job_id: str, name: str) -> Artifact | None: ...
+
+    def identity(self) -> str:
+        """The same on every machine that sees the same artifacts, different otherwise: the
+        API checks its workers publish where it serves from (/readyz)."""
+        ...
+
+    def cache(self) -> Blobs:
+        """The TTS cache, shared by every worker."""
         ...

@@ -51,7 +51,9 @@ class Attempt:
     next_try: float | None  # None: no more tries (delivered, or given up)
 
 
-class WebhookStore(Protocol):
+class WebhookEndpoints(Protocol):
+    """Each tenant's receivers and its default secret."""
+
     def add_endpoint(self, tenant: str, endpoint: Endpoint, limit: int) -> bool:
         """False, adding nothing, when ``tenant`` has ``limit`` endpoints already."""
         ...
@@ -63,6 +65,10 @@ class WebhookStore(Protocol):
     def default_secret(self, tenant: str, new: str | None = None) -> str | None:
         """The tenant's default secret (for jobs' own ``webhook_url``); ``new`` replaces it."""
         ...
+
+
+class Outbox(Protocol):
+    """The deliveries waiting to be sent, each held by one sender at a time, and their tries."""
 
     def enqueue(self, delivery: Delivery, due: float) -> bool:
         """Put ``delivery`` in the outbox, due at ``due``, unless its id was queued before

@@ -12,34 +12,83 @@ from typing import Any
 
 import pytest
 
-from service.adapters.memory.jobstore import MemoryJobStore
+from service.adapters.backend import open_stores
 from service.adapters.memory.queue import MemoryQueue
+from service.config import Settings
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import Job, JobFilter
 from service.domain.notices import Notice, warning
-from service.ports import JobStore
+from service.ports import (
+    QUEUE,
+    ActiveJobs,
+    Deliveries,
+    EventLog,
+    JobRecords,
+    JobTransitions,
+    QueueHeads,
+    SegmentLedger,
+)
+from service.ports.stores import Stores
+
+Q = QUEUE  # the broker's queue, as the backends name it
 
 
 @dataclass
 class Under:
-    store: JobStore
+    """The stores a backend opens (adapters/backend.py, as the wiring opens them): each test
+    goes through the job store's role it is about."""
+
+    stores: Stores
     queued: Callable[[], int]  # messages handed to the queue so far
     first: Callable[[], str]  # the message the next worker takes
+
+    @property
+    def records(self) -> JobRecords:
+        return self.stores.records
+
+    @property
+    def transitions(self) -> JobTransitions:
+        return self.stores.transitions
+
+    @property
+    def ledger(self) -> SegmentLedger:
+        return self.stores.ledger
+
+    @property
+    def deliveries(self) -> Deliveries:
+        return self.stores.deliveries
+
+    @property
+    def events(self) -> EventLog:
+        return self.stores.events
+
+    @property
+    def active(self) -> ActiveJobs:
+        return self.stores.active
+
+    @property
+    def heads(self) -> QueueHeads:
+        return self.stores.heads
 
 
 @pytest.fixture
 def under(request: pytest.FixtureRequest) -> Under:
     if request.getfixturevalue("backend") == "memory":
-        queue = MemoryQueue("q")
-        return Under(
-            MemoryJobStore(queue), lambda: len(queue.pending), lambda: json.dumps(queue.pending[0])
-        )
-    from service.adapters.redis.jobstore import JobStore as RedisJobStore
+        stores = open_stores(Settings(redis_url="memory://"))
+        queue = stores.queue
+        assert isinstance(queue, MemoryQueue)
+        return Under(stores, lambda: len(queue.pending), lambda: json.dumps(queue.pending[0]))
+    import redis
 
-    store = RedisJobStore.from_url(request.getfixturevalue("redis_url"), 2.0, 2.0)
-    store.r.flushdb()
+    url = request.getfixturevalue("redis_url")
+    client = redis.Redis.from_url(url, decode_responses=True)
+    client.flushdb()
     # kombu's Redis transport: LPUSH to publish, BRPOP to take.
-    return Under(store, lambda: int(store.r.llen("q")), lambda: str(store.r.lindex("q", -1)))
+    return Under(
+        open_stores(Settings(redis_url=url, redis_timeout=2.0)),
+        lambda: int(client.llen(Q)),
+        lambda: str(client.lindex(Q, -1)),
+    )
 
 
 def msg(job_id: str, index: int) -> str:
@@ -57,122 +106,130 @@ def job(job_id: str, tenant: str = "alpha", created: float | None = None, **kw: 
 
 
 def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
-    _, new = under.store.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
+    _, new = under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
     assert new and under.queued() == 2
-    found = under.store.get("a1")
+    found = under.records.get("a1")
     assert found is not None and (found.status, found.spec, found.tenant) == (
         "queued", {"title": "a1"}, "alpha",
     )  # fmt: skip
     assert found.segments == {0: {"state": "queued"}, 1: {"state": "queued"}}
-    assert under.store.active() == ["a1"] and under.store.status("a1") == "queued"
-    assert under.store.get("nope") is None and under.store.status("nope") is None
+    assert under.active.active() == ["a1"] and under.records.status("a1") == "queued"
+    assert under.records.get("nope") is None and under.records.status("nope") is None
 
 
 def test_an_idempotency_key_maps_one_body_to_one_job(under: Under) -> None:
-    under.store.create(job("a1"), ("k", "body-1"), [msg("a1", 0)], "q")
-    again, new = under.store.create(job("a2"), ("k", "body-1"), [msg("a1", 0)], "q")
+    under.records.create(job("a1"), ("k", "body-1"), [msg("a1", 0)], Q)
+    again, new = under.records.create(job("a2"), ("k", "body-1"), [msg("a1", 0)], Q)
     assert not new and again.id == "a1" and under.queued() == 1
     with pytest.raises(IdempotencyConflict):
-        under.store.create(job("a3"), ("k", "body-2"), [msg("a1", 0)], "q")
-    other_tenant, new = under.store.create(job("b1", "beta"), ("k", "body-2"), [], "q")
+        under.records.create(job("a3"), ("k", "body-2"), [msg("a1", 0)], Q)
+    other_tenant, new = under.records.create(job("b1", "beta"), ("k", "body-2"), [], Q)
     assert new and other_tenant.id == "b1"  # keys are per tenant
 
 
 def test_status_only_moves_forward_and_never_out_of_a_terminal_state(under: Under) -> None:
-    under.store.create(job("a1"))
-    assert under.store.advance("a1", "running", stage="synthesize")
-    assert not under.store.advance("a1", "queued")
-    assert under.store.advance("a1", "succeeded", artifacts=["narration.wav"])
-    assert not under.store.advance("a1", "failed", error="late")
-    found = under.store.get("a1")
+    under.records.create(job("a1"))
+    assert under.transitions.advance("a1", "running", stage="synthesize")
+    assert not under.transitions.advance("a1", "queued")
+    assert under.transitions.advance("a1", "succeeded", artifacts=["narration.wav"])
+    assert not under.transitions.advance("a1", "failed", error="late")
+    found = under.records.get("a1")
     assert found is not None and found.status == "succeeded" and found.error is None
     assert found.artifacts == ["narration.wav"] and found.stage == "synthesize"
-    assert under.store.active() == []
-    assert not under.store.advance("gone", "running")
+    assert under.active.active() == []
+    assert not under.transitions.advance("gone", "running")
 
 
 def test_each_segment_counts_once_and_only_the_last_reports_it(under: Under) -> None:
-    under.store.create(job("a1", n=3))
-    under.store.set_segment("a1", 1, state="running", worker="w1")
-    under.store.set_segment("a1", 1, state="done")
-    found = under.store.get("a1")
+    under.records.create(job("a1", n=3))
+    under.ledger.set_segment("a1", 1, state="running", worker="w1")
+    under.ledger.set_segment("a1", 1, state="done")
+    found = under.records.get("a1")
     assert found is not None and found.segments[1] == {"state": "done", "worker": "w1"}
-    assert [under.store.segment_done("a1", i) for i in (1, 1, 0)] == [False, False, False]
-    assert under.store.segment_done("a1", 2) and not under.store.segment_done("a1", 2)
-    assert under.store.done_segments("a1") == {0, 1, 2}
-    assert [under.store.deliveries("a1", "segment:1") for _ in range(3)] == [1, 2, 3]
-    assert under.store.delivered("a1", "segment:1") == 3 and under.store.delivered("a1", "x") == 0
+    assert [under.ledger.segment_done("a1", i) for i in (1, 1, 0)] == [False, False, False]
+    assert under.ledger.segment_done("a1", 2) and not under.ledger.segment_done("a1", 2)
+    assert under.ledger.done_segments("a1") == {0, 1, 2}
+    assert [under.deliveries.deliveries("a1", "segment:1") for _ in range(3)] == [1, 2, 3]
+    assert (
+        under.deliveries.delivered("a1", "segment:1") == 3
+        and under.deliveries.delivered("a1", "x") == 0
+    )
 
 
 def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Under) -> None:
     base = 1_700_000_000.0
     for i in range(5):
-        under.store.create(job(f"a{i}", created=base + i))
-    under.store.create(job("b0", "beta", created=base + 9))
-    under.store.advance("a3", "running")
-    first, cursor = under.store.page("alpha", None, 2, None)
+        under.records.create(job(f"a{i}", created=base + i))
+    under.records.create(job("b0", "beta", created=base + 9))
+    under.transitions.advance("a3", "running")
+    first, cursor = under.records.page("alpha", None, 2, None)
     assert [j.id for j in first] == ["a4", "a3"] and cursor is not None
-    rest, _ = under.store.page("alpha", None, 10, cursor)
+    rest, _ = under.records.page("alpha", None, 10, cursor)
     assert [j.id for j in rest] == ["a2", "a1", "a0"]
-    running, _ = under.store.page("alpha", "running", 10, None)
+    running, _ = under.records.page("alpha", "running", 10, None)
     assert [j.id for j in running] == ["a3"]
 
 
 def test_many_jobs_are_read_at_once_in_the_order_asked(under: Under) -> None:
     for i in range(3):
-        under.store.create(job(f"a{i}", n=2))
-    under.store.set_segment("a1", 1, state="done", engine="espeak")
-    assert under.store.advance("a2", "running", stage="synthesize")
-    found = under.store.get_many(["a2", "gone", "a0", "a1", "a2"])
+        under.records.create(job(f"a{i}", n=2))
+    under.ledger.set_segment("a1", 1, state="done", engine="espeak")
+    assert under.transitions.advance("a2", "running", stage="synthesize")
+    found = under.records.get_many(["a2", "gone", "a0", "a1", "a2"])
     assert [j.id if j else None for j in found] == ["a2", None, "a0", "a1", "a2"]
-    assert found == [under.store.get(i) for i in ["a2", "gone", "a0", "a1", "a2"]]
+    assert found == [under.records.get(i) for i in ["a2", "gone", "a0", "a1", "a2"]]
     assert found[3] is not None and found[3].segments[1] == {"state": "done", "engine": "espeak"}
     assert found[0] is not None and found[0].status == "running" and found[0] is not found[4]
-    assert under.store.get_many([]) == []
+    assert under.records.get_many([]) == []
 
 
 def test_pages_filter_by_batch_and_title_and_continue_with_the_filter(under: Under) -> None:
     base = 1_700_000_000.0
     for i in range(6):
         spec = {"title": f"{'Launch' if i % 2 else '发布会'} clip {i}"}
-        under.store.create(job(f"a{i}", created=base + i, spec=spec, batch="b1" if i < 4 else None))
-    under.store.create(job("b0", "beta", created=base + 9, batch="b1", spec={"title": "launch"}))
-    under.store.advance("a1", "running")
-    batch = [j.id for j in under.store.page("alpha", JobFilter(batch="b1"), 10, None)[0]]
+        under.records.create(
+            job(f"a{i}", created=base + i, spec=spec, batch="b1" if i < 4 else None)
+        )
+    under.records.create(job("b0", "beta", created=base + 9, batch="b1", spec={"title": "launch"}))
+    under.transitions.advance("a1", "running")
+    batch = [j.id for j in under.records.page("alpha", JobFilter(batch="b1"), 10, None)[0]]
     assert batch == ["a3", "a2", "a1", "a0"]  # never beta's job of the same batch id
-    first, cursor = under.store.page("alpha", JobFilter(q="LAUNCH"), 2, None)
+    first, cursor = under.records.page("alpha", JobFilter(q="LAUNCH"), 2, None)
     assert [j.id for j in first] == ["a5", "a3"] and cursor is not None
-    rest, _ = under.store.page("alpha", JobFilter(q="launch"), 2, cursor)
+    rest, _ = under.records.page("alpha", JobFilter(q="launch"), 2, cursor)
     assert [j.id for j in rest] == ["a1"]
-    assert [j.id for j in under.store.page("alpha", JobFilter(q="发布"), 10, None)[0]] == [
+    assert [j.id for j in under.records.page("alpha", JobFilter(q="发布"), 10, None)[0]] == [
         "a4", "a2", "a0"
     ]  # fmt: skip
     both = JobFilter(status="running", batch="b1", q="launch")
-    assert [j.id for j in under.store.page("alpha", both, 10, None)[0]] == ["a1"]
-    assert under.store.page("alpha", JobFilter(q="a4"), 10, None)[0][0].id == "a4"  # by id
+    assert [j.id for j in under.records.page("alpha", both, 10, None)[0]] == ["a1"]
+    assert under.records.page("alpha", JobFilter(q="a4"), 10, None)[0][0].id == "a4"  # by id
 
 
 def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
-    made, _ = under.store.create(job("a1"), ("k", "body-1"))
-    under.store.deliveries("a1", "finalize")
-    under.store.segment_done("a1", 0)
-    under.store.discard(made)
-    assert under.store.get("a1") is None and under.store.active() == []
-    assert under.store.page("alpha", None, 10, None)[0] == []
-    assert under.store.delivered("a1", "finalize") == 0 and under.store.done_segments("a1") == set()
-    again, new = under.store.create(job("a2"), ("k", "body-2"))
+    made, _ = under.records.create(job("a1"), ("k", "body-1"))
+    under.deliveries.deliveries("a1", "finalize")
+    under.ledger.segment_done("a1", 0)
+    under.records.discard(made)
+    assert under.records.get("a1") is None and under.active.active() == []
+    assert under.records.page("alpha", None, 10, None)[0] == []
+    assert (
+        under.deliveries.delivered("a1", "finalize") == 0
+        and under.ledger.done_segments("a1") == set()
+    )
+    again, new = under.records.create(job("a2"), ("k", "body-2"))
     assert new and again.id == "a2"  # the key went with its job
 
 
 def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -> None:
-    made, _ = under.store.create(job("a1"))
-    assert under.store.advance("a1", "running", stage="synthesize")
-    assert not under.store.advance("a1", "queued")  # no change: no event
-    under.store.set_segment("a1", 0, state="running", worker="w1")
-    under.store.update("a1", stage="mix", stage_progress=0.5)
-    under.store.set_segment("a1", 0, state="done")
-    assert under.store.advance("a1", "succeeded", artifacts=["narration.wav"])
-    events = under.store.events("a1")
+    made, _ = under.records.create(job("a1"))
+    assert under.transitions.advance("a1", "running", stage="synthesize")
+    assert not under.transitions.advance("a1", "queued")  # no change: no event
+    under.ledger.set_segment("a1", 0, state="running", worker="w1")
+    under.transitions.update("a1", stage="mix", stage_progress=0.5)
+    under.ledger.set_segment("a1", 0, state="done")
+    assert under.transitions.advance("a1", "succeeded", artifacts=["narration.wav"])
+    events = under.events.events("a1")
     assert [(e.event, e.data) for e in events] == [
         ("status", {"status": "running", "stage": "synthesize"}),
         ("segment", {"state": "running", "worker": "w1", "index": 1}),
@@ -180,20 +237,20 @@ def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -
         ("segment", {"state": "done", "worker": "w1", "index": 1}),
         ("status", {"status": "succeeded", "artifacts": ["narration.wav"]}),
     ]
-    assert [e.id for e in under.store.events("a1", events[1].id)] == [e.id for e in events[2:]]
-    assert under.store.events("a1", events[-1].id) == []
-    under.store.update("gone", stage="mix")  # a deleted job's change is no event
-    assert under.store.events("gone") == []
-    under.store.discard(made)
-    assert under.store.events("a1") == []
+    assert [e.id for e in under.events.events("a1", events[1].id)] == [e.id for e in events[2:]]
+    assert under.events.events("a1", events[-1].id) == []
+    under.transitions.update("gone", stage="mix")  # a deleted job's change is no event
+    assert under.events.events("gone") == []
+    under.records.discard(made)
+    assert under.events.events("a1") == []
 
 
 def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> None:
-    under.store.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], "q")
-    under.store.create(job("a2"), None, [msg("a2", 0)], "q")
+    under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
+    under.records.create(job("a2"), None, [msg("a2", 0)], Q)
     assert json.loads(under.first()) == ["narrate.segment", ["a1", 0]]  # first in, first out
     finalize = json.dumps(["narrate.finalize", ["a1"]])
-    under.store.push_first("q", finalize)
+    under.heads.push_first(Q, finalize)
     assert under.queued() == 4 and under.first() == finalize
 
 
@@ -202,11 +259,11 @@ def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
 ) -> None:
     """A job's error and warnings read back as {code, message, segment}; a record stored
     before they were typed holds plain sentences, and reads as notices with their words."""
-    under.store.create(job("a1", warnings=[warning("pace.squeezed", "segment 2: squeezed", 2)]))
-    under.store.set_segment("a1", 1, warnings=[warning("text.unspoken", "segment 2: '☃'", 2)])
+    under.records.create(job("a1", warnings=[warning("pace.squeezed", "segment 2: squeezed", 2)]))
+    under.ledger.set_segment("a1", 1, warnings=[warning("text.unspoken", "segment 2: '☃'", 2)])
     cause = Notice(code="engine.failed", message="segment 2: espeak: no audio", segment=2)
-    assert under.store.advance("a1", "failed", error=cause)
-    found = under.store.get("a1")
+    assert under.transitions.advance("a1", "failed", error=cause)
+    found = under.records.get("a1")
     assert found is not None and found.error == cause
     assert found.warnings == [
         Notice(code="pace.squeezed", message="segment 2: squeezed", segment=2)
@@ -214,10 +271,10 @@ def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
     assert found.segments[1]["warnings"] == [
         {"code": "text.unspoken", "message": "segment 2: '☃'", "segment": 2}
     ]
-    under.store.create(job("old"))
-    under.store.update("old", warnings=["segment 1: squeezed to 9 syllables/s"])
-    assert under.store.advance("old", "failed", error="finalize timed out after 540 s")
-    old = under.store.get("old")
+    under.records.create(job("old"))
+    under.transitions.update("old", warnings=["segment 1: squeezed to 9 syllables/s"])
+    assert under.transitions.advance("old", "failed", error="finalize timed out after 540 s")
+    old = under.records.get("old")
     assert old is not None
     assert old.error == Notice(code="failed", message="finalize timed out after 540 s")
     assert old.warnings == [Notice(code="warning", message="segment 1: squeezed to 9 syllables/s")]
@@ -225,23 +282,27 @@ def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
 
 def test_an_event_id_past_what_a_stream_can_hold_reads_from_the_start(under: Under) -> None:
     """A Last-Event-ID past 2^64 - 1 (the probe's cut its stream: Redis refuses it)."""
-    under.store.create(job("a1"))
-    assert under.store.advance("a1", "running")
-    every = [e.id for e in under.store.events("a1")]
-    assert every and [e.id for e in under.store.events("a1", "18446744073709551616-0")] == every
+    under.records.create(job("a1"))
+    assert under.transitions.advance("a1", "running")
+    every = [e.id for e in under.events.events("a1")]
+    assert every and [e.id for e in under.events.events("a1", "18446744073709551616-0")] == every
     top = f"{2**64 - 1}-{2**64 - 1}"
-    assert under.store.events("a1", top) == []  # the largest id there is: nothing after it
+    assert under.events.events("a1", top) == []  # the largest id there is: nothing after it
 
 
 def test_many_jobs_advance_at_once_each_as_alone(under: Under) -> None:
     """advance_many (a batch cancel's writes, pipelined on Redis): each job moves as its own
     advance would, a terminal one refused, an event for each that moved."""
     for i in range(3):
-        under.store.create(job(f"a{i}"))
-    assert under.store.advance("a1", "succeeded")
-    assert under.store.advance_many(["a0", "a1", "gone", "a2"], "canceled") == [
+        under.records.create(job(f"a{i}"))
+    assert under.transitions.advance("a1", "succeeded")
+    assert under.transitions.advance_many(["a0", "a1", "gone", "a2"], "canceled") == [
         True, False, False, True,
     ]  # fmt: skip
-    assert [under.store.status(f"a{i}") for i in range(3)] == ["canceled", "succeeded", "canceled"]
-    assert [e.data for e in under.store.events("a0")] == [{"status": "canceled"}]
-    assert under.store.advance_many([], "canceled") == []
+    assert [under.records.status(f"a{i}") for i in range(3)] == [
+        "canceled",
+        "succeeded",
+        "canceled",
+    ]
+    assert [e.data for e in under.events.events("a0")] == [{"status": "canceled"}]
+    assert under.transitions.advance_many([], "canceled") == []

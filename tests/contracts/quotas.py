@@ -6,20 +6,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
 from service.adapters.memory.jobstore import MemoryJobStore
 from service.adapters.memory.queue import MemoryQueue
 from service.adapters.memory.quotas import MemoryQuotas
-from service.ports import JobStore, Quotas
+from service.ports import Quotas
 from tests.contracts.jobstore import job, msg
 
 
 @dataclass
 class Under:
     quotas: Quotas
-    store: JobStore
+    store: Any  # a job store: every role of it
 
 
 @pytest.fixture

@@ -1,26 +1,31 @@
-"""One contract, two webhook stores: the Redis one (its scripts, on a redis-server of the
+"""Two roles' contracts (WebhookEndpoints, Outbox), two webhook stores: the Redis one (its scripts, on a redis-server of the
 test's own) and the in-memory one the fast tier runs on. Endpoints per tenant with a limit;
 a delivery queued once per id; a claim held for its lease (two senders never take one, a
 dead sender's claim comes back); a try recorded and rescheduled, or out of the outbox."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from service.adapters.memory.webhooks import MemoryWebhooks
-from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookStore
+from service.ports.webhooks import Attempt, Delivery, Endpoint, Outbox, WebhookEndpoints
+
+if TYPE_CHECKING:
+    from service.adapters.redis.webhooks import RedisWebhooks
 
 
 @pytest.fixture
-def store(request: pytest.FixtureRequest) -> WebhookStore:
+def store(request: pytest.FixtureRequest) -> MemoryWebhooks | RedisWebhooks:
     if request.getfixturevalue("backend") == "memory":
         return MemoryWebhooks()
     import redis
 
-    from service.adapters.redis.webhooks import RedisWebhooks
-
     client = redis.Redis.from_url(request.getfixturevalue("redis_url"), decode_responses=True)
     client.flushdb()
+    from service.adapters.redis.webhooks import RedisWebhooks
+
     return RedisWebhooks(client)
 
 
@@ -32,7 +37,18 @@ def attempt(d: Delivery, next_try: float | None, status: int = 500) -> Attempt:
     return Attempt(200.0, d.id, d.event, d.url, d.endpoint, status, "HTTP 500", next_try)
 
 
-def test_endpoints_are_per_tenant_with_a_limit(store: WebhookStore) -> None:
+@pytest.fixture
+def endpoints(store: MemoryWebhooks | RedisWebhooks) -> WebhookEndpoints:
+    return store
+
+
+@pytest.fixture
+def outbox(store: MemoryWebhooks | RedisWebhooks) -> Outbox:
+    return store
+
+
+def test_endpoints_are_per_tenant_with_a_limit(endpoints: WebhookEndpoints) -> None:
+    store = endpoints
     a = Endpoint("ep_a", "http://a/", ["job.failed"], "whsec_AAAA", 1.0)
     b = Endpoint("ep_b", "http://b/", ["job.succeeded"], "whsec_BBBB", 2.0)
     assert store.add_endpoint("alpha", a, 2) and store.add_endpoint("alpha", b, 2)
@@ -46,8 +62,9 @@ def test_endpoints_are_per_tenant_with_a_limit(store: WebhookStore) -> None:
 
 
 def test_a_delivery_is_queued_once_and_claimed_by_one_sender_until_its_lease_ends(
-    store: WebhookStore,
+    outbox: Outbox,
 ) -> None:
+    store = outbox
     d = delivery("msg_1")
     assert store.enqueue(d, 100.0) and not store.enqueue(d, 100.0)
     assert store.enqueue(delivery("msg_later"), 500.0)
@@ -60,8 +77,9 @@ def test_a_delivery_is_queued_once_and_claimed_by_one_sender_until_its_lease_end
 
 
 def test_a_try_is_recorded_then_retried_or_finished_and_never_queued_again(
-    store: WebhookStore,
+    outbox: Outbox,
 ) -> None:
+    store = outbox
     d = delivery("msg_2")
     store.enqueue(d, 100.0)
     (claimed,) = store.claim(100.0, 30, 10)

@@ -1,5 +1,5 @@
 """The API in-process (FastAPI's TestClient) on the in-memory store and queue
-(service/adapters/memory/jobstore.py): no Redis, no Celery, no uvicorn. Tasks run when a test drains
+(NARRATE_REDIS_URL=memory://, service/adapters/memory/stores.py): no Redis, no Celery, no uvicorn. Tasks run when a test drains
 the queue, through the same WorkerSteps the Celery tasks call, on the real pipeline (espeak-ng,
 ffmpeg) and local storage."""
 
@@ -12,6 +12,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from service import wiring
+from service.adapters.memory.jobstore import MemoryJobStore
 from service.adapters.memory.queue import MemoryQueue
 from service.api.app import create_app
 from service.config import Settings
@@ -30,6 +31,13 @@ class Fleet:
     app: Any
 
     @property
+    def store(self) -> MemoryJobStore:
+        """The job store, every role of it (the test's back door to records and events)."""
+        found = self.service.records
+        assert isinstance(found, MemoryJobStore)
+        return found
+
+    @property
     def keys(self) -> KeyStore:
         """The tenants' keys the API signs callers in with (in memory)."""
         assert self.service.keys is not None
@@ -45,6 +53,11 @@ class Fleet:
 
 
 def make_fleet(tmp: Path, **settings: Any) -> Fleet:
+    """The fleet on production's wiring (service/wiring.py ``build``), on ``memory://``."""
+    settings.setdefault("redis_url", "memory://")
     conf = Settings(data_dir=tmp / "data", default_engine="espeak", **settings)
-    service, steps, queue = wiring.in_memory(conf)
-    return Fleet(conf, service, steps, queue, create_app(conf, service))
+    built = wiring.build(conf)
+    assert isinstance(built.stores.queue, MemoryQueue)
+    return Fleet(
+        conf, built.job_service, built.worker_steps, built.stores.queue, create_app(conf, built)
+    )

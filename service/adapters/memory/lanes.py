@@ -9,7 +9,8 @@ import threading
 from typing import Any
 
 from service.adapters.memory.queue import MemoryQueue
-from service.adapters.redis.lanes import LANE_PREFIX, lane_key
+from service.adapters.redis.keys import LANE_PREFIX
+from service.adapters.redis.lanes import lane_key
 
 
 def _held(task: tuple[str, list[Any]]) -> str:

@@ -1,6 +1,6 @@
-"""The WebhookStore port in this process's memory (the fast tier's twin of webhooks.py,
-beside memory.py): the same rules under one lock. A claim holds a delivery for its lease, a
-delivery id is queued once, a finished one leaves the outbox."""
+"""The webhook ports (WebhookEndpoints, Outbox) in this process's memory (the fast tier's
+twin of adapters/redis/webhooks.py): the same rules under one lock. A claim holds a delivery
+for its lease, a delivery id is queued once, a finished one leaves the outbox."""
 
 from __future__ import annotations
 

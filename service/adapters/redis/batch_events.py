@@ -13,6 +13,7 @@ from pydantic_core import to_jsonable_python
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.job_events import EVENTS_MAX, EVENTS_TTL
+from service.adapters.redis.keys import key
 from service.domain.job import stream_after
 from service.ports.jobs import JobEvent
 
@@ -26,7 +27,7 @@ return 1
 
 
 def _key(batch_id: str, what: str) -> str:
-    return f"narrate:batch:{batch_id}:{what}"
+    return key("batch", batch_id, what)
 
 
 def _json(data: dict[str, Any]) -> str:

@@ -16,11 +16,11 @@ from typing import Any
 import redis
 
 from service.adapters.redis.errors import store_errors
+from service.adapters.redis.keys import key
 from service.domain.batch import Batch
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import page_cursor, parse_cursor
 
-PREFIX = "narrate:"
 CREATE = """
 if KEYS[3] ~= '' then
   local got = redis.call('GET', KEYS[3])
@@ -39,10 +39,6 @@ end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[4])
 return {'created'}
 """
-
-
-def key(*parts: str) -> str:
-    return PREFIX + ":".join(parts)
 
 
 @store_errors

@@ -4,7 +4,7 @@ worker held (a mixin of the job store: same client, same timeouts).
 Keys:
   narrate:workers        hash: worker instance ("<hostname> <pid>") -> last beat (Redis clock)
   narrate:workers:held   hash: worker instance -> JSON list of the delivery tags it holds
-  narrate:workers:storage  hash: worker instance -> its storage's identity (Storage.identity)
+  narrate:workers:storage  hash: worker instance -> its storage's identity (Artifacts.identity)
   narrate:dispatcher, narrate:dispatcher:held   the dispatcher's lease (read: lanes.py)
 
 kombu's Redis transport keeps each delivered, unacked message in the ``unacked`` hash (tag
@@ -21,11 +21,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
-from service.adapters.redis.lanes import LEASE, LEASE_HELD
+from service.adapters.redis.keys import HELD, LEASE, STORAGE, WORKERS
+from service.adapters.redis.lanes import LEASE_HELD
 from service.ports import Fleet
 
-WORKERS, HELD = "narrate:workers", "narrate:workers:held"  # the job store's prefix
-STORAGE = "narrate:workers:storage"  # worker instance -> where it publishes artifacts
 UNACKED, UNACKED_INDEX = "unacked", "unacked_index"  # kombu's Channel defaults
 
 

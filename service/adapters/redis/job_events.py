@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from service.adapters.redis.keys import job_events
 from service.domain.job import stream_after
 from service.ports.jobs import JobEvent
 
@@ -17,7 +18,7 @@ EVENTS_TTL = 7 * 86400
 
 
 def events_key(job_id: str) -> str:
-    return f"narrate:job:{job_id}:events"
+    return job_events(job_id)
 
 
 class JobEventLog:

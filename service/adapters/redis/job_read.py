@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
+from service.adapters.redis.keys import key
 from service.domain.job import Job
 from service.domain.notices import stored_error, stored_warnings
-
-PREFIX = "narrate:"
 
 
 def record(data: dict[str, str], segs: dict[str, str]) -> Job | None:
@@ -58,7 +57,7 @@ class JobReads:
             return []
         pipe = self.r.pipeline(transaction=False)
         for job_id in job_ids:
-            pipe.hgetall(f"{PREFIX}job:{job_id}")
-            pipe.hgetall(f"{PREFIX}job:{job_id}:seg")
+            pipe.hgetall(key("job", job_id))
+            pipe.hgetall(key("job", job_id, "seg"))
         replies = pipe.execute()
         return [record(replies[i], replies[i + 1]) for i in range(0, len(replies), 2)]

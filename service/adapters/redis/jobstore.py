@@ -38,7 +38,7 @@ from service.adapters.redis.fleet import FleetStore
 from service.adapters.redis.job_events import JobEventLog
 from service.adapters.redis.job_read import JobReads
 from service.adapters.redis.job_sweep import JobSweep
-from service.adapters.redis.lanes import LANES
+from service.adapters.redis.keys import JOB_COUNTS, LANES, TENANT_COUNTS, key
 from service.adapters.redis.scripts import (
     ADVANCE,
     BEAT,
@@ -52,16 +52,6 @@ from service.adapters.redis.scripts import (
 )
 from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job, JobFilter, page_cursor, parse_cursor
-
-PREFIX = "narrate:"
-
-
-def key(*parts: str) -> str:
-    return PREFIX + ":".join(parts)
-
-
-JOB_COUNTS = key("metrics", "jobs")
-TENANT_COUNTS = key("metrics", "tenants")
 
 
 def _record(job: Job, idem_key: str) -> dict[str, Any]:

@@ -19,10 +19,8 @@ import json
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
+from service.adapters.redis.keys import LANE_PREFIX, LANES, LEASE
 
-LANES = "narrate:lanes"
-LANE_PREFIX = "narrate:lane:"
-LEASE = "narrate:dispatcher"
 LEASE_HELD = ":held"  # the lease's name + this: when it was last held
 
 

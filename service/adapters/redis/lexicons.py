@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-PREFIX = "narrate:lexicons:"
+from service.adapters.redis.keys import LEXICONS, lexicon
+
 CREATE = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1
    or redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then
@@ -51,8 +52,8 @@ class RedisLexicons:
         self._update = client.register_script(UPDATE)
 
     def _keys(self, tenant: str, lexicon_id: str) -> list[str]:
-        one = f"narrate:lexicon:{tenant}:{lexicon_id}"
-        return [PREFIX + tenant, PREFIX + tenant + ":n", one + ":data", one + ":about"]
+        one = lexicon(tenant, lexicon_id)
+        return [LEXICONS + tenant, LEXICONS + tenant + ":n", one + ":data", one + ":about"]
 
     def create(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> bool:
         keys = self._keys(tenant, lexicon_id)
@@ -90,8 +91,8 @@ class RedisLexicons:
         return found
 
     def latest(self, tenant: str) -> dict[str, tuple[int, str]]:
-        abouts: dict[str, str] = self.r.hgetall(PREFIX + tenant)
-        numbers: dict[str, str] = self.r.hgetall(PREFIX + tenant + ":n")
+        abouts: dict[str, str] = self.r.hgetall(LEXICONS + tenant)
+        numbers: dict[str, str] = self.r.hgetall(LEXICONS + tenant + ":n")
         return {i: (int(numbers.get(i, 1)), about) for i, about in abouts.items()}
 
     def delete(self, tenant: str, lexicon_id: str) -> bool:

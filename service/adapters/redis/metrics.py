@@ -13,7 +13,7 @@ from typing import Any
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.fleet import UNACKED
-from service.adapters.redis.jobstore import JOB_COUNTS, PREFIX, TENANT_COUNTS, key
+from service.adapters.redis.keys import JOB_COUNTS, PREFIX, TENANT_COUNTS, key
 from service.adapters.redis.scripts import COUNT
 from service.domain.job import STATES
 from service.ports import BUCKETS, WAIT_BUCKETS

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-PREFIX = "narrate:presets:"
+from service.adapters.redis.keys import PRESETS
+
 # Save unless the tenant already has ``limit`` other presets: one step, so two API processes
 # saving at once cannot pass the limit together.
 PUT = """
@@ -26,15 +27,15 @@ class RedisPresets:
         self._put = client.register_script(PUT)
 
     def saved(self, tenant: str) -> dict[str, str]:
-        found: dict[str, str] = self.r.hgetall(PREFIX + tenant)
+        found: dict[str, str] = self.r.hgetall(PRESETS + tenant)
         return found
 
     def get(self, tenant: str, name: str) -> str | None:
-        found: str | None = self.r.hget(PREFIX + tenant, name)
+        found: str | None = self.r.hget(PRESETS + tenant, name)
         return found
 
     def put(self, tenant: str, name: str, data: str, limit: int) -> bool:
-        return bool(self._put(keys=[PREFIX + tenant], args=[name, data, limit]))
+        return bool(self._put(keys=[PRESETS + tenant], args=[name, data, limit]))
 
     def delete(self, tenant: str, name: str) -> bool:
-        return bool(self.r.hdel(PREFIX + tenant, name))
+        return bool(self.r.hdel(PRESETS + tenant, name))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
-from service.adapters.redis.jobstore import TENANT_COUNTS, key
+from service.adapters.redis.keys import TENANT_COUNTS, key
 from service.adapters.redis.scripts import BUCKET
 
 # KEYS: the tenant's reservations (sorted set: id -> when it lapses), their sizes (hash:

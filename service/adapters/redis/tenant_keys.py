@@ -10,11 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
+from service.adapters.redis.keys import KEYS, KEYS_IMPORTED, KEYS_OF_TENANT
 from service.ports import KeyRecord
-
-KEYS = "narrate:keys"
-TENANT = "narrate:keys:tenant:"
-IMPORTED = "narrate:keys:imported"
 
 # KEYS: the hash, the tenant's set, the imported set; ARGV: id, record, digest, importing.
 ADD = """
@@ -49,7 +46,7 @@ class RedisTenantKeys:
         self._add = client.register_script(ADD)
 
     def _write(self, record: KeyRecord, importing: bool) -> bool:
-        keys = [KEYS, TENANT + record.tenant, IMPORTED]
+        keys = [KEYS, KEYS_OF_TENANT + record.tenant, KEYS_IMPORTED]
         args = [record.id, _dump(record), record.digest, "1" if importing else "0"]
         return bool(self._add(keys=keys, args=args))
 
@@ -61,7 +58,7 @@ class RedisTenantKeys:
         return None if raw is None else _load(raw)
 
     def of_tenant(self, tenant: str) -> list[KeyRecord]:
-        ids = sorted(self.r.smembers(TENANT + tenant))
+        ids = sorted(self.r.smembers(KEYS_OF_TENANT + tenant))
         found = self.r.hmget(KEYS, ids) if ids else []
         return [_load(raw) for raw in found if raw is not None]
 
@@ -73,7 +70,7 @@ class RedisTenantKeys:
         pipe = self.r.pipeline(transaction=True)
         for record in records:
             pipe.hdel(KEYS, record.id)
-            pipe.srem(TENANT + record.tenant, record.id)
+            pipe.srem(KEYS_OF_TENANT + record.tenant, record.id)
         pipe.execute()
 
     def import_once(self, records: Sequence[KeyRecord]) -> int:

@@ -1,4 +1,4 @@
-"""The WebhookStore port in Redis.
+"""The webhook ports (WebhookEndpoints, Outbox) in Redis.
 
 Keys (prefix ``narrate:``):
   webhooks:<tenant>          hash: endpoint id -> JSON (url, events, secret, created)
@@ -18,10 +18,9 @@ from dataclasses import asdict
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
+from service.adapters.redis.keys import OUTBOX, key
 from service.ports.webhooks import Attempt, Delivery, Endpoint
 
-PREFIX = "narrate:"
-OUTBOX = PREFIX + "outbox"
 KEEP = 7 * 86400  # seconds a finished delivery's id is remembered (so it is not queued again)
 
 ADD = """
@@ -88,17 +87,17 @@ class RedisWebhooks:
 
     def add_endpoint(self, tenant: str, endpoint: Endpoint, limit: int) -> bool:
         data = json.dumps(asdict(endpoint))
-        return bool(self._add(keys=[f"{PREFIX}webhooks:{tenant}"], args=[endpoint.id, data, limit]))
+        return bool(self._add(keys=[key("webhooks", tenant)], args=[endpoint.id, data, limit]))
 
     def endpoints(self, tenant: str) -> list[Endpoint]:
-        found = self.r.hgetall(f"{PREFIX}webhooks:{tenant}")
+        found = self.r.hgetall(key("webhooks", tenant))
         return sorted((Endpoint(**json.loads(v)) for v in found.values()), key=_by_created)
 
     def delete_endpoint(self, tenant: str, endpoint_id: str) -> bool:
-        return bool(self.r.hdel(f"{PREFIX}webhooks:{tenant}", endpoint_id))
+        return bool(self.r.hdel(key("webhooks", tenant), endpoint_id))
 
     def default_secret(self, tenant: str, new: str | None = None) -> str | None:
-        name = f"{PREFIX}webhooks:{tenant}:secret"
+        name = key("webhooks", tenant, "secret")
         if new is not None:
             self.r.set(name, new)
             return new
@@ -116,12 +115,12 @@ class RedisWebhooks:
         return [_delivery(flat) for flat in found]
 
     def record(self, delivery: Delivery, attempt: Attempt) -> None:
-        keys = [OUTBOX, f"{OUTBOX}:{delivery.id}", f"{PREFIX}job:{delivery.job_id}:webhooks"]
+        keys = [OUTBOX, f"{OUTBOX}:{delivery.id}", key("job", delivery.job_id, "webhooks")]
         nxt = "" if attempt.next_try is None else attempt.next_try
         self._record(keys=keys, args=[delivery.id, json.dumps(asdict(attempt)), nxt, KEEP])
 
     def attempts(self, job_id: str) -> list[Attempt]:
-        found = self.r.lrange(f"{PREFIX}job:{job_id}:webhooks", 0, -1)
+        found = self.r.lrange(key("job", job_id, "webhooks"), 0, -1)
         return [Attempt(**json.loads(a)) for a in found]
 
     def pending(self) -> int:

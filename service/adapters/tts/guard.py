@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
+from service.adapters.redis import keys
+
 _ACQUIRE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
@@ -61,7 +63,7 @@ class RedisGuard:
         lease: float = 120.0,
     ) -> None:
         self.r = client
-        self.key = f"narrate:guard:{name}"
+        self.key = keys.guard(name)
         self.limit, self.failures, self.cooldown, self.lease = limit, failures, cooldown, lease
         self._acquire = client.register_script(_ACQUIRE)
 

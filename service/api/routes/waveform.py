@@ -44,7 +44,7 @@ def _peaks_json(service: JobService, job: Job) -> bytes:
         "waveform-"
         + hashlib.sha256(f"{VERSION}\0{job.tenant}\0{job.id}\0{wav.etag}".encode()).hexdigest()
     )
-    cache = service.storage.cache()
+    cache = service.artifacts.cache()
     cached = cache.get(name)
     if cached is not None:
         return cached

@@ -295,7 +295,8 @@ def test_retention_sweeps_the_store(
     cut.write(os.urandom(6 << 20))
     cut.flush()  # one part sent, the request never ends
     assert s3.client.list_multipart_uploads(Bucket=BUCKET, Prefix=PREFIX).get("Uploads")
-    sweeper = Sweeper(settings, JobStore(fleet.redis()), storage)
+    store = JobStore(fleet.redis())
+    sweeper = Sweeper(settings, store, store.sweeping(), storage)
     now = time.time()
     assert sweeper.sweep(now).orphans == 0  # changed just now: an upload still under way
     swept = sweeper.sweep(now + 3 * DAY, dry_run=True)

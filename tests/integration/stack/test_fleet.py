@@ -28,7 +28,9 @@ def store(tmp_path: Path) -> Iterator[JobStore]:
     url = f"redis://127.0.0.1:{port}/0"
     try:
         wait_for_redis(url)
-        yield wiring.job_store(Settings(redis_url=url, data_dir=tmp_path))
+        found = wiring.build(Settings(redis_url=url, data_dir=tmp_path)).stores.records
+        assert isinstance(found, JobStore)
+        yield found
     finally:
         proc.kill()
         proc.wait()
@@ -45,8 +47,8 @@ def held_message(store: JobStore, tag: str) -> str:
 def test_a_dead_workers_messages_go_back_once_and_an_outage_kills_nobody(
     store: JobStore,
 ) -> None:
-    a = FleetWatch(store, "narrate", "a@host", DEAD_AFTER)
-    b = FleetWatch(store, "narrate", "b@host", DEAD_AFTER)
+    a = FleetWatch(store, store, "narrate", "a@host", DEAD_AFTER)
+    b = FleetWatch(store, store, "narrate", "b@host", DEAD_AFTER)
     b.instance = "b@host 2"  # another process
     tag = held_message(store, "tag-1")
     a.tick([])
@@ -68,10 +70,12 @@ def test_a_dead_workers_messages_go_back_once_and_an_outage_kills_nobody(
 
 
 def test_a_restarted_worker_hands_back_what_its_earlier_run_held(store: JobStore) -> None:
-    earlier = FleetWatch(store, "narrate", "w@host", DEAD_AFTER)
+    earlier = FleetWatch(store, store, "narrate", "w@host", DEAD_AFTER)
     earlier.instance = "w@host 1"
     earlier.tick([held_message(store, "tag-2")])
-    FleetWatch(store, "narrate", "w@host", DEAD_AFTER).start()  # at once, not after DEAD_AFTER
+    FleetWatch(
+        store, store, "narrate", "w@host", DEAD_AFTER
+    ).start()  # at once, not after DEAD_AFTER
     assert store.r.llen("narrate") == 1 and not store.r.hexists("unacked", "tag-2")
     assert store.fleet(DEAD_AFTER).live == []
 
@@ -83,7 +87,7 @@ def test_a_message_nobody_holds_goes_back_once_and_a_held_one_stays(store: JobSt
     held, orphan, young = (held_message(store, t) for t in ("tag-held", "tag-orphan", "tag-young"))
     old = time.time() - 60
     store.r.zadd("unacked_index", {held: old, orphan: old})
-    a = FleetWatch(store, "narrate", "a@host", DEAD_AFTER)
+    a = FleetWatch(store, store, "narrate", "a@host", DEAD_AFTER)
     a.tick([held])
     assert store.hand_back_orphans("narrate", 30) == 1
     assert store.hand_back_orphans("narrate", 30) == 0  # once

@@ -90,7 +90,7 @@ def test_reconciler_requeues_lost_work_and_times_out_old_jobs(idle_stack: Stack)
         assert wait_for(c, lost, timeout=60)["status"] == "succeeded"
         timed_out = c.get(f"/v1/jobs/{old}").json()
     assert timed_out["status"] == "failed" and timed_out["error"]["message"].startswith("timed out")
-    assert svc.store.active() == []
+    assert svc.jobs.active.active() == []
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ def _items(n: int) -> dict[str, object]:
 def test_items_that_end_while_the_cancel_runs_keep_their_jobs_and_artifacts(
     fleet: Fleet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = fleet.service.store
+    store = fleet.store
     with fleet.client() as c:
         batch = c.post("/v1/batches", json=_items(3)).json()
         fleet.work()  # every item renders and ends ...
@@ -50,7 +50,7 @@ def test_a_batch_cancel_reads_each_item_a_bounded_number_of_times(
 ) -> None:
     n = 40
     fleet = make_fleet(tmp_path, batch_max_items=n)
-    store = fleet.service.store
+    store = fleet.store
     reads = {"jobs": 0}
     get, get_many = store.get, store.get_many
 

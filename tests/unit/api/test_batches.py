@@ -195,7 +195,7 @@ def test_odd_items_are_refused_never_lost(fleet: Fleet) -> None:
 def test_a_store_failing_midway_leaves_no_part_of_the_batch(fleet: Fleet) -> None:
     """The job store refuses the second item's job: 503, and the first item's job, its
     queued tasks and the batch record go too (the tasks find no job and do nothing)."""
-    store = fleet.service.store
+    store = fleet.store
     real, calls = store.create, []
 
     def flaky(*args: Any, **kwargs: Any) -> Any:

@@ -35,7 +35,7 @@ def work(f: Fleet) -> Ran:
     run = wiring.run_task(f.steps)
 
     def record(name: str, args: list[Any]) -> None:
-        job = f.service.store.get(args[0])
+        job = f.store.get(args[0])
         assert job is not None
         ran.append((job.tenant, args[0], "finalize" if name == FINALIZE_TASK else f"s{args[1]}"))
         run(name, args)
@@ -114,9 +114,7 @@ def test_a_dispatcher_taking_over_counts_the_jobs_its_predecessor_moved(tmp_path
     assert first.tick() == 1  # one's segment, not yet started; two waits in alpha's lane
     # The lease passes to another dispatcher (the first one's worker died): it must count one
     # as starting, or alpha, at max-running 1, gets two dispatched beside it.
-    taker = Dispatcher(
-        f.settings, first.lanes, f.queue, f.service.store, first.limits, first.running
-    )
+    taker = Dispatcher(f.settings, first.lanes, f.queue, f.store, first.limits, first.running)
     taker.adopt()
     assert taker.tick() == 0
     assert [a[0] for _, a in f.queue.pending] == [one]

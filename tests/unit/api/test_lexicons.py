@@ -127,7 +127,7 @@ def test_a_job_reads_the_dictionary_it_names_at_the_version_it_was_accepted_with
         assert manifest["lexicons"] == [
             {"id": lid, "version": 1, "name": "surnames", "entries": 1, "skipped": []}
         ]  # 单 only: GRPO is not in the text, so the plan does not keep it
-        record = fleet.service.store.get(job["id"])
+        record = fleet.store.get(job["id"])
         assert record is not None
         assert record.options["lexicons"] == [{"id": lid, "version": 1}]
         assert [(u["id"], u["version"]) for u in record.plan["lexicons"]] == [(lid, 1)]
@@ -223,7 +223,7 @@ def test_a_preset_names_dictionaries_as_a_job_does(fleet: Fleet) -> None:
         assert c.put("/v1/presets/ours", json={"lexicons": [lid]}).status_code == 200
         said, job = _spoken(fleet, c, {"preset": "ours"})
         assert said.split()[0] == "shan4", said
-        record = fleet.service.store.get(job["id"])
+        record = fleet.store.get(job["id"])
         assert record is not None and record.options["lexicons"] == [{"id": lid, "version": 1}]
 
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from service import wiring
 from service.domain.errors import QuotaExceeded
 from service.domain.options import RenderOptions
 from service.domain.spec import spec_from_data
@@ -27,7 +26,7 @@ def test_ten_batches_of_ten_at_once_queue_at_most_the_limit(
 ) -> None:
     fleet = make_fleet(tmp_path, max_queued_jobs=N)
     jobs = fleet.service
-    batches = wiring.batch_service(fleet.settings, jobs)
+    batches = fleet.app.state.batches
     lock, decided, all_decided = threading.Lock(), [0], threading.Event()
     held: set[str] = set()
 
@@ -71,5 +70,5 @@ def test_ten_batches_of_ten_at_once_queue_at_most_the_limit(
     for t in threads:
         t.join(60)
     assert sorted(outcomes) == ["accepted"] + ["refused"] * (N - 1)
-    queued = [j for j in jobs.store.page("alpha", None, 1000, None)[0] if j.status == "queued"]
+    queued = [j for j in jobs.records.page("alpha", None, 1000, None)[0] if j.status == "queued"]
     assert len(queued) == N

@@ -16,7 +16,7 @@ from tests.support.fleet import make_fleet
 def ready(tmp: Path, fleet: Fleet | None, **settings: Any) -> tuple[int, dict[str, Any]]:
     f = make_fleet(tmp, **settings)
     if fleet is not None:
-        f.service.store.fleet = lambda dead_after: fleet  # type: ignore[method-assign]
+        f.store.fleet = lambda dead_after: fleet  # type: ignore[method-assign]
     r = f.client().get("/readyz")
     return r.status_code, r.json()
 
@@ -75,13 +75,13 @@ def test_a_worker_publishing_to_another_storage_makes_it_unavailable(
     """Round four: a worker on local storage in another data dir (another machine) made
     artifacts this API answered 404 for. Every live worker must say the API's storage."""
     f = make_fleet(tmp_path, fair_share=False)
-    mine = f.service.storage.identity()
-    assert mine.startswith("local:") and mine == f.service.storage.identity()  # kept
+    mine = f.service.artifacts.identity()
+    assert mine.startswith("local:") and mine == f.service.artifacts.identity()  # kept
     same = Fleet(["w 1", "w 2"], [], storages={"w 1": mine, "w 2": mine})
-    f.service.store.fleet = lambda dead_after: same  # type: ignore[method-assign]
+    f.store.fleet = lambda dead_after: same  # type: ignore[method-assign]
     assert f.client().get("/readyz").json()["checks"]["storage"] is True
     other = Fleet(["w 1", "w 2"], [], storages={"w 1": mine, "w 2": "local:0123abcd"})
-    f.service.store.fleet = lambda dead_after: other  # type: ignore[method-assign]
+    f.store.fleet = lambda dead_after: other  # type: ignore[method-assign]
     f.app.state.ready = None  # past the one-second cache
     r = f.client().get("/readyz")
     assert r.status_code == 503 and r.json()["checks"]["storage"] is False

@@ -117,7 +117,7 @@ def test_every_end_of_a_job_is_delivered_signed_through_failures_each_try_record
         assert len({t["webhook_id"] for t in ends}) == 1
         assert ends[0]["next_try"] > ends[0]["time"] and ends[-1]["next_try"] is None
         assert ends[0]["error"] == "HTTP 500" and ends[-1]["error"] is None
-    assert _hooks(fleet).store.pending() == 0
+    assert _hooks(fleet).outbox.pending() == 0
 
 
 def test_urls_reaching_private_addresses_are_refused_at_registration_and_submission(
@@ -166,16 +166,16 @@ def test_an_outbox_unreachable_at_a_jobs_end_hands_the_step_back_and_its_rerun_s
         c.post("/v1/webhooks", json={"url": receiver.url})
         job_id = c.post("/v1/jobs", json=SPEC).json()["id"]
         hooks = _hooks(fleet)
-        enqueue = hooks.store.enqueue
+        enqueue = hooks.outbox.enqueue
 
         def down(*args: Any) -> bool:
             raise StoreUnavailable("the job store is unavailable (TimeoutError)")
 
-        monkeypatch.setattr(hooks.store, "enqueue", down)
+        monkeypatch.setattr(hooks.outbox, "enqueue", down)
         with pytest.raises(StoreUnavailable):  # the Celery task rejects it back to the queue
             fleet.work()
         assert c.get(f"/v1/jobs/{job_id}").json()["status"] == "succeeded"
-        monkeypatch.setattr(hooks.store, "enqueue", enqueue)
+        monkeypatch.setattr(hooks.outbox, "enqueue", enqueue)
         fleet.steps.run_finalize(job_id, "worker2")  # the redelivery
         _send_all(fleet)
         (req,) = receiver.delivered().values()

@@ -43,7 +43,8 @@ def receiver() -> Iterator[Receiver]:
 def _hooks(tmp: Path, **settings: Any) -> Webhooks:
     conf = Settings(data_dir=tmp / "data", webhook_allow_private=True, **settings)
     sender = HttpSender(conf.webhook_timeout, allow_private=True)
-    return Webhooks(conf, MemoryWebhooks(), sender, wiring.storage(conf))
+    store = MemoryWebhooks()
+    return Webhooks(conf, store, store, sender, wiring.storage(conf))
 
 
 def _queue(hooks: Webhooks, tenant: str, url: str, n: int) -> list[str]:
@@ -54,7 +55,7 @@ def _queue(hooks: Webhooks, tenant: str, url: str, n: int) -> list[str]:
         job = f"job_{tenant}_{i}"
         body = '{"type": "job.succeeded"}'
         d = Delivery(msg_id, tenant, job, "job.succeeded", url, endpoint.id, body, now)
-        hooks.store.enqueue(d, now)
+        hooks.outbox.enqueue(d, now)
     return ids
 
 
