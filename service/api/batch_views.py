@@ -60,7 +60,7 @@ def _item(request: Request, item: BatchItem, job: Job | None) -> BatchItemOut:
             artifacts=[],
             links={"job": link},
         )
-    engines = [s.get("engine") for _, s in sorted(job.segments.items())]
+    engines = [s.engine for _, s in sorted(job.segments.items())]
     return BatchItemOut(
         name=item.name,
         job=job.id,

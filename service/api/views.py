@@ -28,7 +28,14 @@ def job_out(request: Request, job: Job) -> JobOut:
     segs = [
         SegmentState(
             index=i + 1,
-            **{k: v for k, v in s.items() if k in SegmentState.model_fields and k != "index"},
+            state=s.state,
+            engine=s.engine,
+            voice=s.voice,
+            worker=s.worker,
+            native_rate=s.native_rate,
+            stretch_ratio=s.stretch_ratio,
+            tts_calls=s.tts_calls,
+            warnings=s.warnings or [],
         )
         for i, s in sorted(job.segments.items())
     ]
@@ -39,7 +46,7 @@ def job_out(request: Request, job: Job) -> JobOut:
         stage=job.stage,
         created=job.created,
         updated=job.updated,
-        title=str(job.spec.get("title", "")),
+        title=job.title,
         segments=segs,
         engines=[s.engine for s in segs],
         timings=job.timings,

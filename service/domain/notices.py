@@ -4,7 +4,6 @@ it, the job says it once for every segment it happened to (pure)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -33,24 +32,6 @@ class Notice(BaseModel):
 
 def warning(code: str, message: str, segment: int | None = None) -> Notice:
     return Notice(code=code, message=message, segment=segment)
-
-
-def stored_error(raw: str | None, status: str) -> Notice | None:
-    """A job record's ``error`` field: JSON of a Notice, or the plain sentence a record
-    stored before errors were typed holds (its code then says only how the job ended)."""
-    if not raw:
-        return None
-    if raw.startswith("{"):
-        try:
-            return Notice.model_validate_json(raw)
-        except ValueError:
-            pass
-    return Notice(code="canceled" if status == "canceled" else "failed", message=raw)
-
-
-def stored_warnings(raw: str | None) -> list[Notice]:
-    """A job record's ``warnings`` field: a JSON list of notices (or of sentences, before)."""
-    return [Notice.model_validate(w) for w in json.loads(raw or "[]")]
 
 
 def fell_back(reason: str, engine: str, voice: str, segment: int | None = None) -> Notice:

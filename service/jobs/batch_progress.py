@@ -71,8 +71,8 @@ class BatchProgress:
         for i in batch.items:
             j = found[i.job]
             items.append({"name": i.name, "job_id": i.job, "status": j.status if j else "deleted"})
-            if j is not None and j.options.get("webhook_url"):
-                urls.add(str(j.options["webhook_url"]))
+            if j is not None and j.plan.options.webhook_url:
+                urls.add(j.plan.options.webhook_url)
         counts = dict(Counter(str(i["status"]) for i in items))
         counts["total"] = len(items)
         if self.webhooks is not None:  # first: a step killed after it is run again

@@ -96,7 +96,7 @@ class Webhooks:
         job's own webhook_url (its ends only). Ids are made of the job, event, stage and
         endpoint: written twice (a step run again), an event is still sent once."""
         targets = [(e.id, e.url) for e in self.store.endpoints(job.tenant) if event in e.events]
-        own = job.options.get("webhook_url")
+        own = job.plan.options.webhook_url
         if own and event != "job.progress":
             targets.append(("", own))
         if not targets:

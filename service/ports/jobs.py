@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service.domain.batch import Batch
-from service.domain.job import Job, JobFilter
+from service.domain.job import Job, JobFilter, JobStatus
+from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 
 # The two steps of a job, by the names the queue carries them under, and the queue's name.
 SEGMENT_TASK = "narrate.segment"
@@ -73,8 +74,8 @@ class JobStore(Protocol):
     adapters/memory/jobstore.py in memory). Every change is atomic; status only moves
     forward. A store that cannot be reached raises StoreUnavailable
     (service/domain/errors.py), never its client's errors.
-    A job's ``error`` and ``warnings`` go in as notices and come back as notices (a record
-    kept before they were typed reads as notices too)."""
+    Records are written and read through service/domain/job_record.py (a record of an
+    older schema is upgraded as it is read, service/domain/schemas.py)."""
 
     def ping(self) -> bool: ...
 
@@ -98,7 +99,7 @@ class JobStore(Protocol):
         """Each job (None: absent), in the order asked, in one round trip."""
         ...
 
-    def status(self, job_id: str) -> str | None: ...
+    def status(self, job_id: str) -> JobStatus | None: ...
 
     def page(
         self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
@@ -117,15 +118,18 @@ class JobStore(Protocol):
 
     def done_segments(self, job_id: str) -> set[int]: ...
 
-    def advance(self, job_id: str, status: str, **fields: Any) -> bool: ...
+    def advance(self, job_id: str, to: Transition) -> bool:
+        """Move the job to ``to.status`` with its fields, unless that moves it back or out
+        of a terminal state (False: nothing written)."""
+        ...
 
-    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+    def advance_many(self, job_ids: Sequence[str], to: Transition) -> list[bool]:
         """``advance`` each job (in as few round trips as the store can): which moved."""
         ...
 
-    def update(self, job_id: str, **fields: Any) -> None: ...
+    def update(self, job_id: str, change: JobUpdate) -> None: ...
 
-    def set_segment(self, job_id: str, index: int, **state: Any) -> None: ...
+    def set_segment(self, job_id: str, index: int, change: SegmentUpdate) -> None: ...
 
     def events(self, job_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]:
         """The job's events after id ``after`` (oldest first, at most ``count``), written by

@@ -135,7 +135,11 @@ def source(job: OwnedJob) -> Source:
     """The job's spec and options as submitted, its preset's values as applied
     (``options.preset_values``): what a fix starts from."""
     return Source(
-        id=job.id, spec=job.spec, options=job.options, has_video=job.has_video, parent=job.parent
+        id=job.id,
+        spec=job.spec.model_dump(mode="json"),
+        options=job.submitted.model_dump(mode="json"),
+        has_video=job.has_video,
+        parent=job.parent,
     )
 
 
