@@ -32,6 +32,7 @@ from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
 FILES = {
+    "job-states.js": "text/javascript; charset=utf-8",  # made from JobStatus (api/job_states.py)
     "studio.js": "text/javascript; charset=utf-8",
     "studio-i18n.js": "text/javascript; charset=utf-8",
     "studio-more.js": "text/javascript; charset=utf-8",
