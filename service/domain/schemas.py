@@ -106,7 +106,8 @@ def _typed_error(record: JsonObject) -> JsonObject:
         except ValueError:
             parsed = None
         if not isinstance(parsed, dict):
-            code = "canceled" if record.get("status") == "canceled" else "failed"
+            ended = record.get("status")
+            code = "canceled" if ended == "canceled" else "failed"
             record["error"] = _dumps({"code": code, "message": raw, "segment": None})
     return record
 

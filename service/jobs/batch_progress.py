@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.domain.job import TERMINAL, Job
+from service.domain.wire import JsonObject
 from service.ports import BatchEvents, BatchStore, JobStore
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class BatchProgress:
         """The item's end on its batch's stream."""
         if job.batch:
             error = job.error.code if job.error else None
-            item = {"job": job.id, "status": job.status, "error": error}
+            item: JsonObject = {"job": job.id, "status": job.status.value, "error": error}
             self.events.publish(job.batch, "item", item)
 
     def settle(self, batch_id: str) -> None:
@@ -66,7 +67,7 @@ class BatchProgress:
         found = dict(zip(ids, self.jobs.get_many(ids), strict=True))
         if any(j is not None and j.status not in TERMINAL for j in found.values()):
             return
-        items: list[dict[str, Any]] = []
+        items: list[JsonObject] = []
         urls: set[str] = set()
         for i in batch.items:
             j = found[i.job]
@@ -77,5 +78,6 @@ class BatchProgress:
         counts["total"] = len(items)
         if self.webhooks is not None:  # first: a step killed after it is run again
             self.webhooks.notify_batch(batch, counts, items, urls)
-        if self.events.complete(batch.id, {"counts": counts, "items": items}):
+        counted: JsonObject = {k: n for k, n in counts.items()}
+        if self.events.complete(batch.id, {"counts": counted, "items": list(items)}):
             log.info("batch %s completed: %s", batch.id, counts)

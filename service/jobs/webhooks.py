@@ -12,13 +12,13 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from service.config import Settings
 from service.domain import webhooks as wh
 from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
 from service.domain.job import Job
+from service.domain.wire import JsonObject
 from service.ports import Storage
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
 
@@ -119,7 +119,7 @@ class Webhooks:
         self,
         batch: Batch,
         counts: dict[str, int],
-        items: list[dict[str, Any]],
+        items: list[JsonObject],
         urls: set[str],
     ) -> int:
         """Queue ``batch.completed`` for the tenant's endpoints that want it and for the

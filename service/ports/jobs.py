@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from service.domain.batch import Batch
 from service.domain.job import Job, JobFilter, JobStatus
 from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
+from service.domain.wire import JsonObject
 
 # The two steps of a job, by the names the queue carries them under, and the queue's name.
 SEGMENT_TASK = "narrate.segment"
@@ -26,6 +27,7 @@ class Queue(Protocol):
 
     def encode(self, name: str, args: list[Any]) -> str: ...
 
+    # A message as the broker holds it (kombu's envelope: a wire format of its own).
     def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
         """(job id, step) of a message as the broker holds it (None: not a job step)."""
         ...
@@ -50,7 +52,7 @@ class JobEvent:
 
     id: str
     event: str
-    data: dict[str, Any]
+    data: JsonObject
 
 
 class JobSweep(Protocol):
@@ -169,6 +171,7 @@ class JobStore(Protocol):
         while the broker was away); how many went back."""
         ...
 
+    # kombu's envelopes as the broker holds them: a wire format of its own.
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered."""
         ...
@@ -330,10 +333,10 @@ class BatchEvents(Protocol):
     for GET /v1/batches/{id}/events: adapters/redis/batch_events.py on Redis (a Stream per batch),
     adapters/memory/batches.py in memory. Ids order a batch's events as JobEvent's do."""
 
-    def publish(self, batch_id: str, event: str, data: dict[str, Any]) -> None: ...
+    def publish(self, batch_id: str, event: str, data: JsonObject) -> None: ...
 
     def events(self, batch_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]: ...
 
-    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+    def complete(self, batch_id: str, data: JsonObject) -> bool:
         """Write the batch's ``completed`` event, once: True for the call that wrote it."""
         ...
