@@ -4,9 +4,7 @@ it, the job says it once for every segment it happened to (pure)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict
 
 _FELL_BACK = "; fell back to "
 
@@ -21,13 +19,6 @@ class Notice(BaseModel):
     code: str
     message: str
     segment: int | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_text(cls, data: Any) -> Any:
-        """A plain sentence (a record, plan or segment result kept before notices were
-        typed) is a warning without a code of its own."""
-        return {"code": "warning", "message": data} if isinstance(data, str) else data
 
 
 def warning(code: str, message: str, segment: int | None = None) -> Notice:

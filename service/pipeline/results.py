@@ -3,13 +3,14 @@ one fitted segment (plain data, stored as JSON between workers), and a finished 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
+from service.domain import schemas
 from service.domain.notices import Notice
 from service.domain.options import MASTER_NAME
 from service.domain.plan import JobPlan as JobPlan
@@ -106,17 +107,10 @@ class SegmentResult(BaseModel):
     alignment_cost: float | None = None  # the take's DTW cost against its text
     speech_check: SpeechCheck | None = None  # None: the job's check is off
 
-    @field_validator("phrases", mode="before")
-    @classmethod
-    def _from_rows(cls, value: Any) -> Any:
-        """A result stored by an earlier version kept each phrase as [start, end, ms, ms]."""
-        if isinstance(value, list):
-            return [TimedPhrase(*p) if isinstance(p, list | tuple) else p for p in value]
-        return value
-
     def to_json(self) -> str:
-        return self.model_dump_json()
+        return json.dumps(schemas.stamped(schemas.SEGMENT_RESULT, self.model_dump(mode="json")))
 
     @classmethod
     def from_json(cls, text: str) -> SegmentResult:
-        return cls.model_validate_json(text)
+        """A result as a worker stored it (one of an earlier version upgraded first)."""
+        return cls.model_validate(schemas.upgrade(schemas.SEGMENT_RESULT, json.loads(text)))

@@ -11,6 +11,8 @@ from service.domain import schemas
 from service.domain.job import JobStatus, SegmentRecord
 from service.domain.job_record import new_record, read_job, read_segment, write_segment
 from service.domain.notices import Notice
+from service.domain.subtitles.cues import TimedPhrase
+from service.pipeline.results import SegmentResult
 from tests.support.data import DATA
 
 MAIN = json.loads((DATA / "records" / "jobs-007f7dc.json").read_text(encoding="utf-8"))
@@ -87,3 +89,19 @@ def test_every_step_is_registered_once_in_order() -> None:
         "schema": 9,
         "state": "x",
     }
+
+
+def test_a_segment_result_of_an_earlier_version_reads_with_its_phrases_and_notices() -> None:
+    """A worker's result kept each phrase as a [start, end, ms, ms] row and its warnings as
+    sentences; one written now carries its version and reads back the same."""
+    old = {
+        "index": 0, "slot_ms": 4000, "natural_ms": 3000, "speech_ms": 2900, "native_rate": 1.0,
+        "stretch_ratio": 1.0, "engine": "espeak", "voice": "cmn", "sample_rate": 24000,
+        "audio": "segment-000.wav", "phrases": [[0, 4, 0, 1200]], "warnings": ["squeezed"],
+    }  # fmt: skip
+    result = SegmentResult.from_json(json.dumps(old))
+    assert result.phrases == [TimedPhrase(0, 4, 0, 1200)]
+    assert result.warnings == [Notice(code="warning", message="squeezed")]
+    stored = json.loads(result.to_json())
+    assert stored[schemas.SCHEMA_FIELD] == schemas.current(schemas.SEGMENT_RESULT)
+    assert SegmentResult.from_json(result.to_json()) == result
