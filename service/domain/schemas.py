@@ -76,6 +76,7 @@ def registered() -> dict[str, list[tuple[int, str]]]:
 # service/domain/job_record.py. Its segments' states, and the segment results the workers hand
 # each other (service/pipeline/results.py), are JSON objects.
 JOB, SEGMENT, SEGMENT_RESULT = "job", "segment", "segment_result"
+BATCH = "batch"  # service/domain/batch.py: at version 1, no step yet
 
 
 def _sentences_as_notices(items: JsonValue) -> list[JsonValue]:
