@@ -77,8 +77,9 @@ class Job:
     updated: float
     # The JobPlan made at the door (service/domain/plan.py): what every step runs on, so none
     # re-plans, re-probes or re-casts. It holds the spec and the options (``spec``,
-    # ``submitted``): the record keeps no copies of them.
-    plan: JobPlan
+    # ``submitted``): the record keeps no copies of them. Read from a store, it is the plan's
+    # JSON until ``plan`` is first read: a batch's view reads a thousand records and no plan.
+    planned: JobPlan | str
     has_video: bool
     segments_total: int
     error: Notice | None = None  # why it failed or was canceled
@@ -91,6 +92,12 @@ class Job:
     parent: str | None = None  # the job this one re-renders (a fix made in the studio)
     has_music: bool = False  # a music file to lay under the voice (input/source.music)
     batch: str | None = None  # the batch it was submitted in (service/domain/batch.py)
+
+    @property
+    def plan(self) -> JobPlan:
+        if isinstance(self.planned, str):
+            self.planned = JobPlan.model_validate_json(self.planned)
+        return self.planned
 
     @property
     def spec(self) -> JobSpec:

@@ -15,7 +15,6 @@ from service.domain import schemas
 from service.domain.job import Job, JobStatus, SegmentRecord
 from service.domain.job_changes import SegmentUpdate
 from service.domain.notices import Notice
-from service.domain.plan import JobPlan
 from service.domain.wire import JsonObject, JsonValue
 
 FieldValue = str | int | float  # what a hash field holds: numbers and text as they are
@@ -47,7 +46,7 @@ def new_record(job: Job, idem_key: str) -> dict[str, FieldValue]:
         "idem": idem_key,
         "parent": job.parent or "",
         "batch": job.batch or "",
-        "plan": job.plan.model_dump_json(),
+        "plan": job.planned if isinstance(job.planned, str) else job.planned.model_dump_json(),
         schemas.SCHEMA_FIELD: schemas.current(schemas.JOB),
     }
 
@@ -66,7 +65,7 @@ def read_job(data: Mapping[str, str], segs: Mapping[str, str]) -> Job | None:
         status=status,
         created=float(r["created"]),
         updated=float(r["updated"]),
-        plan=JobPlan.model_validate_json(r["plan"]),
+        planned=r["plan"],
         has_video=r.get("has_video") == "1",
         has_music=r.get("has_music") == "1",
         segments_total=int(r["segments_total"]),

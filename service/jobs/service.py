@@ -165,7 +165,7 @@ class JobService(JobParts):
             status=JobStatus.QUEUED,
             created=now,
             updated=now,
-            plan=plan,
+            planned=plan,
             has_video=video is not None,
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,

@@ -40,7 +40,7 @@ def make_job(
         status=JobStatus.QUEUED,
         created=now,
         updated=now,
-        plan=plan_of(job_id if title is None else title, n, **(options or {})),
+        planned=plan_of(job_id if title is None else title, n, **(options or {})),
         has_video=False,
         segments_total=n,
         **kw,
