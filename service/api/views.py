@@ -9,6 +9,7 @@ from fastapi import Request
 from service.api.schemas import JobOut, Links, Problem, SegmentState
 from service.domain.job import Job
 
+# OpenAPI response objects, as FastAPI takes them (a wire format of OpenAPI's own).
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem},
     404: {"model": Problem},

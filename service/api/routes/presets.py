@@ -13,6 +13,7 @@ from service.api.views import ERRORS
 from service.jobs.presets import Found, ShippedPreset
 
 router = APIRouter(prefix="/v1/presets", responses=ERRORS, tags=["presets"])
+# An OpenAPI response object, as FastAPI takes it (a wire format of OpenAPI's own).
 SHIPPED: dict[int | str, dict[str, Any]] = {409: {"description": "a shipped preset: read-only"}}
 
 
