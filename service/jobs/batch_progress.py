@@ -14,7 +14,7 @@ import logging
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from service.domain.job import TERMINAL, Job
+from service.domain.job import TERMINAL, Job, JobStatus
 from service.domain.wire import JsonObject
 from service.ports import BatchEvents, BatchStore, JobStore
 
@@ -40,7 +40,9 @@ class BatchProgress:
     def stage(self, job: Job, stage: str) -> None:
         if job.batch:
             self.events.publish(
-                job.batch, "item", {"job": job.id, "status": "running", "stage": stage}
+                job.batch,
+                "item",
+                {"job": job.id, "status": JobStatus.RUNNING.value, "stage": stage},
             )
 
     def ended(self, job: Job) -> None:

@@ -17,7 +17,7 @@ from service.config import Settings
 from service.domain import webhooks as wh
 from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
-from service.domain.job import Job
+from service.domain.job import Job, JobStatus
 from service.domain.wire import JsonObject
 from service.ports import Storage
 from service.ports.webhooks import Attempt, Delivery, Endpoint, WebhookSender, WebhookStore
@@ -103,7 +103,7 @@ class Webhooks:
             return 0
         now = self.clock()
         error = job.error.model_dump(mode="json") if job.error else None
-        status = "running" if event == "job.progress" else job.status
+        status = JobStatus.RUNNING if event == "job.progress" else job.status
         body = wh.payload(event, now, job.id, status, self._links(job), error, stage)
         queued = 0
         for endpoint, url in targets:
@@ -156,7 +156,7 @@ class Webhooks:
         """Each artifact's URL: presigned when the store offers one (S3), else the API's."""
         base = self.settings.public_url.rstrip("/")
         out: dict[str, str] = {}
-        for name in job.artifacts if job.status == "succeeded" else []:
+        for name in job.artifacts if job.status == JobStatus.SUCCEEDED else []:
             served = self.storage.served(job.tenant, job.id, name)
             url = served.url(self.settings.presign_seconds) if served is not None else None
             out[name] = url or f"{base}/v1/jobs/{job.id}/artifacts/{name}"
