@@ -37,7 +37,8 @@ class BatchOut(BaseModel):
     created: float
     counts: dict[str, int]  # items by state
     items: list[BatchItemOut]
-    refused: list[dict[str, Any]]  # items refused at the door ("partial": true): name, detail
+    # Items refused at the door ("partial": true): name, detail; the 422 problems' wire shape.
+    refused: list[dict[str, Any]]
     links: dict[str, str]
 
 

@@ -31,7 +31,7 @@ class Still:
 class StylePreviews:
     def __init__(
         self,
-        styles: Callable[[], dict[str, Any]],
+        styles: Callable[[], dict[str, Any]],  # styles.json as read (its file format)
         stills: Stills,
         storage: Storage,
         font: str,

@@ -22,6 +22,7 @@ class PresetOut(BaseModel):
     kind: str = Field(description="shipped (voices/presets.json, read-only) or saved (yours)")
     description: str
     source: str = Field(description="where its loudness figure comes from")
+    # The options as the client writes them (RenderOptions' JSON, a wire format): any of them.
     values: dict[str, Any] = Field(description="the job options it sets")
 
 
@@ -54,6 +55,7 @@ def put_preset(
     name: str,
     who: Tenant,
     service: Jobs,
+    # The client's JSON object, checked by Presets.save (a wire format until then).
     body: dict[str, Any] = Body(  # noqa: B008 (FastAPI's way to take a JSON object)
         ..., description="job options (RenderOptions, without preset) plus description, source"
     ),
