@@ -77,6 +77,7 @@ def registered() -> dict[str, list[tuple[int, str]]]:
 # each other (service/pipeline/results.py), are JSON objects.
 JOB, SEGMENT, SEGMENT_RESULT = "job", "segment", "segment_result"
 BATCH = "batch"  # service/domain/batch.py: at version 1, no step yet
+DELIVERY = "delivery"  # a webhook delivery in the outbox (adapters/redis/webhooks.py)
 
 
 def _sentences_as_notices(items: JsonValue) -> list[JsonValue]:
@@ -154,6 +155,13 @@ def _segment_notices(record: JsonObject) -> JsonObject:
     """warnings: plain sentences become notices."""
     if "warnings" in record:
         record["warnings"] = _sentences_as_notices(record["warnings"])
+    return record
+
+
+@upgrades(DELIVERY, 2)
+def _delivery_endpoint(record: JsonObject) -> JsonObject:
+    """endpoint: a delivery queued with none named is to the job's own webhook_url ("")."""
+    record.setdefault("endpoint", "")
     return record
 
 

@@ -18,6 +18,8 @@ from dataclasses import asdict
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
+from service.domain import schemas
+from service.domain.wire import JsonObject
 from service.ports.webhooks import Attempt, Delivery, Endpoint
 
 PREFIX = "narrate:"
@@ -61,14 +63,16 @@ return 1
 
 
 def _delivery(flat: list[str]) -> Delivery:
-    d = dict(zip(flat[::2], flat[1::2], strict=True))
+    """A delivery as the outbox keeps it (one of an older schema upgraded first)."""
+    record: JsonObject = dict(zip(flat[::2], flat[1::2], strict=True))
+    d = {k: str(v) for k, v in schemas.upgrade(schemas.DELIVERY, record).items()}
     return Delivery(
         id=d["id"],
         tenant=d["tenant"],
         job_id=d["job_id"],
         event=d["event"],
         url=d["url"],
-        endpoint=d.get("endpoint", ""),
+        endpoint=d["endpoint"],
         body=d["body"],
         created=float(d["created"]),
         attempts=int(d.get("attempts") or 0),
@@ -109,6 +113,7 @@ class RedisWebhooks:
         args: list[Any] = [delivery.id, due]
         for k, v in asdict(delivery).items():
             args += [k, v]
+        args += [schemas.SCHEMA_FIELD, schemas.current(schemas.DELIVERY)]
         return bool(self._enqueue(keys=[OUTBOX, f"{OUTBOX}:{delivery.id}"], args=args))
 
     def claim(self, now: float, lease: float, limit: int) -> list[Delivery]:

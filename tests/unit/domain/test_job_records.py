@@ -105,3 +105,9 @@ def test_a_segment_result_of_an_earlier_version_reads_with_its_phrases_and_notic
     stored = json.loads(result.to_json())
     assert stored[schemas.SCHEMA_FIELD] == schemas.current(schemas.SEGMENT_RESULT)
     assert SegmentResult.from_json(result.to_json()) == result
+
+
+def test_a_delivery_queued_with_no_endpoint_named_is_to_the_job_s_own_url() -> None:
+    old = {"id": "msg_1", "tenant": "t", "job_id": "j", "event": "job.succeeded"}
+    assert schemas.upgrade(schemas.DELIVERY, old)["endpoint"] == ""
+    assert schemas.current(schemas.DELIVERY) == 2
