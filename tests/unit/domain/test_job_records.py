@@ -12,6 +12,7 @@ from service.domain.job import JobStatus, SegmentRecord
 from service.domain.job_record import new_record, read_job, read_segment, write_segment
 from service.domain.notices import Notice
 from service.domain.subtitles.cues import TimedPhrase
+from service.domain.wire import JsonObject
 from service.pipeline.results import SegmentResult
 from tests.support.data import DATA
 
@@ -108,6 +109,6 @@ def test_a_segment_result_of_an_earlier_version_reads_with_its_phrases_and_notic
 
 
 def test_a_delivery_queued_with_no_endpoint_named_is_to_the_job_s_own_url() -> None:
-    old = {"id": "msg_1", "tenant": "t", "job_id": "j", "event": "job.succeeded"}
+    old: JsonObject = {"id": "msg_1", "tenant": "t", "job_id": "j", "event": "job.succeeded"}
     assert schemas.upgrade(schemas.DELIVERY, old)["endpoint"] == ""
     assert schemas.current(schemas.DELIVERY) == 2
