@@ -37,7 +37,8 @@ class BatchOut(BaseModel):
     created: float
     counts: dict[str, int]  # items by state
     items: list[BatchItemOut]
-    refused: list[dict[str, Any]]  # items refused at the door ("partial": true): name, detail
+    # Items refused at the door ("partial": true): name, detail; the 422 problems' wire shape.
+    refused: list[dict[str, Any]]
     links: dict[str, str]
 
 
@@ -60,7 +61,7 @@ def _item(request: Request, item: BatchItem, job: Job | None) -> BatchItemOut:
             artifacts=[],
             links={"job": link},
         )
-    engines = [s.get("engine") for _, s in sorted(job.segments.items())]
+    engines = [s.engine for _, s in sorted(job.segments.items())]
     return BatchItemOut(
         name=item.name,
         job=job.id,

@@ -73,7 +73,7 @@ class Tools:
 
     def rerender(self, tenant: str, job_id: str, segment: int, text: str) -> Job:
         parent = self.job(tenant, job_id)
-        data = dict(parent.spec)
+        data = parent.spec.model_dump(mode="json")
         segments = [dict(s) for s in data.get("segments", [])]
         if not 1 <= segment <= len(segments):
             raise ToolError(f"segment {segment}: the job has segments 1..{len(segments)}")

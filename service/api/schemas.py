@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from service.domain.job import JobStatus
 from service.domain.notices import Notice
 
 
@@ -34,7 +35,7 @@ class SegmentState(BaseModel):
 
 class JobOut(BaseModel):
     id: str
-    status: str
+    status: JobStatus
     progress: float
     stage: str
     created: float

@@ -9,6 +9,7 @@ from fastapi import Request
 from service.api.schemas import JobOut, Links, Problem, SegmentState
 from service.domain.job import Job
 
+# OpenAPI response objects, as FastAPI takes them (a wire format of OpenAPI's own).
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": Problem},
     404: {"model": Problem},
@@ -28,7 +29,14 @@ def job_out(request: Request, job: Job) -> JobOut:
     segs = [
         SegmentState(
             index=i + 1,
-            **{k: v for k, v in s.items() if k in SegmentState.model_fields and k != "index"},
+            state=s.state,
+            engine=s.engine,
+            voice=s.voice,
+            worker=s.worker,
+            native_rate=s.native_rate,
+            stretch_ratio=s.stretch_ratio,
+            tts_calls=s.tts_calls,
+            warnings=s.warnings or [],
         )
         for i, s in sorted(job.segments.items())
     ]
@@ -39,7 +47,7 @@ def job_out(request: Request, job: Job) -> JobOut:
         stage=job.stage,
         created=job.created,
         updated=job.updated,
-        title=str(job.spec.get("title", "")),
+        title=job.title,
         segments=segs,
         engines=[s.engine for s in segs],
         timings=job.timings,

@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO
 from service.cli.console import add_render_flags, read_script
 from service.domain.batch import item_name
 from service.domain.errors import InputError
+from service.domain.job import TERMINAL
 from service.domain.spec import JobSpec
 
 if TYPE_CHECKING:  # httpx loads for `batch` alone: `render` never pays for it
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # httpx loads for `batch` alone: `render` never pays for it
 SCRIPTS = (".md", ".txt", ".json")
 VIDEOS = (".mp4", ".mov", ".mkv", ".webm")
 MUSIC = (".mp3", ".wav", ".flac", ".m4a", ".ogg")
-ENDED = ("succeeded", "failed", "canceled", "deleted")
+ENDED = (*(s.value for s in TERMINAL), "deleted")  # JobStatus ends, or the item is gone
 
 
 def scripts_in(paths: list[str]) -> list[Path]:

@@ -16,6 +16,7 @@ import httpx
 
 from service.cli.console import ProgressBar, render_options
 from service.domain.errors import InputError
+from service.domain.job import TERMINAL
 from service.domain.takes import take_flags
 
 
@@ -78,7 +79,7 @@ def submit(args: argparse.Namespace) -> int:
         return 0
 
 
-ENDED = ("succeeded", "failed", "canceled")
+ENDED = tuple(s.value for s in TERMINAL)  # the job states an end is (JobStatus)
 
 
 def follow(client: httpx.Client, job_id: str, bar: ProgressBar) -> dict[str, Any]:

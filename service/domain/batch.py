@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.domain import schemas
 from service.domain.errors import InputError, Problem, TakeError
 from service.domain.fields import FORBIDDEN
 from service.domain.job import STATES
@@ -39,18 +40,22 @@ class Batch:
     refused: list[dict[str, Any]] = field(default_factory=list)
 
     def to_data(self) -> dict[str, Any]:
+        """The record as stored, with its schema version (service/domain/schemas.py)."""
         return {
             "id": self.id,
             "tenant": self.tenant,
             "created": self.created,
             "items": [{"name": i.name, "job": i.job} for i in self.items],
             "refused": self.refused,
+            schemas.SCHEMA_FIELD: schemas.current(schemas.BATCH),
         }
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Batch:
-        items = [BatchItem(i["name"], i["job"]) for i in data["items"]]
-        return cls(data["id"], data["tenant"], float(data["created"]), items, data["refused"])
+        """A stored record (one of an older schema upgraded first)."""
+        r: dict[str, Any] = schemas.upgrade(schemas.BATCH, data)  # JSON as stored
+        items = [BatchItem(i["name"], i["job"]) for i in r["items"]]
+        return cls(r["id"], r["tenant"], float(r["created"]), items, r["refused"])
 
 
 class ItemsInvalid(InputError):

@@ -1,27 +1,85 @@
-"""A job as the service keeps it: its record, its states, and how far along it is."""
+"""A job as the service keeps it: its status, its plan, its segments' states, how far along
+it is and how it ended (the aggregate; how it is stored is service/domain/job_record.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
 
 from service.domain.errors import InputError
 from service.domain.notices import Notice
+from service.domain.plan import JobPlan
+from service.domain.spec import JobSpec, RenderOptions
 
-TERMINAL = ("succeeded", "failed", "canceled")
-STATES = ("queued", "running", *TERMINAL)
 SYNTH_SHARE = 0.7  # share of the progress bar that segment synthesis fills; finalize the rest
+
+
+class JobStatus(StrEnum):
+    """Where a job is: the one list of states (the API's enum, the stores' order, the page's
+    constants in service/api/static/job-states.js are made from it). A StrEnum: each one is
+    the very string the API sends and the stores keep."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+    @property
+    def rank(self) -> int:
+        """Status only moves forward: to a higher rank (the terminal ones share the top)."""
+        return _RANK[self]
+
+    @property
+    def terminal(self) -> bool:
+        return self in TERMINAL
+
+
+_RANK = {
+    JobStatus.QUEUED: 0,
+    JobStatus.RUNNING: 1,
+    JobStatus.SUCCEEDED: 2,
+    JobStatus.FAILED: 2,
+    JobStatus.CANCELED: 2,
+}
+TERMINAL = (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELED)
+STATES = tuple(s.value for s in JobStatus)  # as the wire and the stores spell them
+# A job that ended without its artifacts: it keeps no files at all.
+UNSUCCESSFUL = (JobStatus.FAILED, JobStatus.CANCELED)
+
+
+@dataclass
+class SegmentRecord:
+    """One segment's state as the steps record it (service/jobs/steps.py): queued when the
+    job is stored, then who runs it and since when, then what spoke it. Fields not recorded
+    yet are None (and absent from the stored JSON)."""
+
+    state: str = "queued"  # queued | running | done
+    worker: str | None = None
+    pid: int | None = None
+    started: float | None = None
+    deliveries: int | None = None  # how many times its task was delivered, this run's
+    engine: str | None = None
+    voice: str | None = None
+    native_rate: float | None = None
+    stretch_ratio: float | None = None
+    finished: float | None = None
+    warnings: list[Notice] | None = None
+    tts_calls: int | None = None  # 0: every request hit the TTS cache
 
 
 @dataclass
 class Job:
     id: str
     tenant: str
-    status: str
+    status: JobStatus
     created: float
     updated: float
-    spec: dict[str, Any]
-    options: dict[str, Any]
+    # The JobPlan made at the door (service/domain/plan.py): what every step runs on, so none
+    # re-plans, re-probes or re-casts. It holds the spec and the options (``spec``,
+    # ``submitted``): the record keeps no copies of them. Read from a store, it is the plan's
+    # JSON until ``plan`` is first read: a batch's view reads a thousand records and no plan.
+    planned: JobPlan | str
     has_video: bool
     segments_total: int
     error: Notice | None = None  # why it failed or was canceled
@@ -30,18 +88,38 @@ class Job:
     artifacts: list[str] = field(default_factory=list)
     stage: str = ""
     stage_progress: float = 0.0
-    segments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    segments: dict[int, SegmentRecord] = field(default_factory=dict)
     parent: str | None = None  # the job this one re-renders (a fix made in the studio)
     has_music: bool = False  # a music file to lay under the voice (input/source.music)
-    # The JobPlan made at the door (service/pipeline/results.py), as JSON: what every step
-    # runs on, so none re-plans, re-probes or re-casts.
-    plan: dict[str, Any] = field(default_factory=dict)
     batch: str | None = None  # the batch it was submitted in (service/domain/batch.py)
+
+    @property
+    def plan(self) -> JobPlan:
+        if isinstance(self.planned, str):
+            self.planned = JobPlan.model_validate_json(self.planned)
+        return self.planned
+
+    @property
+    def spec(self) -> JobSpec:
+        """The spec as planned (the options applied): what the job speaks."""
+        return self.plan.spec
+
+    @property
+    def submitted(self) -> RenderOptions:
+        """The options as the job was submitted (presets resolved): the plan's, but for the
+        Traditional track the voices' locale chose (a re-render chooses it again)."""
+        if self.plan.traditional_by_voice:
+            return self.plan.options.model_copy(update={"traditional": None})
+        return self.plan.options
+
+    @property
+    def title(self) -> str:
+        return self.plan.spec.title or ""
 
     @property
     def started(self) -> float | None:
         """When its first step started (None: still waiting in the queue)."""
-        times = [s["started"] for s in self.segments.values() if "started" in s]
+        times = [s.started for s in self.segments.values() if s.started is not None]
         return min(times) if times else None
 
     @property
@@ -51,9 +129,9 @@ class Job:
     @property
     def progress(self) -> float:
         """Finished segments fill SYNTH_SHARE of the bar; finalize reports the rest itself."""
-        if self.status == "succeeded":
+        if self.status == JobStatus.SUCCEEDED:
             return 1.0
-        done = sum(1 for s in self.segments.values() if s.get("state") == "done")
+        done = sum(1 for s in self.segments.values() if s.state == "done")
         frac = SYNTH_SHARE * done / max(1, self.segments_total)
         return round(max(frac, self.stage_progress), 4)
 
@@ -111,5 +189,4 @@ class JobFilter:
         if not self.q:
             return True
         needle = self.q.casefold()
-        title = str(job.spec.get("title") or "")
-        return needle in title.casefold() or needle in job.id.casefold()
+        return needle in job.title.casefold() or needle in job.id.casefold()

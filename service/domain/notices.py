@@ -4,10 +4,7 @@ it, the job says it once for every segment it happened to (pure)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict
 
 _FELL_BACK = "; fell back to "
 
@@ -23,34 +20,9 @@ class Notice(BaseModel):
     message: str
     segment: int | None = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _from_text(cls, data: Any) -> Any:
-        """A plain sentence (a record, plan or segment result kept before notices were
-        typed) is a warning without a code of its own."""
-        return {"code": "warning", "message": data} if isinstance(data, str) else data
-
 
 def warning(code: str, message: str, segment: int | None = None) -> Notice:
     return Notice(code=code, message=message, segment=segment)
-
-
-def stored_error(raw: str | None, status: str) -> Notice | None:
-    """A job record's ``error`` field: JSON of a Notice, or the plain sentence a record
-    stored before errors were typed holds (its code then says only how the job ended)."""
-    if not raw:
-        return None
-    if raw.startswith("{"):
-        try:
-            return Notice.model_validate_json(raw)
-        except ValueError:
-            pass
-    return Notice(code="canceled" if status == "canceled" else "failed", message=raw)
-
-
-def stored_warnings(raw: str | None) -> list[Notice]:
-    """A job record's ``warnings`` field: a JSON list of notices (or of sentences, before)."""
-    return [Notice.model_validate(w) for w in json.loads(raw or "[]")]
 
 
 def fell_back(reason: str, engine: str, voice: str, segment: int | None = None) -> Notice:

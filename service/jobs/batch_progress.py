@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from service.domain.job import TERMINAL, Job
+from service.domain.job import TERMINAL, Job, JobStatus
+from service.domain.wire import JsonObject
 from service.ports import BatchEvents, BatchStore, JobRecords
 
 if TYPE_CHECKING:
@@ -39,7 +40,9 @@ class BatchProgress:
     def stage(self, job: Job, stage: str) -> None:
         if job.batch:
             self.events.publish(
-                job.batch, "item", {"job": job.id, "status": "running", "stage": stage}
+                job.batch,
+                "item",
+                {"job": job.id, "status": JobStatus.RUNNING.value, "stage": stage},
             )
 
     def ended(self, job: Job) -> None:
@@ -53,7 +56,7 @@ class BatchProgress:
         """The item's end on its batch's stream."""
         if job.batch:
             error = job.error.code if job.error else None
-            item = {"job": job.id, "status": job.status, "error": error}
+            item: JsonObject = {"job": job.id, "status": job.status.value, "error": error}
             self.events.publish(job.batch, "item", item)
 
     def settle(self, batch_id: str) -> None:
@@ -66,16 +69,17 @@ class BatchProgress:
         found = dict(zip(ids, self.jobs.get_many(ids), strict=True))
         if any(j is not None and j.status not in TERMINAL for j in found.values()):
             return
-        items: list[dict[str, Any]] = []
+        items: list[JsonObject] = []
         urls: set[str] = set()
         for i in batch.items:
             j = found[i.job]
             items.append({"name": i.name, "job_id": i.job, "status": j.status if j else "deleted"})
-            if j is not None and j.options.get("webhook_url"):
-                urls.add(str(j.options["webhook_url"]))
+            if j is not None and j.plan.options.webhook_url:
+                urls.add(j.plan.options.webhook_url)
         counts = dict(Counter(str(i["status"]) for i in items))
         counts["total"] = len(items)
         if self.webhooks is not None:  # first: a step killed after it is run again
             self.webhooks.notify_batch(batch, counts, items, urls)
-        if self.events.complete(batch.id, {"counts": counts, "items": items}):
+        counted: JsonObject = {k: n for k, n in counts.items()}
+        if self.events.complete(batch.id, {"counts": counted, "items": list(items)}):
             log.info("batch %s completed: %s", batch.id, counts)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from service.config import Settings
 from service.domain.errors import StoreUnavailable
 from service.domain.fairshare import DeficitRoundRobin
+from service.domain.job import JobStatus
 from service.ports import JobRecords, Queue
 from service.ports.dispatch import Lanes, Lease
 
@@ -90,10 +91,10 @@ class Dispatcher:
         job_id, what = step
         if what == "finalize":
             return True
-        if job_id in self.starting.get(tenant, ()) or self.store.status(job_id) != "queued":
+        if job_id in self.starting.get(tenant, ()) or self.store.status(job_id) != JobStatus.QUEUED:
             return False  # a started job's segment (or a gone job's: the worker drops it)
         starting = self.starting.setdefault(tenant, set())
-        starting -= {j for j in starting if self.store.status(j) != "queued"}
+        starting -= {j for j in starting if self.store.status(j) != JobStatus.QUEUED}
         if self.running(tenant) + len(starting) >= self.limits(tenant)["max_running"]:
             return None
         return False
@@ -108,7 +109,7 @@ class Dispatcher:
             if step is None or step[1] == "finalize":
                 continue
             job = self.store.get(step[0])
-            if job is not None and job.status == "queued":
+            if job is not None and job.status == JobStatus.QUEUED:
                 self.starting.setdefault(job.tenant, set()).add(job.id)
 
     def _moved(self, tenant: str, head: str) -> None:

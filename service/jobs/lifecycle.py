@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from service.config import Settings
 from service.domain.errors import CanceledError, StorageUnavailable, StoreUnavailable
-from service.domain.job import Job
+from service.domain.job import UNSUCCESSFUL, Job, JobStatus
+from service.domain.job_changes import Transition
 from service.domain.notices import Notice
 from service.ports import JobFiles, JobRecords, JobTransitions
 
@@ -103,7 +104,7 @@ class Lifecycle:
         reason = reason.model_copy(update={"message": self.redact_paths(reason.message)})
         # Intermediate files go first: a client that sees "failed" finds none of them.
         self._tidy(self.storage.clear_work, job)
-        if self.transitions.advance(job.id, "failed", error=reason):
+        if self.transitions.advance(job.id, Transition(JobStatus.FAILED, error=reason)):
             log.warning("job %s failed: %s (%s)", job.id, reason.message, reason.code)
             self.ended(job.id)
         self.discard_work(job)
@@ -113,7 +114,7 @@ class Lifecycle:
         finalize runs that were killed); artifacts stay. A failed or canceled job keeps
         nothing at all: no artifacts, no upload, no empty folders; nor does a job deleted
         while a step ran (the step wrote its files after the delete removed the rest)."""
-        if self.store.status(job.id) in ("failed", "canceled", None):
+        if self.store.status(job.id) in (*UNSUCCESSFUL, None):
             self._tidy(self.storage.delete, job)
         else:
             self._tidy(self.storage.clear_work, job)
@@ -138,5 +139,5 @@ class Lifecycle:
     def check_canceled(self, job_id: str) -> None:
         """Stop work on a job that was canceled, failed by another step, or deleted
         meanwhile."""
-        if self.store.status(job_id) in ("canceled", "failed", None):
+        if self.store.status(job_id) in (*UNSUCCESSFUL, None):
             raise CanceledError("the job was canceled")

@@ -31,7 +31,7 @@ class Still:
 class StylePreviews:
     def __init__(
         self,
-        styles: Callable[[], dict[str, Any]],
+        styles: Callable[[], dict[str, Any]],  # styles.json as read (its file format)
         stills: Stills,
         storage: JobFiles,
         font: str,
@@ -50,13 +50,13 @@ class StylePreviews:
         if name not in self.presets():
             raise KeyError(name)
         style = resolve(self.styles(), StyleSpec(preset=name), self.font)
-        video = (job.plan.get("video") or None) if job is not None else None
+        video = job.plan.video if job is not None else None
         if video is not None:
-            size = (int(video["width"]), int(video["height"]))
-            at = min(max(0.0, at), max(0.0, float(video["duration"]) - 0.05))
+            size = (video.width, video.height)
+            at = min(max(0.0, at), max(0.0, video.duration - 0.05))
         else:
             size = frame_of(name, frame)
-        language = str(job.spec.get("language", "zh")) if job is not None else "zh"
+        language = job.spec.language if job is not None else "zh"
         canvas = Canvas(size[0], size[1], self.font, language, style)
         job_id = job.id if job is not None and video is not None else None
         ass = write_ass(sample_cues(language), canvas)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from service import logs
 from service.config import Settings
+from service.domain.job_changes import JobUpdate
 from service.domain.notices import Notice
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.retention import Sweeper
@@ -128,7 +129,7 @@ class Reconciler:
                 self.queue.send(FINALIZE_TASK, [job_id])
             else:
                 self.queue.send(SEGMENT_TASK, [job_id, int(step.split(":")[1])])
-        self.jobs.transitions.update(job_id, requeued=now)
+        self.jobs.transitions.update(job_id, JobUpdate(requeued=now))
         log.warning("job %s: no message for %s: requeued", job_id, ", ".join(steps))
 
     def sweep_if_due(self) -> dict[str, int] | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from service.domain.errors import InputError
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
-from service.domain.takes import Take, kept_takes
+from service.domain.takes import kept_takes
 from service.jobs.service import JobService
 
 
@@ -18,7 +18,7 @@ def rerender(
     service: JobService, parent: Job, new_id: str, spec: JobSpec, options: RenderOptions | None
 ) -> Job:
     """The re-render as a stored, queued job (blocking: in a worker thread)."""
-    options = options or RenderOptions.model_validate(parent.options)
+    options = options or parent.submitted
     # The parent's video and music (the same bed under the fixed narration), copied within
     # the storage (a hard link, a server-side copy), then checked at the door as uploads are.
     inputs: dict[str, Path | None] = {"video": None, "music": None}
@@ -50,7 +50,5 @@ def rerender(
 
 def _kept_takes(parent: Job, spec: JobSpec) -> list[str]:
     """The parent plan's takes (JobPlan.takes, as stored) the re-render keeps."""
-    stored = parent.plan.get("takes") or []
-    takes = [Take.model_validate(t) if t else None for t in stored]
-    old = [str(s.get("text", "")) for s in parent.spec.get("segments", [])]
-    return kept_takes(takes, old, [s.text for s in spec.segments])
+    old = [s.text for s in parent.spec.segments]
+    return kept_takes(list(parent.plan.takes), old, [s.text for s in spec.segments])

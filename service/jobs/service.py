@@ -14,7 +14,8 @@ from pathlib import Path
 from service.config import Settings
 from service.domain.backlog import Backlog
 from service.domain.errors import QueueUnavailable, StoreUnavailable
-from service.domain.job import Job, JobFilter
+from service.domain.job import Job, JobFilter, JobStatus
+from service.domain.job_changes import Transition
 from service.domain.lexicons import UsedLexicon
 from service.domain.notices import Notice
 from service.domain.spec import JobSpec, RenderOptions
@@ -45,6 +46,9 @@ from service.ports import (
 from service.ports.dispatch import Lanes
 
 log = logging.getLogger("narrate.jobs")
+CANCELED = Transition(
+    JobStatus.CANCELED, error=Notice(code="canceled", message="canceled by the user")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,17 +189,15 @@ class JobService:
         return Job(
             id=job_id,
             tenant=tenant,
-            status="queued",
+            status=JobStatus.QUEUED,
             created=now,
             updated=now,
-            spec=plan.spec.model_dump(mode="json"),
-            options=options.model_dump(mode="json"),
+            planned=plan,
             has_video=video is not None,
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
             parent=parent,
             has_music=music is not None,
-            plan=plan.model_dump(mode="json"),
             batch=batch,
         )
 
@@ -205,7 +207,7 @@ class JobService:
         job = self.owned(parent, tenant) if parent else None
         if job is None:
             return []
-        return [UsedLexicon.model_validate(u) for u in job.plan.get("lexicons") or []]
+        return list(job.plan.lexicons)
 
     def store_job(self, job: Job, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
         """Store a prepared job with one task per segment, in one atomic step (into the
@@ -252,8 +254,7 @@ class JobService:
         """Cancel a queued or running job; False when it had ended (by the time the cancel
         was written: it keeps what it made). ``settle_batch`` False: the caller settles the
         job's batch once for all the items it cancels (service/jobs/batches.py)."""
-        canceled = Notice(code="canceled", message="canceled by the user")
-        if job.terminal or not self.transitions.advance(job.id, "canceled", error=canceled):
+        if job.terminal or not self.transitions.advance(job.id, CANCELED):
             return False
         # the outbox (workers' senders send it), and the item's event on its batch's stream
         self.lifecycle.ended(job.id, retry=False, settle_batch=settle_batch)
@@ -263,9 +264,8 @@ class JobService:
     def cancel_many(self, jobs: list[Job]) -> int:
         """``cancel`` (its batch left to the caller to settle) for many jobs, their moves
         written together (JobStore.advance_many); how many were canceled."""
-        canceled = Notice(code="canceled", message="canceled by the user")
         live = [j for j in jobs if not j.terminal]
-        moved = self.transitions.advance_many([j.id for j in live], "canceled", error=canceled)
+        moved = self.transitions.advance_many([j.id for j in live], CANCELED)
         for job in (j for j, ok in zip(live, moved, strict=True) if ok):
             self.lifecycle.ended(job.id, retry=False, settle_batch=False)
             self.lifecycle.discard_work(job)

@@ -14,9 +14,9 @@ from pathlib import Path
 from service import logs
 from service.config import Settings
 from service.domain.errors import CanceledError, NarrateError, StoreUnavailable
-from service.domain.job import Job
+from service.domain.job import Job, JobStatus
+from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 from service.domain.notices import Notice
-from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.parts import FirstInLine
 from service.pipeline import JobPlan, Pipeline, Rendered, SegmentResult, staged_artifacts
@@ -78,12 +78,12 @@ class WorkerSteps:
         self.first = first  # where a started job's finalize goes: first in its line
 
     def _plan(self, job: Job) -> JobPlan:
-        """The plan the job was given at the door (a record stored before plans were kept,
-        by an older version, is planned again: its video is probed in finalize)."""
-        if job.plan:
-            return JobPlan.model_validate(job.plan)
-        spec, options = JobSpec.model_validate(job.spec), RenderOptions.model_validate(job.options)
-        return self.pipeline.plan(spec, options)
+        """The plan the job was given at the door; one the schema upgrade made of an older
+        record's spec and options alone (JobPlan.complete) is planned again, its video
+        probed in finalize."""
+        if job.plan.complete:
+            return job.plan
+        return self.pipeline.plan(job.plan.spec, job.plan.options)
 
     def _admit(self, job_id: str, task: str, what: str, segment: int | None = None) -> Job | None:
         """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
@@ -135,20 +135,19 @@ class WorkerSteps:
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
-        if self.transitions.advance(job_id, "running", stage="synthesize"):
+        if self.transitions.advance(job_id, Transition(JobStatus.RUNNING, stage="synthesize")):
             self.lifecycle.stage(job, "synthesize")
         deliveries = self.deliveries.delivered(job_id, f"segment:{index}")
         if index == 0 and deliveries == 1:  # the job's first step (lanes keep segment order)
             self.metrics.observe_wait(job.tenant, max(0.0, time.time() - job.created))
-        self.ledger.set_segment(
-            job_id,
-            index,
+        running = SegmentUpdate(
             state="running",
             worker=worker,
             pid=os.getpid(),
             started=time.time(),
             deliveries=deliveries,
         )
+        self.ledger.set_segment(job_id, index, running)
         work = self.files.workspace(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
@@ -175,18 +174,17 @@ class WorkerSteps:
             self.first.enqueue_first(job.tenant, self.queue.encode(FINALIZE_TASK, [job_id]))
 
     def _record_segment(self, job_id: str, result: SegmentResult) -> None:
-        self.ledger.set_segment(
-            job_id,
-            result.index,
+        done = SegmentUpdate(
             state="done",
             engine=result.engine,
             voice=result.voice,
             native_rate=result.native_rate,
             stretch_ratio=result.stretch_ratio,
             finished=time.time(),
-            warnings=result.warnings,
+            warnings=list(result.warnings),
             tts_calls=sum(result.tts_calls.values()),  # 0: every request hit the TTS cache
         )
+        self.ledger.set_segment(job_id, result.index, done)
         for stage, secs in result.timings.items():
             self.metrics.observe_stage(stage, secs)
         for engine, n in result.tts_calls.items():
@@ -198,9 +196,8 @@ class WorkerSteps:
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=None)
-        self.transitions.update(
-            job_id, stage="finalize", finalize_worker=worker, finalize_pid=os.getpid()
-        )
+        finalizing = JobUpdate(stage="finalize", finalize_worker=worker, finalize_pid=os.getpid())
+        self.transitions.update(job_id, finalizing)
         self.lifecycle.stage(job, "finalize")
         try:
             staged = self.artifacts.staging(job.tenant, job_id)
@@ -231,9 +228,8 @@ class WorkerSteps:
     def _finalize(self, job: Job, staged: Path, work: Workspace) -> Rendered:
         def progress(fraction: float, stage: str) -> None:
             self.lifecycle.check_canceled(job.id)
-            self.transitions.update(
-                job.id, stage=stage, stage_progress=round(min(fraction, 0.99), 4)
-            )
+            at = JobUpdate(stage=stage, stage_progress=round(min(fraction, 0.99), 4))
+            self.transitions.update(job.id, at)
 
         results = [
             SegmentResult.from_json(
@@ -261,15 +257,15 @@ class WorkerSteps:
         for stage in FINALIZE_STAGES:
             if stage in timings:
                 self.metrics.observe_stage(stage, timings[stage])
-        moved = self.transitions.advance(
-            job.id,
-            "succeeded",
+        succeeded = Transition(
+            JobStatus.SUCCEEDED,
             artifacts=published,
-            warnings=rendered.manifest.warnings,
+            warnings=list(rendered.manifest.warnings),
             timings=timings,
             stage="done",
             stage_progress=1.0,
         )
+        moved = self.transitions.advance(job.id, succeeded)
         if moved:
             self.lifecycle.ended(job.id)
         self.lifecycle.discard_work(job)

@@ -12,13 +12,13 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from service.config import Settings
 from service.domain import webhooks as wh
 from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
-from service.domain.job import Job
+from service.domain.job import Job, JobStatus
+from service.domain.wire import JsonObject
 from service.ports import Artifacts
 from service.ports.webhooks import (
     Attempt,
@@ -105,14 +105,14 @@ class Webhooks:
         job's own webhook_url (its ends only). Ids are made of the job, event, stage and
         endpoint: written twice (a step run again), an event is still sent once."""
         targets = [(e.id, e.url) for e in self.store.endpoints(job.tenant) if event in e.events]
-        own = job.options.get("webhook_url")
+        own = job.plan.options.webhook_url
         if own and event != "job.progress":
             targets.append(("", own))
         if not targets:
             return 0
         now = self.clock()
         error = job.error.model_dump(mode="json") if job.error else None
-        status = "running" if event == "job.progress" else job.status
+        status = JobStatus.RUNNING if event == "job.progress" else job.status
         body = wh.payload(event, now, job.id, status, self._links(job), error, stage)
         queued = 0
         for endpoint, url in targets:
@@ -128,7 +128,7 @@ class Webhooks:
         self,
         batch: Batch,
         counts: dict[str, int],
-        items: list[dict[str, Any]],
+        items: list[JsonObject],
         urls: set[str],
     ) -> int:
         """Queue ``batch.completed`` for the tenant's endpoints that want it and for the
@@ -165,7 +165,7 @@ class Webhooks:
         """Each artifact's URL: presigned when the store offers one (S3), else the API's."""
         base = self.settings.public_url.rstrip("/")
         out: dict[str, str] = {}
-        for name in job.artifacts if job.status == "succeeded" else []:
+        for name in job.artifacts if job.status == JobStatus.SUCCEEDED else []:
             served = self.storage.served(job.tenant, job.id, name)
             url = served.url(self.settings.presign_seconds) if served is not None else None
             out[name] = url or f"{base}/v1/jobs/{job.id}/artifacts/{name}"

@@ -3,22 +3,20 @@ one fitted segment (plain data, stored as JSON between workers), and a finished 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel
 
-from service.domain.lexicons import UsedLexicon
+from service.domain import schemas
 from service.domain.notices import Notice
-from service.domain.options import MASTER_NAME, MasterLoudness
-from service.domain.spec import JobSpec, RenderOptions
+from service.domain.options import MASTER_NAME
+from service.domain.plan import JobPlan as JobPlan
+from service.domain.plan import PlannedMaster as PlannedMaster
 from service.domain.speech_compare import SpeechCheck
-from service.domain.style import Style
 from service.domain.subtitles.cues import TimedPhrase
-from service.domain.takes import Take
-from service.ports import VideoInfo
 
 Progress = Callable[[float, str], None]
 ARTIFACTS = (
@@ -82,60 +80,6 @@ def no_progress(fraction: float, stage: str) -> None:
     pass
 
 
-class JobPlan(BaseModel):
-    """A job as checked at the door, once (``Pipeline.plan``): the spec with the options
-    applied, the options, each segment's voice chain, the resolved subtitle style, the video's
-    facts, the warnings and the loudness target. The job record keeps it whole; every segment
-    task and finalize load it, and never re-plan, re-probe or re-cast. ``narrate render`` runs
-    on it too."""
-
-    model_config = ConfigDict(frozen=True)
-
-    spec: JobSpec
-    options: RenderOptions
-    voices: list[tuple[str, ...]]  # per segment: the voice ids to try, in order
-    style: Style
-    video: VideoInfo | None = None
-    warnings: list[Notice] = []
-    # The master's loudness target, resolved at the door (the options', else the settings');
-    # None in a plan stored before per-job loudness: finalize uses the settings then.
-    loudness: MasterLoudness | None = None
-    # options.traditional was not asked for but set by the voices' locale (zh-TW, zh-HK).
-    traditional_by_voice: bool = False
-    # Per segment, the recorded take that stands for its synthesis (None: synthesised);
-    # empty when the job has no takes.
-    takes: list[Take | None] = []
-    # Each master of ``options.masters``, resolved at the door (pipeline/masters.py).
-    masters: list[PlannedMaster] = []
-    # The pronunciation dictionaries the job names (options.lexicons), each at the version
-    # resolved at the door, with its entries: every segment, retry and re-render reads these.
-    lexicons: list[UsedLexicon] = []
-
-    def take(self, index: int) -> Take | None:
-        return self.takes[index] if index < len(self.takes) else None
-
-    def for_master(self, master: PlannedMaster) -> JobPlan:
-        """This plan as one master finishes it: its options, style and loudness."""
-        update = {"options": master.options, "style": master.style, "loudness": master.loudness}
-        return self.model_copy(update={**update, "masters": []})
-
-
-class PlannedMaster(BaseModel):
-    """One master as planned: the job's options with the master's preset's finishing fields
-    and its own over them (``options``, holding no masters), its style and loudness resolved."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    preset: str | None = None
-    options: RenderOptions
-    style: Style
-    loudness: MasterLoudness
-
-
-JobPlan.model_rebuild()  # its masters: PlannedMaster, defined after it
-
-
 class SegmentResult(BaseModel):
     """One fitted segment: its audio file (kept in the job's workspace) and everything the
     manifest and the subtitles need. Stored as JSON between workers (``to_json``)."""
@@ -163,17 +107,10 @@ class SegmentResult(BaseModel):
     alignment_cost: float | None = None  # the take's DTW cost against its text
     speech_check: SpeechCheck | None = None  # None: the job's check is off
 
-    @field_validator("phrases", mode="before")
-    @classmethod
-    def _from_rows(cls, value: Any) -> Any:
-        """A result stored by an earlier version kept each phrase as [start, end, ms, ms]."""
-        if isinstance(value, list):
-            return [TimedPhrase(*p) if isinstance(p, list | tuple) else p for p in value]
-        return value
-
     def to_json(self) -> str:
-        return self.model_dump_json()
+        return json.dumps(schemas.stamped(schemas.SEGMENT_RESULT, self.model_dump(mode="json")))
 
     @classmethod
     def from_json(cls, text: str) -> SegmentResult:
-        return cls.model_validate_json(text)
+        """A result as a worker stored it (one of an earlier version upgraded first)."""
+        return cls.model_validate(schemas.upgrade(schemas.SEGMENT_RESULT, json.loads(text)))

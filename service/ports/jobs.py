@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service.domain.batch import Batch
-from service.domain.job import Job, JobFilter
+from service.domain.job import Job, JobFilter, JobStatus
+from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
+from service.domain.wire import JsonObject
 
 # The two steps of a job, by the names the queue carries them under, and the queue's name.
 SEGMENT_TASK = "narrate.segment"
@@ -26,6 +28,7 @@ class Queue(Protocol):
 
     def encode(self, name: str, args: list[Any]) -> str: ...
 
+    # A message as the broker holds it (kombu's envelope: a wire format of its own).
     def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
         """(job id, step) of a message as the broker holds it (None: not a job step)."""
         ...
@@ -50,7 +53,7 @@ class JobEvent:
 
     id: str
     event: str
-    data: dict[str, Any]
+    data: JsonObject
 
 
 class JobSweep(Protocol):
@@ -72,8 +75,9 @@ class JobSweep(Protocol):
 # The job store by role: each caller holds the roles it uses. One adapter may play several
 # (adapters/redis/jobstore.py, adapters/memory/jobstore.py play all of them); a store that
 # cannot be reached raises StoreUnavailable (service/domain/errors.py), never its client's
-# errors. Every change is atomic; status only moves forward. A job's ``error`` and
-# ``warnings`` go in as notices and come back as notices.
+# errors. Every change is atomic; status only moves forward. Records are written and read
+# through service/domain/job_record.py (a record of an older schema is upgraded as it is
+# read, service/domain/schemas.py).
 
 
 class JobRecords(Protocol):
@@ -101,7 +105,7 @@ class JobRecords(Protocol):
         """Each job (None: absent), in the order asked, in one round trip."""
         ...
 
-    def status(self, job_id: str) -> str | None: ...
+    def status(self, job_id: str) -> JobStatus | None: ...
 
     def page(
         self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
@@ -114,19 +118,22 @@ class JobRecords(Protocol):
 class JobTransitions(Protocol):
     """A job's changes of status and fields, each one an event in its EventLog."""
 
-    def advance(self, job_id: str, status: str, **fields: Any) -> bool: ...
+    def advance(self, job_id: str, to: Transition) -> bool:
+        """Move the job to ``to.status`` with its fields, unless that moves it back or out
+        of a terminal state (False: nothing written)."""
+        ...
 
-    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+    def advance_many(self, job_ids: Sequence[str], to: Transition) -> list[bool]:
         """``advance`` each job (in as few round trips as the store can): which moved."""
         ...
 
-    def update(self, job_id: str, **fields: Any) -> None: ...
+    def update(self, job_id: str, change: JobUpdate) -> None: ...
 
 
 class SegmentLedger(Protocol):
     """Each segment's state, and which are done: the last one done enqueues finalize."""
 
-    def set_segment(self, job_id: str, index: int, **state: Any) -> None: ...
+    def set_segment(self, job_id: str, index: int, change: SegmentUpdate) -> None: ...
 
     def segment_done(self, job_id: str, index: int) -> bool:
         """Record segment ``index`` finished; True for exactly one call: the last segment."""
@@ -180,6 +187,7 @@ class QueueHeads(Protocol):
         while the broker was away); how many went back."""
         ...
 
+    # kombu's envelopes as the broker holds them: a wire format of its own.
     def broker_messages(self, queue: str) -> list[dict[str, Any]]:
         """Every message the broker holds for ``queue``, waiting or delivered."""
         ...
@@ -361,10 +369,10 @@ class BatchEvents(Protocol):
     for GET /v1/batches/{id}/events: adapters/redis/batch_events.py on Redis (a Stream per batch),
     adapters/memory/batches.py in memory. Ids order a batch's events as JobEvent's do."""
 
-    def publish(self, batch_id: str, event: str, data: dict[str, Any]) -> None: ...
+    def publish(self, batch_id: str, event: str, data: JsonObject) -> None: ...
 
     def events(self, batch_id: str, after: str = "0-0", count: int = 100) -> list[JobEvent]: ...
 
-    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+    def complete(self, batch_id: str, data: JsonObject) -> bool:
         """Write the batch's ``completed`` event, once: True for the call that wrote it."""
         ...

@@ -5,7 +5,6 @@ on is asserted against both, so the fast tier cannot drift from what production 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,8 @@ from service.adapters.backend import open_stores
 from service.adapters.memory.queue import MemoryQueue
 from service.config import Settings
 from service.domain.errors import IdempotencyConflict
-from service.domain.job import Job, JobFilter
+from service.domain.job import Job, JobFilter, SegmentRecord
+from service.domain.job_changes import JobUpdate, SegmentUpdate
 from service.domain.notices import Notice, warning
 from service.ports import (
     QUEUE,
@@ -29,6 +29,7 @@ from service.ports import (
     SegmentLedger,
 )
 from service.ports.stores import Stores
+from tests.support.jobs import make_job, to
 
 Q = QUEUE  # the broker's queue, as the backends name it
 
@@ -97,22 +98,18 @@ def msg(job_id: str, index: int) -> str:
 
 
 def job(job_id: str, tenant: str = "alpha", created: float | None = None, **kw: Any) -> Job:
-    now = time.time() if created is None else created
-    return Job(
-        id=job_id, tenant=tenant, status="queued", created=now, updated=now,
-        spec=kw.pop("spec", {"title": job_id}), options={}, has_video=False,
-        segments_total=kw.pop("n", 2), **kw,
-    )  # fmt: skip
+    return make_job(job_id, tenant, created, **kw)
 
 
 def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
     _, new = under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
     assert new and under.queued() == 2
     found = under.records.get("a1")
-    assert found is not None and (found.status, found.spec, found.tenant) == (
-        "queued", {"title": "a1"}, "alpha",
+    assert found is not None and (found.status, found.title, found.tenant) == (
+        "queued", "a1", "alpha",
     )  # fmt: skip
-    assert found.segments == {0: {"state": "queued"}, 1: {"state": "queued"}}
+    assert found.plan == job("a1").plan  # the plan reads back whole, typed
+    assert found.segments == {0: SegmentRecord(), 1: SegmentRecord()}
     assert under.active.active() == ["a1"] and under.records.status("a1") == "queued"
     assert under.records.get("nope") is None and under.records.status("nope") is None
 
@@ -129,23 +126,23 @@ def test_an_idempotency_key_maps_one_body_to_one_job(under: Under) -> None:
 
 def test_status_only_moves_forward_and_never_out_of_a_terminal_state(under: Under) -> None:
     under.records.create(job("a1"))
-    assert under.transitions.advance("a1", "running", stage="synthesize")
-    assert not under.transitions.advance("a1", "queued")
-    assert under.transitions.advance("a1", "succeeded", artifacts=["narration.wav"])
-    assert not under.transitions.advance("a1", "failed", error="late")
+    assert under.transitions.advance("a1", to("running", stage="synthesize"))
+    assert not under.transitions.advance("a1", to("queued"))
+    assert under.transitions.advance("a1", to("succeeded", artifacts=["narration.wav"]))
+    assert not under.transitions.advance("a1", to("failed", error="late"))
     found = under.records.get("a1")
     assert found is not None and found.status == "succeeded" and found.error is None
     assert found.artifacts == ["narration.wav"] and found.stage == "synthesize"
     assert under.active.active() == []
-    assert not under.transitions.advance("gone", "running")
+    assert not under.transitions.advance("gone", to("running"))
 
 
 def test_each_segment_counts_once_and_only_the_last_reports_it(under: Under) -> None:
     under.records.create(job("a1", n=3))
-    under.ledger.set_segment("a1", 1, state="running", worker="w1")
-    under.ledger.set_segment("a1", 1, state="done")
+    under.ledger.set_segment("a1", 1, SegmentUpdate(state="running", worker="w1"))
+    under.ledger.set_segment("a1", 1, SegmentUpdate(state="done"))
     found = under.records.get("a1")
-    assert found is not None and found.segments[1] == {"state": "done", "worker": "w1"}
+    assert found is not None and found.segments[1] == SegmentRecord("done", "w1")
     assert [under.ledger.segment_done("a1", i) for i in (1, 1, 0)] == [False, False, False]
     assert under.ledger.segment_done("a1", 2) and not under.ledger.segment_done("a1", 2)
     assert under.ledger.done_segments("a1") == {0, 1, 2}
@@ -161,7 +158,7 @@ def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Un
     for i in range(5):
         under.records.create(job(f"a{i}", created=base + i))
     under.records.create(job("b0", "beta", created=base + 9))
-    under.transitions.advance("a3", "running")
+    under.transitions.advance("a3", to("running"))
     first, cursor = under.records.page("alpha", None, 2, None)
     assert [j.id for j in first] == ["a4", "a3"] and cursor is not None
     rest, _ = under.records.page("alpha", None, 10, cursor)
@@ -173,12 +170,12 @@ def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Un
 def test_many_jobs_are_read_at_once_in_the_order_asked(under: Under) -> None:
     for i in range(3):
         under.records.create(job(f"a{i}", n=2))
-    under.ledger.set_segment("a1", 1, state="done", engine="espeak")
-    assert under.transitions.advance("a2", "running", stage="synthesize")
+    under.ledger.set_segment("a1", 1, SegmentUpdate(state="done", engine="espeak"))
+    assert under.transitions.advance("a2", to("running", stage="synthesize"))
     found = under.records.get_many(["a2", "gone", "a0", "a1", "a2"])
     assert [j.id if j else None for j in found] == ["a2", None, "a0", "a1", "a2"]
     assert found == [under.records.get(i) for i in ["a2", "gone", "a0", "a1", "a2"]]
-    assert found[3] is not None and found[3].segments[1] == {"state": "done", "engine": "espeak"}
+    assert found[3] is not None and found[3].segments[1] == SegmentRecord("done", engine="espeak")
     assert found[0] is not None and found[0].status == "running" and found[0] is not found[4]
     assert under.records.get_many([]) == []
 
@@ -188,10 +185,10 @@ def test_pages_filter_by_batch_and_title_and_continue_with_the_filter(under: Und
     for i in range(6):
         spec = {"title": f"{'Launch' if i % 2 else '发布会'} clip {i}"}
         under.records.create(
-            job(f"a{i}", created=base + i, spec=spec, batch="b1" if i < 4 else None)
+            job(f"a{i}", created=base + i, title=spec["title"], batch="b1" if i < 4 else None)
         )
-    under.records.create(job("b0", "beta", created=base + 9, batch="b1", spec={"title": "launch"}))
-    under.transitions.advance("a1", "running")
+    under.records.create(job("b0", "beta", created=base + 9, batch="b1", title="launch"))
+    under.transitions.advance("a1", to("running"))
     batch = [j.id for j in under.records.page("alpha", JobFilter(batch="b1"), 10, None)[0]]
     assert batch == ["a3", "a2", "a1", "a0"]  # never beta's job of the same batch id
     first, cursor = under.records.page("alpha", JobFilter(q="LAUNCH"), 2, None)
@@ -223,12 +220,12 @@ def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
 
 def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -> None:
     made, _ = under.records.create(job("a1"))
-    assert under.transitions.advance("a1", "running", stage="synthesize")
-    assert not under.transitions.advance("a1", "queued")  # no change: no event
-    under.ledger.set_segment("a1", 0, state="running", worker="w1")
-    under.transitions.update("a1", stage="mix", stage_progress=0.5)
-    under.ledger.set_segment("a1", 0, state="done")
-    assert under.transitions.advance("a1", "succeeded", artifacts=["narration.wav"])
+    assert under.transitions.advance("a1", to("running", stage="synthesize"))
+    assert not under.transitions.advance("a1", to("queued"))  # no change: no event
+    under.ledger.set_segment("a1", 0, SegmentUpdate(state="running", worker="w1"))
+    under.transitions.update("a1", JobUpdate(stage="mix", stage_progress=0.5))
+    under.ledger.set_segment("a1", 0, SegmentUpdate(state="done"))
+    assert under.transitions.advance("a1", to("succeeded", artifacts=["narration.wav"]))
     events = under.events.events("a1")
     assert [(e.event, e.data) for e in events] == [
         ("status", {"status": "running", "stage": "synthesize"}),
@@ -239,7 +236,7 @@ def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -
     ]
     assert [e.id for e in under.events.events("a1", events[1].id)] == [e.id for e in events[2:]]
     assert under.events.events("a1", events[-1].id) == []
-    under.transitions.update("gone", stage="mix")  # a deleted job's change is no event
+    under.transitions.update("gone", JobUpdate(stage="mix"))  # a deleted job's change is no event
     assert under.events.events("gone") == []
     under.records.discard(made)
     assert under.events.events("a1") == []
@@ -254,36 +251,31 @@ def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> No
     assert under.queued() == 4 and under.first() == finalize
 
 
-def test_errors_and_warnings_are_kept_as_notices_and_old_sentences_still_read(
+def test_errors_and_warnings_are_kept_as_notices(
     under: Under,
 ) -> None:
-    """A job's error and warnings read back as {code, message, segment}; a record stored
-    before they were typed holds plain sentences, and reads as notices with their words."""
+    """A job's error and warnings read back as notices (a record stored before they were
+    typed: tests/unit/domain/test_job_records.py)."""
     under.records.create(job("a1", warnings=[warning("pace.squeezed", "segment 2: squeezed", 2)]))
-    under.ledger.set_segment("a1", 1, warnings=[warning("text.unspoken", "segment 2: '☃'", 2)])
+    under.ledger.set_segment(
+        "a1", 1, SegmentUpdate(warnings=[warning("text.unspoken", "segment 2: '☃'", 2)])
+    )
     cause = Notice(code="engine.failed", message="segment 2: espeak: no audio", segment=2)
-    assert under.transitions.advance("a1", "failed", error=cause)
+    assert under.transitions.advance("a1", to("failed", error=cause))
     found = under.records.get("a1")
     assert found is not None and found.error == cause
     assert found.warnings == [
         Notice(code="pace.squeezed", message="segment 2: squeezed", segment=2)
     ]
-    assert found.segments[1]["warnings"] == [
-        {"code": "text.unspoken", "message": "segment 2: '☃'", "segment": 2}
+    assert found.segments[1].warnings == [
+        Notice(code="text.unspoken", message="segment 2: '☃'", segment=2)
     ]
-    under.records.create(job("old"))
-    under.transitions.update("old", warnings=["segment 1: squeezed to 9 syllables/s"])
-    assert under.transitions.advance("old", "failed", error="finalize timed out after 540 s")
-    old = under.records.get("old")
-    assert old is not None
-    assert old.error == Notice(code="failed", message="finalize timed out after 540 s")
-    assert old.warnings == [Notice(code="warning", message="segment 1: squeezed to 9 syllables/s")]
 
 
 def test_an_event_id_past_what_a_stream_can_hold_reads_from_the_start(under: Under) -> None:
     """A Last-Event-ID past 2^64 - 1 (the probe's cut its stream: Redis refuses it)."""
     under.records.create(job("a1"))
-    assert under.transitions.advance("a1", "running")
+    assert under.transitions.advance("a1", to("running"))
     every = [e.id for e in under.events.events("a1")]
     assert every and [e.id for e in under.events.events("a1", "18446744073709551616-0")] == every
     top = f"{2**64 - 1}-{2**64 - 1}"
@@ -295,8 +287,8 @@ def test_many_jobs_advance_at_once_each_as_alone(under: Under) -> None:
     advance would, a terminal one refused, an event for each that moved."""
     for i in range(3):
         under.records.create(job(f"a{i}"))
-    assert under.transitions.advance("a1", "succeeded")
-    assert under.transitions.advance_many(["a0", "a1", "gone", "a2"], "canceled") == [
+    assert under.transitions.advance("a1", to("succeeded"))
+    assert under.transitions.advance_many(["a0", "a1", "gone", "a2"], to("canceled")) == [
         True, False, False, True,
     ]  # fmt: skip
     assert [under.records.status(f"a{i}") for i in range(3)] == [
@@ -305,4 +297,4 @@ def test_many_jobs_advance_at_once_each_as_alone(under: Under) -> None:
         "canceled",
     ]
     assert [e.data for e in under.events.events("a0")] == [{"status": "canceled"}]
-    assert under.transitions.advance_many([], "canceled") == []
+    assert under.transitions.advance_many([], to("canceled")) == []

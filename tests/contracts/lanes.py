@@ -17,6 +17,7 @@ from service.adapters.memory.lanes import MemoryLanes, MemoryLease
 from service.adapters.memory.queue import MemoryQueue
 from service.domain.job import Job
 from service.ports.dispatch import Lanes, Lease
+from tests.support.jobs import make_job
 
 
 @dataclass
@@ -28,10 +29,7 @@ class Under:
 
 
 def _job(job_id: str, tenant: str, n: int = 2) -> Job:
-    return Job(
-        id=job_id, tenant=tenant, status="queued", created=1.0, updated=1.0, spec={},
-        options={}, has_video=False, segments_total=n,
-    )  # fmt: skip
+    return make_job(job_id, tenant, 1.0, n=n)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from service.adapters.memory.queue import MemoryQueue
 from service.adapters.memory.quotas import MemoryQuotas
 from service.ports import Quotas
 from tests.contracts.jobstore import job, msg
+from tests.support.jobs import to
 
 
 @dataclass
@@ -49,10 +50,10 @@ def test_counts_follow_each_tenants_jobs_through_their_states(under: Under) -> N
         s.create(job(f"a{i}"), None, [msg(f"a{i}", 0)], "q")
     s.create(job("b0", "beta"), None, [msg("b0", 0)], "q")
     assert under.quotas.in_use("alpha") == (3, 0) and under.quotas.in_use("beta") == (1, 0)
-    assert s.advance("a0", "running") and s.advance("a1", "running")
-    assert not s.advance("a0", "queued")  # never back: the counts do not move either
+    assert s.advance("a0", to("running")) and s.advance("a1", to("running"))
+    assert not s.advance("a0", to("queued"))  # never back: the counts do not move either
     assert under.quotas.in_use("alpha") == (1, 2)
-    assert s.advance("a0", "succeeded") and s.advance("a2", "canceled")
+    assert s.advance("a0", to("succeeded")) and s.advance("a2", to("canceled"))
     assert under.quotas.in_use("alpha") == (0, 1)
     found = s.get("a1")
     assert found is not None

@@ -28,6 +28,7 @@ from typing import Any
 from service import wiring
 from service.adapters.ffmpeg.media import FfmpegMedia
 from service.config import Settings
+from service.domain.job_changes import Transition
 from service.pipeline import JobPlan, Pipeline, SegmentResult
 from service.ports import Workspace
 
@@ -114,15 +115,15 @@ def _cancel_gate() -> None:
 
     many, one = JobStore.advance_many, JobStore.advance
 
-    def advance_many(self: Any, job_ids: Any, status: str, **fields: Any) -> list[bool]:
-        if status == "canceled":
+    def advance_many(self: Any, job_ids: Any, to: Transition) -> list[bool]:
+        if to.status == "canceled":
             _hold("CANCEL", f"CANCELHOLD{name}")
-        return many(self, job_ids, status, **fields)
+        return many(self, job_ids, to)
 
-    def advance(self: Any, job_id: str, status: str, **fields: Any) -> bool:
-        if status == "canceled":  # a cancel written one job at a time: held the same
+    def advance(self: Any, job_id: str, to: Transition) -> bool:
+        if to.status == "canceled":  # a cancel written one job at a time: held the same
             _hold("CANCEL", f"CANCELHOLD{name}")
-        return one(self, job_id, status, **fields)
+        return one(self, job_id, to)
 
     JobStore.advance_many = advance_many  # type: ignore[method-assign]
     JobStore.advance = advance  # type: ignore[method-assign]

@@ -48,7 +48,7 @@ def test_a_job_submitted_through_the_tools_renders_and_links_its_artifacts(tmp_p
     assert links["narration.wav"].endswith(f"/v1/jobs/{job['id']}/artifacts/narration.wav")
     child = fleet.service.owned(again["id"], "local")
     assert child is not None and child.parent == job["id"]
-    assert [s["text"] for s in child.spec["segments"]][1] == "Bye now."
+    assert [s.text for s in child.spec.segments][1] == "Bye now."
 
 
 def test_errors_name_the_job_and_the_segment(tmp_path: Path) -> None:

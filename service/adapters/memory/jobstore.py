@@ -10,27 +10,19 @@ forward, a segment counts done once and only the last one reports it."""
 from __future__ import annotations
 
 import copy
-import json
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pydantic_core import to_jsonable_python
-
 from service.adapters.memory.events import MemoryEventLog
 from service.adapters.memory.queue import MemoryQueue
 from service.domain.errors import IdempotencyConflict
-from service.domain.job import TERMINAL, Job, JobFilter, page_cursor, parse_cursor
-from service.domain.notices import Notice, stored_error
+from service.domain.job import Job, JobFilter, JobStatus, SegmentRecord, page_cursor, parse_cursor
+from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
+from service.domain.job_record import read_segment, segment_json, write_segment
 from service.ports import Fleet
 
-
-def _json(value: Any) -> str:
-    return json.dumps(to_jsonable_python(value), ensure_ascii=False)
-
-
-_ORDER = {"queued": 0, "running": 1, "succeeded": 2, "failed": 2, "canceled": 2}
 Task = tuple[str, list[Any]]
 
 
@@ -72,8 +64,8 @@ class MemoryJobStore(MemoryEventLog):
                 self._idem[(job.tenant, idem[0])] = (idem[1], job.id)
                 self._job_idem[job.id] = (job.tenant, idem[0])
             stored = copy.deepcopy(job)
-            stored.status = "queued"
-            stored.segments = {i: {"state": "queued"} for i in range(job.segments_total)}
+            stored.status = JobStatus.QUEUED
+            stored.segments = {i: SegmentRecord() for i in range(job.segments_total)}
             self._jobs[job.id] = stored
             self._remaining[job.id] = job.segments_total
             self._active.add(job.id)
@@ -103,7 +95,7 @@ class MemoryJobStore(MemoryEventLog):
         with self._lock:  # one consistent read, as the Redis store's one round trip
             return [self._copy(j) if j in self._jobs else None for j in job_ids]
 
-    def status(self, job_id: str) -> str | None:
+    def status(self, job_id: str) -> JobStatus | None:
         with self._lock:
             job = self._jobs.get(job_id)
             return job.status if job is not None else None
@@ -147,50 +139,38 @@ class MemoryJobStore(MemoryEventLog):
         with self._lock:
             return set(self._done.get(job_id, set()))
 
-    def advance(self, job_id: str, status: str, **fields: Any) -> bool:
-        """Move the job forward to ``status`` (never back, never out of a terminal state)."""
+    def advance(self, job_id: str, to: Transition) -> bool:
+        """Move the job forward to ``to.status`` (never back, never out of a terminal state)."""
         with self._lock:
             job = self._jobs.get(job_id)
-            if job is None or _ORDER[job.status] >= 2 or _ORDER[status] < _ORDER[job.status]:
+            if job is None or not to.allowed(job.status):
                 return False
-            job.status = status
-            self._set(job, {"updated": time.time(), **fields})
-            if status in TERMINAL:
+            to.apply(job, time.time())
+            if job.terminal:
                 self._active.discard(job_id)
-            self.publish(job_id, "status", {"status": status, **fields})
+            self.publish(job_id, "status", to.event())
             return True
 
-    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
-        return [self.advance(j, status, **fields) for j in job_ids]
+    def advance_many(self, job_ids: Sequence[str], to: Transition) -> list[bool]:
+        return [self.advance(j, to) for j in job_ids]
 
-    def update(self, job_id: str, **fields: Any) -> None:
+    def update(self, job_id: str, change: JobUpdate) -> None:
         with self._lock:
             job = self._jobs.get(job_id)
             if job is not None:  # Redis's HSET would leave a stray field: nothing reads it
-                self._set(job, {**fields, "updated": time.time()})
-                self.publish(job_id, "update", fields)
+                change.apply(job, time.time())
+                self.publish(job_id, "update", change.fields())
 
-    @staticmethod
-    def _set(job: Job, fields: dict[str, Any]) -> None:
-        """Fields of the record; ones the record has no attribute for are kept aside, as the
-        Redis hash keeps them (worker names, pids), unread by ``get``. ``error`` and
-        ``warnings`` read back as notices, as from Redis (a plain sentence too)."""
-        for name, value in fields.items():
-            if name == "error":
-                value = value if isinstance(value, Notice) else stored_error(value, job.status)
-            elif name == "warnings":
-                value = [Notice.model_validate(w) for w in value]
-            if hasattr(job, name):
-                setattr(job, name, copy.deepcopy(value))
-
-    def set_segment(self, job_id: str, index: int, **state: Any) -> None:
+    def set_segment(self, job_id: str, index: int, change: SegmentUpdate) -> None:
         with self._lock:
             job = self._jobs.get(job_id)
             if job is not None:
-                # As JSON, the way Redis keeps it (notices become their fields).
-                job.segments.setdefault(index, {}).update(json.loads(_json(state)))
+                current = job.segments.get(index) or SegmentRecord()
+                # Through the stored JSON, as Redis keeps it (the same codec reads it back).
+                segment = read_segment(write_segment(change.applied(current)))
+                job.segments[index] = segment
                 job.updated = time.time()
-                self.publish(job_id, "segment", {**job.segments[index], "index": index + 1})
+                self.publish(job_id, "segment", {**segment_json(segment), "index": index + 1})
 
     def deliveries(self, job_id: str, task: str) -> int:
         with self._lock:

@@ -63,7 +63,7 @@ class MemoryMetrics:
     def tenant_jobs(self) -> dict[tuple[str, str], int]:
         counts: dict[tuple[str, str], int] = {}
         for job in list(self.store._jobs.values()):
-            if job.status in ("queued", "running"):
+            if not job.terminal:
                 counts[job.tenant, job.status] = counts.get((job.tenant, job.status), 0) + 1
         return counts
 

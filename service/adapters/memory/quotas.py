@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from service.adapters.memory.jobstore import MemoryJobStore
+from service.domain.job import JobStatus
 
 
 class MemoryQuotas:
@@ -32,7 +33,7 @@ class MemoryQuotas:
 
     def in_use(self, tenant: str) -> tuple[int, int]:
         states = [j.status for j in list(self.store._jobs.values()) if j.tenant == tenant]
-        return states.count("queued"), states.count("running")
+        return states.count(JobStatus.QUEUED), states.count(JobStatus.RUNNING)
 
     def reserve(
         self, tenant: str, token: str, jobs: int, limit: int, ttl: float

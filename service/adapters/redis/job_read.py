@@ -4,42 +4,13 @@ store's (jobstore.py): ``job:<id>`` the record, ``job:<id>:seg`` its segments' s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.keys import key
 from service.domain.job import Job
-from service.domain.notices import stored_error, stored_warnings
-
-
-def record(data: dict[str, str], segs: dict[str, str]) -> Job | None:
-    """The job from its hashes; None for an absent one, or a stray field of a deleted one."""
-    if "id" not in data:
-        return None
-    return Job(
-        id=data["id"],
-        tenant=data["tenant"],
-        status=data["status"],
-        created=float(data["created"]),
-        updated=float(data["updated"]),
-        spec=json.loads(data["spec"]),
-        options=json.loads(data["options"]),
-        has_video=data.get("has_video") == "1",
-        has_music=data.get("has_music") == "1",
-        segments_total=int(data["segments_total"]),
-        error=stored_error(data.get("error"), data["status"]),
-        warnings=stored_warnings(data.get("warnings")),
-        timings=json.loads(data.get("timings") or "{}"),
-        artifacts=json.loads(data.get("artifacts") or "[]"),
-        stage=data.get("stage", ""),
-        stage_progress=float(data.get("stage_progress") or 0),
-        segments={int(k): json.loads(v) for k, v in segs.items()},
-        parent=data.get("parent") or None,
-        plan=json.loads(data.get("plan") or "{}"),
-        batch=data.get("batch") or None,
-    )
+from service.domain.job_record import read_job
 
 
 @store_errors
@@ -60,4 +31,4 @@ class JobReads:
             pipe.hgetall(key("job", job_id))
             pipe.hgetall(key("job", job_id, "seg"))
         replies = pipe.execute()
-        return [record(replies[i], replies[i + 1]) for i in range(0, len(replies), 2)]
+        return [read_job(replies[i], replies[i + 1]) for i in range(0, len(replies), 2)]

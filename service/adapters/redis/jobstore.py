@@ -25,13 +25,11 @@ once Redis resumes, changes nothing, so a 503 always means the job will never ru
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import redis
-from pydantic_core import to_jsonable_python
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.fleet import FleetStore
@@ -51,37 +49,15 @@ from service.adapters.redis.scripts import (
     UPDATE_IF_JOB,
 )
 from service.domain.errors import IdempotencyConflict, StoreUnavailable
-from service.domain.job import Job, JobFilter, page_cursor, parse_cursor
-
-
-def _record(job: Job, idem_key: str) -> dict[str, Any]:
-    """A new job's hash fields, as the create script stores them."""
-    return {
-        "id": job.id,
-        "tenant": job.tenant,
-        "status": "queued",
-        "created": job.created,
-        "created_ms": int(job.created * 1000),
-        "updated": job.created,
-        "spec": json.dumps(job.spec, ensure_ascii=False),
-        "options": json.dumps(job.options),
-        "has_video": int(job.has_video),
-        "has_music": int(job.has_music),
-        "segments_total": job.segments_total,
-        "warnings": _field(job.warnings),
-        "idem": idem_key,
-        "parent": job.parent or "",
-        "batch": job.batch or "",
-        "plan": json.dumps(job.plan, ensure_ascii=False),
-    }
-
-
-def _field(value: Any) -> str | int | float:
-    """A hash field's value: numbers and text as they are, anything else (notices, lists,
-    dicts) as JSON."""
-    if isinstance(value, str | int | float):
-        return value
-    return json.dumps(to_jsonable_python(value), ensure_ascii=False)
+from service.domain.job import Job, JobFilter, JobStatus, page_cursor, parse_cursor
+from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
+from service.domain.job_record import (
+    field_value,
+    new_record,
+    read_segment,
+    segment_json,
+    write_segment,
+)
 
 
 @store_errors
@@ -133,7 +109,7 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         out then can never take effect afterwards."""
         seconds, micros = self.r.time()
         deadline_ms = int(seconds) * 1000 + int(micros) // 1000 + int(budget * 1000)
-        record = _record(job, idem[0] if idem else "")
+        record = new_record(job, idem[0] if idem else "")
         args: list[Any] = [
             deadline_ms,
             f"{idem[1]} {job.id}" if idem else "",
@@ -176,9 +152,9 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         self.r.delete(key("job", job.id, "events"))
 
     # -- reading --------------------------------------------------------------------------
-    def status(self, job_id: str) -> str | None:
+    def status(self, job_id: str) -> JobStatus | None:
         status: str | None = self.r.hget(key("job", job_id), "status")
-        return status
+        return JobStatus(status) if status else None
 
     def page(
         self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
@@ -226,45 +202,44 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         return {int(i) for i in self.r.smembers(key("job", job_id, "done"))}
 
     # -- state changes --------------------------------------------------------------------
-    def advance(self, job_id: str, status: str, **fields: Any) -> bool:
-        """Move the job forward to ``status`` (never back, never out of a terminal state)."""
-        moved = bool(self._advance(**_advancing(job_id, status, fields)))
+    def advance(self, job_id: str, to: Transition) -> bool:
+        """Move the job forward to ``to.status`` (never back, never out of a terminal state)."""
+        moved = bool(self._advance(**_advancing(job_id, to)))
         if moved:
-            self.publish(job_id, "status", {"status": status, **fields})
+            self.publish(job_id, "status", to.event())
         return moved
 
-    def advance_many(self, job_ids: Sequence[str], status: str, **fields: Any) -> list[bool]:
+    def advance_many(self, job_ids: Sequence[str], to: Transition) -> list[bool]:
         """``advance`` for many jobs in two round trips: the scripts pipelined, then the
         moved jobs' events (a batch cancel wrote two round trips a job, each fsynced)."""
         if not job_ids:
             return []
         pipe = self.r.pipeline(transaction=False)
         for job_id in job_ids:
-            self._advance(**_advancing(job_id, status, fields), client=pipe)
+            self._advance(**_advancing(job_id, to), client=pipe)
         moved = [bool(m) for m in pipe.execute()]
         events = self.r.pipeline(transaction=False)
         for job_id in (j for j, ok in zip(job_ids, moved, strict=True) if ok):
-            self.publish_on(events, job_id, "status", {"status": status, **fields})
+            self.publish_on(events, job_id, "status", to.event())
         events.execute()
         return moved
 
-    def update(self, job_id: str, **fields: Any) -> None:
+    def update(self, job_id: str, change: JobUpdate) -> None:
         """Set fields of an existing record (a deleted job's record is never brought back)."""
+        fields = change.fields()
         args: list[Any] = ["updated", time.time()]
         for k, v in fields.items():
-            args += [k, _field(v)]
+            args += [k, field_value(v)]
         if self._update(keys=[key("job", job_id)], args=args):
             self.publish(job_id, "update", fields)
 
-    def set_segment(self, job_id: str, index: int, **state: Any) -> None:
+    def set_segment(self, job_id: str, index: int, change: SegmentUpdate) -> None:
         hkey = key("job", job_id, "seg")
-        current = json.loads(self.r.hget(hkey, str(index)) or "{}")
-        current.update(state)
+        segment = change.applied(read_segment(self.r.hget(hkey, str(index))))
         # Marks progress too, for the reconciler; only while the job exists.
-        value = _field(current)
-        args = [str(index), value, time.time()]
+        args: list[str | float] = [str(index), write_segment(segment), time.time()]
         if self._segment_state(keys=[key("job", job_id), hkey], args=args):
-            self.publish(job_id, "segment", {**current, "index": index + 1})
+            self.publish(job_id, "segment", {**segment_json(segment), "index": index + 1})
 
     def deliveries(self, job_id: str, task: str) -> int:
         """Count one more delivery of ``task``; a task that keeps killing workers is capped.
@@ -292,10 +267,10 @@ class JobStoreLate(StoreUnavailable):
     An unavailable store, so every caller that handles one handles this."""
 
 
-def _advancing(job_id: str, status: str, fields: dict[str, Any]) -> dict[str, Any]:
+def _advancing(job_id: str, to: Transition) -> dict[str, Any]:
     """The ADVANCE script's keys and args for one job."""
-    args: list[Any] = [status, "updated", time.time()]
-    for k, v in fields.items():
-        args += [k, _field(v)]
+    args: list[Any] = [to.status.value, "updated", time.time()]
+    for k, v in to.fields().items():
+        args += [k, field_value(v)]
     args.append(job_id)
     return {"keys": [key("job", job_id), key("active"), JOB_COUNTS, TENANT_COUNTS], "args": args}

@@ -7,11 +7,18 @@ Queued and running jobs per tenant, for the quotas, are one hash (fields "<tenan
 the last KEYS of ADVANCE, CREATE and DISCARD) moved the same way for a job with
 ``tcounted``=1, set by CREATE (a job stored before them is not counted)."""
 
+from service.domain.job import JobStatus
+
+# Each status's rank (JobStatus.rank) as a Lua table: status only moves to a higher one.
+ORDER = "{" + ", ".join(f"{s.value}={s.rank}" for s in JobStatus) + "}"
+
 # Status only moves forward, and never out of a terminal state.
 # KEYS: job hash, active set, jobs-per-state hash, tenant counts.
 # ARGV: status, field, value, ..., job id.
-ADVANCE = """
-local order = {queued=0, running=1, succeeded=2, failed=2, canceled=2}
+ADVANCE = (
+    "local order = "
+    + ORDER
+    + """
 local cur = redis.call('HGET', KEYS[1], 'status')
 if not cur then return 0 end
 if order[cur] >= 2 or order[ARGV[1]] < order[cur] then return 0 end
@@ -28,6 +35,7 @@ if cur ~= ARGV[1] and redis.call('HGET', KEYS[1], 'tcounted') == '1' then
 end
 return 1
 """
+)
 
 # Every trace of a job, and its place in the counts.
 # KEYS: job hash, seg, done, remaining, deliveries, tenant zset, active set, jobs-per-state

@@ -19,6 +19,8 @@ from typing import Any
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.keys import OUTBOX, key
+from service.domain import schemas
+from service.domain.wire import JsonObject
 from service.ports.webhooks import Attempt, Delivery, Endpoint
 
 KEEP = 7 * 86400  # seconds a finished delivery's id is remembered (so it is not queued again)
@@ -60,14 +62,16 @@ return 1
 
 
 def _delivery(flat: list[str]) -> Delivery:
-    d = dict(zip(flat[::2], flat[1::2], strict=True))
+    """A delivery as the outbox keeps it (one of an older schema upgraded first)."""
+    record: JsonObject = dict(zip(flat[::2], flat[1::2], strict=True))
+    d = {k: str(v) for k, v in schemas.upgrade(schemas.DELIVERY, record).items()}
     return Delivery(
         id=d["id"],
         tenant=d["tenant"],
         job_id=d["job_id"],
         event=d["event"],
         url=d["url"],
-        endpoint=d.get("endpoint", ""),
+        endpoint=d["endpoint"],
         body=d["body"],
         created=float(d["created"]),
         attempts=int(d.get("attempts") or 0),
@@ -108,6 +112,7 @@ class RedisWebhooks:
         args: list[Any] = [delivery.id, due]
         for k, v in asdict(delivery).items():
             args += [k, v]
+        args += [schemas.SCHEMA_FIELD, schemas.current(schemas.DELIVERY)]
         return bool(self._enqueue(keys=[OUTBOX, f"{OUTBOX}:{delivery.id}"], args=args))
 
     def claim(self, now: float, lease: float, limit: int) -> list[Delivery]:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
 
 from service.api.batch_intake import Groups, parse_items, parse_json, parse_part
 from service.api.batch_uploads import read_batch_multipart
@@ -28,6 +29,7 @@ log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/batches", responses=ERRORS)
 
 _FILE = {"type": "array", "items": {"type": "string", "format": "binary"}}
+# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
 REQUEST_BODY: dict[str, Any] = {
     "required": True,
     "content": {
@@ -203,10 +205,15 @@ def list_batches(
     return BatchList(batches=[_view(request, service, b) for b in found], next_cursor=nxt)
 
 
+class BatchCanceled(BaseModel):
+    id: str
+    canceled: int  # the items this cancel ended
+
+
 @router.delete("/{batch_id}")
-def cancel_batch(batch: OwnedBatch, service: Batches) -> dict[str, Any]:
+def cancel_batch(batch: OwnedBatch, service: Batches) -> BatchCanceled:
     """Cancel every unfinished item; finished ones keep their artifacts."""
-    return {"id": batch.id, "canceled": service.cancel(batch)}
+    return BatchCanceled(id=batch.id, canceled=service.cancel(batch))
 
 
 @router.get("/{batch_id}/artifacts.zip")

@@ -25,6 +25,7 @@ from service.api.views import ERRORS, job_out
 from service.config import Settings
 from service.domain.errors import StoreUnavailable
 from service.domain.job import TERMINAL
+from service.domain.wire import JsonObject
 from service.ports import JobEvent
 
 log = logging.getLogger("narrate.api")
@@ -37,6 +38,7 @@ def sse(event: str, data: Any, event_id: str | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
+# OpenAPI response objects, as FastAPI takes them (a wire format of OpenAPI's own).
 STREAM: dict[int | str, dict[str, Any]] = {
     200: {"description": "the job's events", "content": {"text/event-stream": {}}}
 }
@@ -129,7 +131,7 @@ async def follow(
     request: Request,
     settings: Settings,
     reader: Follow,
-    snapshot: dict[str, Any],
+    snapshot: JsonObject,
     done: bool,
     after: str | None,
 ) -> AsyncIterator[str]:

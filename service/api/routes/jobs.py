@@ -24,6 +24,7 @@ log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
 Q = "a piece of the job's title (its script's 标题) or of its id, case-insensitive"
 
+# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
 REQUEST_BODY: dict[str, Any] = {
     "required": True,
     "content": {

@@ -33,6 +33,7 @@ from service.jobs.lexicons import Dictionary, Summary
 router = APIRouter(prefix="/v1/lexicons", responses=ERRORS, tags=["lexicons"])
 PLS_TYPE = "application/pls+xml"
 
+# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
 REQUEST_BODY: dict[str, Any] = {
     "required": True,
     "content": {

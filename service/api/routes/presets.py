@@ -13,6 +13,7 @@ from service.api.views import ERRORS
 from service.jobs.presets import Found, ShippedPreset
 
 router = APIRouter(prefix="/v1/presets", responses=ERRORS, tags=["presets"])
+# An OpenAPI response object, as FastAPI takes it (a wire format of OpenAPI's own).
 SHIPPED: dict[int | str, dict[str, Any]] = {409: {"description": "a shipped preset: read-only"}}
 
 
@@ -21,6 +22,7 @@ class PresetOut(BaseModel):
     kind: str = Field(description="shipped (voices/presets.json, read-only) or saved (yours)")
     description: str
     source: str = Field(description="where its loudness figure comes from")
+    # The options as the client writes them (RenderOptions' JSON, a wire format): any of them.
     values: dict[str, Any] = Field(description="the job options it sets")
 
 
@@ -53,6 +55,7 @@ def put_preset(
     name: str,
     who: Tenant,
     service: Jobs,
+    # The client's JSON object, checked by Presets.save (a wire format until then).
     body: dict[str, Any] = Body(  # noqa: B008 (FastAPI's way to take a JSON object)
         ..., description="job options (RenderOptions, without preset) plus description, source"
     ),

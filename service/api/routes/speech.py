@@ -11,7 +11,7 @@ import itertools
 import json
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 from fastapi import APIRouter, Request
@@ -189,7 +189,27 @@ async def speech_with_timestamps(request: Request) -> Response:
     )
 
 
-def timestamps(text: str, spoken: list[Said], rate: int, audio: bytes) -> dict[str, Any]:
+class Alignment(TypedDict):
+    characters: list[str]
+    character_start_times_seconds: list[float]
+    character_end_times_seconds: list[float]
+
+
+class SaidWord(TypedDict):
+    word: str
+    start: float
+    end: float
+
+
+class Timestamps(TypedDict):
+    """The with-timestamps body (ElevenLabs' shape, a wire format of its own)."""
+
+    audio_base64: str
+    alignment: Alignment
+    words: list[SaidWord]
+
+
+def timestamps(text: str, spoken: list[Said], rate: int, audio: bytes) -> Timestamps:
     """The response body: each sentence's words moved to where it starts in the audio."""
     words: list[TimedWord] = []
     at = 0.0

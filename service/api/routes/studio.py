@@ -32,6 +32,7 @@ from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
 FILES = {
+    "job-states.js": "text/javascript; charset=utf-8",  # made from JobStatus (api/job_states.py)
     "studio.js": "text/javascript; charset=utf-8",
     "studio-i18n.js": "text/javascript; charset=utf-8",
     "studio-more.js": "text/javascript; charset=utf-8",
@@ -135,7 +136,11 @@ def source(job: OwnedJob) -> Source:
     """The job's spec and options as submitted, its preset's values as applied
     (``options.preset_values``): what a fix starts from."""
     return Source(
-        id=job.id, spec=job.spec, options=job.options, has_video=job.has_video, parent=job.parent
+        id=job.id,
+        spec=job.spec.model_dump(mode="json"),
+        options=job.submitted.model_dump(mode="json"),
+        has_video=job.has_video,
+        parent=job.parent,
     )
 
 

@@ -5,7 +5,7 @@ const KEY = "narrate.key";
 const DRAFT = "narrate.draft";
 const S = { job: null, jobId: null, timer: null, source: null, manifest: null, urls: [], voices: [], loaded: null,
   subs: null, burned: false, listTimer: null, drawn: "" };
-const TERMINAL = ["succeeded", "failed", "canceled"];
+const TERMINAL = NARRATE_JOB_STATES.terminal;  // job-states.js: made from the API's JobStatus
 
 function key() { return localStorage.getItem(KEY) || ""; }
 function headers(extra) {
@@ -573,7 +573,7 @@ function showJob(j) {
   const stage = j.stage && !TERMINAL.includes(j.status) ? ` · ${stageName(j.stage)}` : "";
   $("job-status").replaceChildren(el("span", { class: "state " + j.status, "data-state": j.status, text: t("state." + j.status) }),
     `${stage} · ${new Intl.NumberFormat(LANG, { style: "percent" }).format(j.progress)}`);
-  $("cancel").hidden = ["succeeded", "failed", "canceled"].includes(j.status);
+  $("cancel").hidden = TERMINAL.includes(j.status);
   $("job-error").textContent = j.error ? t("jobEnded", t("state." + j.status), plainWords(j.error.message)) : "";
   $("job-error").dataset.code = j.error ? j.error.code : "";
   $("job-warnings").replaceChildren(...j.warnings.map(warningItem));

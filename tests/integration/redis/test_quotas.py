@@ -7,6 +7,7 @@ import pytest
 
 from tests.contracts.jobstore import job, msg
 from tests.contracts.quotas import *  # noqa: F403 (the suite: its tests and fixture)
+from tests.support.jobs import to
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def test_redis_metrics_read_the_tenant_counts(redis_url: str) -> None:
     store.r.flushdb()
     store.create(job("a0", "beta"), None, [msg("a0", 0)], "q")
     store.create(job("a1", "alpha"), None, [msg("a1", 0)], "q")
-    assert store.advance("a1", "running")
+    assert store.advance("a1", to("running"))
     found = Metrics(store.r).tenant_jobs()
     assert found[("alpha", "running")] == 1 and found[("alpha", "queued")] == 0
     assert found[("beta", "queued")] == 1

@@ -10,6 +10,7 @@ from service import audio as dsp
 from tests.integration.stack.shared import MAX_VIDEO_BYTES, own_tenant
 from tests.support.data import SHORT_SCRIPT
 from tests.support.helpers import check_render, eventually, ffprobe, stream_md5
+from tests.support.jobs import make_job
 from tests.support.stack import Stack, submit, wait_for
 
 ARTIFACTS = [
@@ -323,9 +324,8 @@ def test_listing_pages_through_jobs_made_in_the_same_millisecond(stack: Stack) -
     made = []
     for ms in range(3):
         for n in range(40):
-            job = Job(id=f"{ms}{n:02d}" + "ab" * 15, tenant="beta", status="queued",
-                      created=(base + ms) / 1000, updated=base / 1000, spec={}, options={},
-                      has_video=False, segments_total=0)  # fmt: skip
+            job = make_job(f"{ms}{n:02d}" + "ab" * 15, "beta", (base + ms) / 1000, n=0)
+            job.updated = base / 1000
             store.create(job)
             made.append(job)
     try:

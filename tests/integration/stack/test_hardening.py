@@ -18,6 +18,7 @@ import pytest
 
 from devtools.stack import until
 from tests.support.data import ROOT
+from tests.support.jobs import make_job
 from tests.support.stack import Stack, free_port, start_stack, submit
 
 SCRIPT = "[段 1 · 3 秒] 评分员对通过的轨迹排序。"
@@ -287,8 +288,7 @@ def test_a_create_that_reaches_redis_late_writes_nothing(idle: Stack) -> None:
     store = JobStore.from_url(idle.env["NARRATE_REDIS_URL"], timeout=1)
 
     def job(n: int) -> Job:
-        return Job(id=f"j{n}", tenant="alpha", status="queued", created=time.time(),
-                   updated=time.time(), spec={}, options={}, has_video=False, segments_total=1)  # fmt: skip
+        return make_job(f"j{n}", "alpha", time.time(), n=1)
 
     store.create(job(0), ("k0", "h"), ["m0"], "narrate", budget=0.5)  # the script is loaded
     before = store.r.time()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from service.domain.job import Job
+from service.domain.job import Job, JobStatus
 from tests.support.fleet import Fleet, make_fleet
 
 
@@ -31,7 +31,7 @@ def test_items_that_end_while_the_cancel_runs_keep_their_jobs_and_artifacts(
 
         def read_before_they_ended(ids: Sequence[str]) -> list[Job | None]:
             # ... just after the cancel read them (unfinished): its cancels are refused
-            return [j and dataclasses.replace(j, status="running") for j in real(ids)]
+            return [j and dataclasses.replace(j, status=JobStatus.RUNNING) for j in real(ids)]
 
         with monkeypatch.context() as m:
             m.setattr(store, "get_many", read_before_they_ended)

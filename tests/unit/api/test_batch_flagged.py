@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from service.api.batch_views import flagged_segments
 from service.cli.batch import Table
-from service.domain.job import Job
 from service.domain.notices import warning
+from tests.support.jobs import make_job
 
 
 def test_an_items_flagged_segments_come_from_its_speech_mismatch_warnings_and_the_table_counts_them() -> (
     None
 ):
-    job = Job("j1", "t", "succeeded", 0.0, 0.0, {}, {}, False, 3)
+    job = make_job("j1", "t", 0.0, n=3)
     job.warnings = [
         warning("speech.mismatch", "segment 3: heard something else", 3),
         warning("take.mismatch", "segment 2: the take does not seem to match", 2),

@@ -76,20 +76,6 @@ def test_a_job_with_warnings_lists_them_as_notices_in_its_status_and_manifest(
     assert manifest["warnings"] == job["warnings"]
 
 
-def test_an_old_record_s_sentences_read_as_notices(fleet: Fleet) -> None:
-    """A record stored before errors were typed: its error and warnings are plain text."""
-    with fleet.client() as c:
-        job_id = c.post("/v1/jobs", json=SPEC).json()["id"]
-        fleet.store.update(job_id, warnings=["segment 1: squeezed to 9 syllables/s"])
-        fleet.store.advance(job_id, "failed", error="finalize timed out after 540 s")
-        job = c.get(f"/v1/jobs/{job_id}").json()
-    assert job["error"] == {"code": "failed", "message": "finalize timed out after 540 s",
-                            "segment": None}  # fmt: skip
-    assert job["warnings"] == [
-        {"code": "warning", "message": "segment 1: squeezed to 9 syllables/s", "segment": None}
-    ]
-
-
 def test_a_server_without_ffprobe_answers_503_not_an_unreadable_video(
     tmp_path: Path, short_video: Path
 ) -> None:

@@ -129,8 +129,8 @@ def test_a_job_reads_the_dictionary_it_names_at_the_version_it_was_accepted_with
         ]  # 单 only: GRPO is not in the text, so the plan does not keep it
         record = fleet.store.get(job["id"])
         assert record is not None
-        assert record.options["lexicons"] == [{"id": lid, "version": 1}]
-        assert [(u["id"], u["version"]) for u in record.plan["lexicons"]] == [(lid, 1)]
+        assert record.submitted.model_dump(mode="json")["lexicons"] == [{"id": lid, "version": 1}]
+        assert [(u.id, u.version) for u in record.plan.lexicons] == [(lid, 1)]
         codes = [w["code"] for w in job["warnings"]]
         assert "lexicon.ipa_skipped" not in codes  # GRPO's IPA has an alias beside it
 
@@ -224,7 +224,8 @@ def test_a_preset_names_dictionaries_as_a_job_does(fleet: Fleet) -> None:
         said, job = _spoken(fleet, c, {"preset": "ours"})
         assert said.split()[0] == "shan4", said
         record = fleet.store.get(job["id"])
-        assert record is not None and record.options["lexicons"] == [{"id": lid, "version": 1}]
+        assert record is not None
+        assert record.submitted.model_dump(mode="json")["lexicons"] == [{"id": lid, "version": 1}]
 
 
 def test_a_batchs_shared_options_name_a_dictionary_for_every_item(fleet: Fleet) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from service.jobs.keys import KeyStore
 from tests.support.fleet import Fleet, make_fleet
+from tests.support.jobs import to
 
 SPEC: dict[str, Any] = {
     "title": "quota",
@@ -59,12 +60,12 @@ def test_max_running_refuses_while_the_tenant_has_that_many_running(tmp_path: Pa
     alpha = keys.create("alpha")
     with f.client(alpha) as a:
         first = a.post("/v1/jobs", json=SPEC).json()["id"]
-        assert f.store.advance(first, "running")  # a worker took it
+        assert f.store.advance(first, to("running"))  # a worker took it
         r = a.post("/v1/jobs", json=SPEC)
         assert r.status_code == 429 and r.headers["Retry-After"] == "5"
         assert "tenant alpha has 1 jobs running" in r.json()["detail"]
         assert "NARRATE_MAX_RUNNING_JOBS or the key's --max-running) is 1" in r.json()["detail"]
-        assert f.store.advance(first, "succeeded")
+        assert f.store.advance(first, to("succeeded"))
         assert a.post("/v1/jobs", json=SPEC).status_code == 202
 
 
@@ -116,7 +117,7 @@ def test_metrics_show_each_tenants_queued_and_running_jobs(tmp_path: Path) -> No
         first = a.post("/v1/jobs", json=SPEC).json()["id"]
         a.post("/v1/jobs", json=SPEC)
         b.post("/v1/jobs", json=SPEC)
-        assert f.store.advance(first, "running")
+        assert f.store.advance(first, to("running"))
         text = f.client("scrape").get("/metrics").text
     assert 'narrate_tenant_jobs{state="queued",tenant="alpha"} 1.0' in text
     assert 'narrate_tenant_jobs{state="running",tenant="alpha"} 1.0' in text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.domain.notices import Notice, fell_back, job_warnings, segment_ranges, warning
+from service.domain.notices import fell_back, job_warnings, segment_ranges, warning
 
 
 def test_segments_are_named_as_ranges() -> None:
@@ -37,10 +37,3 @@ def test_a_fallback_shared_by_segments_is_said_once_naming_them() -> None:
     assert [w.message for w in job_warnings([(0, [down, down])])] == [
         "edge: cannot reach the service (connection refused); segment 1 fell back to espeak voice v"
     ]
-
-
-def test_a_plain_sentence_reads_as_a_warning_and_an_old_error_keeps_its_words() -> None:
-    """Records, plans and segment results kept before notices were typed still read."""
-    assert Notice.model_validate("segment 1: squeezed") == Notice(
-        code="warning", message="segment 1: squeezed"
-    )
