@@ -24,7 +24,7 @@ from service.domain.timeline import check_pace, check_timeline
 from service.domain.units import ms_to_s
 from service.domain.voices import Catalog
 from service.pipeline.finalize import Finalizer
-from service.pipeline.listen import Listener, check_failed, render_checked
+from service.pipeline.listen import Listener, render_checked
 from service.pipeline.local import render_locally
 from service.pipeline.manifest import Rendered
 from service.pipeline.masters import plan_masters
@@ -122,7 +122,6 @@ class Pipeline:
         """Timeline, subtitles, loudness, music and mux: every artifact into ``outdir``;
         ``check`` (the job canceled?) is asked while ffmpeg runs, and stops it by raising.
         A job with on_mismatch fail and flagged segments fails here, before any artifact."""
-        check_failed(plan, results)
         return self.finalizer.finalize(plan, results, work, outdir, video, progress, music, check)
 
     # -- at the door -----------------------------------------------------------------------

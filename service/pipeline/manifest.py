@@ -30,6 +30,14 @@ class Placed:
     overlays: list[TimedOverlay]
     total_ms: int
 
+    def speech_ms(self) -> list[tuple[int, int]]:
+        """Where the voice speaks, (start, end) ms on the timeline per segment: what every
+        ducking follows (the music bed, the source's own audio, the exported bed's keyframes)."""
+        return [
+            (s.start_ms, s.start_ms + r.speech_ms)
+            for s, r in zip(self.slots, self.results, strict=True)
+        ]
+
 
 class Loudness(BaseModel):
     """A master's loudness as measured (ITU-R BS.1770 integrated and true peak, EBU Tech 3342

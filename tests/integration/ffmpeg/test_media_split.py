@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 
 from service import wiring
-from service.audio import Loudness
 from service.config import Settings
 from service.domain.errors import CanceledError
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
-from service.pipeline import Pipeline
+from service.pipeline import Pipeline, stages
+from service.pipeline.context import Finish, Tools
+from service.pipeline.stages import Stage
 from tests.support.data import SHORT_SCRIPT, make_video
 from tests.support.helpers import ffprobe, stream_md5
 from tests.unit.pipeline.test_media_split import Recording
@@ -36,16 +37,14 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
     pipeline = Pipeline(
         settings, base.engines, media, base.catalog, base.words, base.make_speech, base.lexicons
     )
-    mix = pipeline.finalizer._mix_narration
-
-    def watched(*args: Any, **kw: Any) -> Loudness:
+    def watched(tools: Tools, run: Finish) -> None:
         events.append("mix started")
         try:
-            return mix(*args, **kw)
+            stages.mix(tools, run)
         finally:
             events.append("mix done")
 
-    pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
+    pipeline.finalizer.replaced("mix", Stage("mix", watched))
     video = make_video(tmp_path / "clip.mp4", 11, size="360x640", fps=10)
     plan = pipeline.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video
@@ -91,16 +90,14 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
         settings, base.engines, base.media, base.catalog, base.words, base.make_speech,
         base.lexicons,
     )  # fmt: skip
-    mix = pipeline.finalizer._mix_narration
-
-    def watched(*args: Any, **kw: Any) -> Loudness:
+    def watched(tools: Tools, run: Finish) -> None:
         phase.append("mixing")
         try:
-            return mix(*args, **kw)
+            stages.mix(tools, run)
         finally:
             phase.append("mixed")
 
-    pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
+    pipeline.finalizer.replaced("mix", Stage("mix", watched))
     # Three long slots: the length is the point (a mix of many blocks), not how much is said.
     script = "\n\n".join(f"[段 {i} · 30 秒] 第{i}段:评分员对通过的轨迹排序。" for i in range(1, 4))
     # Small and slow: its encode is stopped as the mix starts, whatever its frame.
