@@ -19,16 +19,19 @@ from service.domain.text import Segmenter
 from service.pipeline.manifest import Manifest, MusicReport, Placed
 from service.pipeline.results import JobPlan, PlannedMaster, Progress, SegmentResult, no_progress
 from service.ports import Check, Converter, Encoding, Media, MuxRequest, Workspace
+from service.ports.finishing import Timelines
 
 
 @dataclass(frozen=True)
 class Tools:
     """What the stages work with: the settings, ffmpeg (``media``), the word segmenter that
-    breaks subtitle lines, and the converter that makes Traditional tracks."""
+    breaks subtitle lines, the editor timelines' writer and the converter that makes
+    Traditional tracks."""
 
     settings: Settings
     media: Media
     words: Segmenter | None
+    timelines: Timelines
     converter: Converter | None = None
 
     def target(self, plan: JobPlan) -> MasterLoudness:

@@ -15,6 +15,7 @@ from service.pipeline.picture import pictures
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.stages import STAGES, Stage
 from service.ports import Check, Converter, Media, Workspace
+from service.ports.finishing import Timelines
 
 
 class Finalizer:
@@ -28,9 +29,10 @@ class Finalizer:
         settings: Settings,
         media: Media,
         words: Segmenter | None,
+        timelines: Timelines,
         converter: Converter | None = None,
     ) -> None:
-        self.tools = Tools(settings, media, words, converter)  # converter: the zh-Hant track
+        self.tools = Tools(settings, media, words, timelines, converter)
         self.stages: tuple[Stage, ...] = STAGES
 
     @property

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from service.adapters.files.styles import job_style
-from service.config import Settings
 from service.domain.errors import InputError
 from service.domain.notices import Notice, warning
 from service.domain.options import MASTER_FIELDS, MasterLoudness, RenderOptions
@@ -23,10 +21,11 @@ from service.domain.spec import JobSpec
 from service.pipeline.context import Finish
 from service.pipeline.manifest import Loudness, ManifestMaster
 from service.pipeline.results import PlannedMaster, is_artifact
+from service.ports.finishing import Styles
 
 
 def plan_masters(
-    settings: Settings,
+    styles: Styles,
     spec: JobSpec,
     options: RenderOptions,
     loudness: Callable[[RenderOptions], MasterLoudness],
@@ -45,7 +44,7 @@ def plan_masters(
         effective = RenderOptions.model_validate(own)
         style_spec = effective.apply(spec)  # its style, and its captions over that
         try:
-            style = job_style(settings, style_spec)
+            style = styles.job_style(style_spec)
         except InputError as exc:
             where = f"options masters[{i}].style"
             loc = ("options", "masters", i, "style")

@@ -145,6 +145,7 @@ def mux(tools: Tools, run: Finish) -> None:
 def exports(tools: Tools, run: Finish) -> None:
     """The editor timelines and the segments they name, when the job asks for them."""
     write_timeline(
+        tools.timelines,
         run.plan,
         run.placed,
         run.cues,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from service.config import Settings
 from service.domain.errors import CanceledError
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
-from service.pipeline import Pipeline, stages
+from service.pipeline import stages
 from service.pipeline.context import Finish, Tools
 from service.pipeline.stages import Stage
 from tests.support.data import SHORT_SCRIPT, make_video
@@ -30,13 +29,9 @@ from tests.unit.pipeline.test_media_split import Recording
 @pytest.mark.parametrize("burn_in", [True, False])
 def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_in: bool) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    base = wiring.pipeline(settings)
     events: list[str] = []
-    media = Recording(settings, events)
+    pipeline = wiring.pipeline(settings, Recording(settings, events))
 
-    pipeline = Pipeline(
-        settings, base.engines, media, base.catalog, base.words, base.make_speech, base.lexicons
-    )
     def watched(tools: Tools, run: Finish) -> None:
         events.append("mix started")
         try:
@@ -74,7 +69,6 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
     """90 s of narration over a burn-in: the job's check, asked as the mix reads its track,
     raises; the mix ends there, the picture's ffmpegs are killed, nothing is published."""
     settings = Settings(data_dir=tmp_path / "data")
-    base = wiring.pipeline(settings)
     phase: list[str] = []
     asked: list[str] = []
 
@@ -82,14 +76,13 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
         asked.append(phase[-1] if phase else "before the mix")
         raise CanceledError("the job was canceled")
 
-    class Canceled(Pipeline):
-        def finalize(self, *args: Any, **kw: Any) -> Any:
-            return super().finalize(*args, **{**kw, "check": check})
+    def checked(tools: Tools, run: Finish) -> None:  # the job's check, as a worker gives it
+        run.check = check
+        stages.speech_check(tools, run)
 
-    pipeline = Canceled(
-        settings, base.engines, base.media, base.catalog, base.words, base.make_speech,
-        base.lexicons,
-    )  # fmt: skip
+    pipeline = wiring.pipeline(settings)
+    pipeline.finalizer.replaced("speech check", Stage("speech check", checked))
+
     def watched(tools: Tools, run: Finish) -> None:
         phase.append("mixing")
         try:
