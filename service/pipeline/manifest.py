@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from service import audio as dsp
+from service.domain.ducking import under_speech
 from service.domain.notices import Notice
 from service.domain.options import PASS_LU, MasterLoudness
 from service.domain.speech_compare import SpeechCheck
@@ -33,10 +34,9 @@ class Placed:
     def speech_ms(self) -> list[tuple[int, int]]:
         """Where the voice speaks, (start, end) ms on the timeline per segment: what every
         ducking follows (the music bed, the source's own audio, the exported bed's keyframes)."""
-        return [
-            (s.start_ms, s.start_ms + r.speech_ms)
-            for s, r in zip(self.slots, self.results, strict=True)
-        ]
+        return under_speech(
+            (s.start_ms, r.speech_ms) for s, r in zip(self.slots, self.results, strict=True)
+        )
 
 
 class Loudness(BaseModel):
