@@ -54,6 +54,8 @@ class ParsedSegment(BaseModel):
 
 
 class Parsed(BaseModel):
+    # Wire formats: a job spec as JSON, its defaults left out (what the studio edits and sends
+    # back), and below the job's spec and options as submitted.
     spec: dict[str, Any]
     segments: list[ParsedSegment]
     duration: float
@@ -69,6 +71,7 @@ class Source(BaseModel):
 
 
 class Rerender(BaseModel):
+    # A wire format: checked by edited_spec, for its errors to say what a script's say.
     spec: dict[str, Any] = Field(description="the edited job spec (JobSpec)")
     options: RenderOptions | None = Field(None, description="default: the parent's options")
 
