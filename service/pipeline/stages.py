@@ -134,7 +134,7 @@ def mix(tools: Tools, run: Finish) -> None:
 def mux(tools: Tools, run: Finish) -> None:
     """Each video muxed (its picture's encode waited for)."""
     videos = [r for r in run.masters or [run] if r.mux is not None]
-    if not videos and not run.masters:
+    if not videos and not run.masters:  # a job with masters says its muxes' time, even none
         return
     t = time.perf_counter()
     for r in videos:
