@@ -22,15 +22,17 @@ SOUND = "sound.m4a"  # the narration as AAC, encoded as it is normalised (never 
 def mix_sound(tools: Tools, run: Finish) -> None:
     """narration.wav (and mix.wav) in the run's folder. A job without masters whose video
     takes the narration as it is has it encoded to AAC as it is normalised: the mux copies it."""
-    mux, sr = run.mux, tools.settings.sample_rate
-    sink: Callable[[], PcmSink] | None = None
-    encoded = None
-    if run.shared is None and mux is not None and run.music is None and not mux.mixes_original:
-        encoded = run.work.local(SOUND)
-        sink = lambda: tools.media.audio_sink(mux, sr, encoded)  # noqa: E731
-    voice = _narration(tools, run, sink)
+    mux, sr, encoded = run.mux, tools.settings.sample_rate, run.work.local(SOUND)
+    # Without music or the source's own audio to mix in, the sound track is the narration.
+    copied = bool(run.shared is None and run.music is None and mux and not mux.mixes_original)
+
+    def sink() -> PcmSink:
+        assert mux is not None
+        return tools.media.audio_sink(mux, sr, encoded)
+
+    voice = _narration(tools, run, sink if copied else None)
     report = _music(tools, run, run.music, voice.loud) if run.music is not None else None
-    run.sound_ = Sound(run.outdir, voice.loud, report, encoded)
+    run.sound_ = Sound(run.outdir, voice.loud, report, encoded if copied else None)
 
 
 def _narration(tools: Tools, run: Finish, sink: Callable[[], PcmSink] | None) -> Sound:
