@@ -1,7 +1,7 @@
 """A re-render: a new job from an edited spec with the parent's video, music and (by
 default) options, and its recorded takes of the segments whose text did not change. The
 studio's "render again" (POST /v1/jobs/{id}/rerender) and the MCP tool rerender_segment
-both come here."""
+both come here (the studio's through ``Studio.rerender``, service/jobs/studio.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 from service.domain.errors import InputError
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
-from service.domain.takes import Take, kept_takes
+from service.domain.takes import kept_takes
 from service.jobs.service import JobService
+from service.pipeline import JobPlan
 
 
 def rerender(
@@ -49,8 +50,10 @@ def rerender(
 
 
 def _kept_takes(parent: Job, spec: JobSpec) -> list[str]:
-    """The parent plan's takes (JobPlan.takes, as stored) the re-render keeps."""
-    stored = parent.plan.get("takes") or []
-    takes = [Take.model_validate(t) if t else None for t in stored]
-    old = [str(s.get("text", "")) for s in parent.spec.get("segments", [])]
-    return kept_takes(takes, old, [s.text for s in spec.segments])
+    """The parent plan's takes the re-render keeps (a record stored before plans were kept
+    had none)."""
+    if not parent.plan:
+        return []
+    stored = JobPlan.model_validate(parent.plan)  # its spec is the one the job record shows
+    old = [s.text for s in stored.spec.segments]
+    return kept_takes(stored.takes, old, [s.text for s in spec.segments])
