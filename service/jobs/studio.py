@@ -6,9 +6,10 @@ translate HTTP."""
 from __future__ import annotations
 
 import io
-import json
 import wave
 from dataclasses import dataclass
+
+from pydantic import BaseModel
 
 from service.domain.errors import InputError
 from service.domain.job import Job
@@ -19,6 +20,18 @@ from service.jobs.rerender import rerender
 from service.jobs.service import JobService
 from service.pipeline import JobPlan
 from service.ports import Artifact
+
+
+class Slot(BaseModel):
+    start: float
+    end: float
+
+
+class Slots(BaseModel):
+    """What a segment's audio needs of manifest.json (ManifestSegment's times): only that,
+    so a manifest written by any version reads."""
+
+    segments: list[Slot]
 
 
 class NotFound(LookupError):
@@ -62,11 +75,11 @@ class Studio:
         narration = self.jobs.artifact(job, "narration.wav")
         if manifest is None or narration is None:
             raise NotFound("the job has no narration yet")
-        segs = json.loads(manifest.read(0, manifest.size).decode("utf-8"))["segments"]
+        segs = Slots.model_validate_json(manifest.read(0, manifest.size)).segments
         if not 1 <= index <= len(segs):
             raise NotFound(f"no segment {index}: the job has {len(segs)}")
         seg = segs[index - 1]
-        return slice_wav(narration, seg["start"], seg["end"])
+        return slice_wav(narration, seg.start, seg.end)
 
     def rerender(self, parent: Job, spec: JobSpec, options: RenderOptions | None) -> Job:
         """The re-render as a stored, queued job under a new id (blocking: in a worker
