@@ -9,6 +9,7 @@ from service.audio.wav import wav_bytes
 from service.domain.fields import rate_multiplier
 from service.domain.notices import Notice
 from service.domain.spec import RenderOptions, spec_from_data
+from service.jobs.service import JobService
 from service.pipeline import Pipeline
 
 SAMPLE_TEXT = {
@@ -33,8 +34,8 @@ class Sample:
 
 
 class Samples:
-    def __init__(self, pipeline: Pipeline) -> None:
-        self.pipeline = pipeline
+    def __init__(self, jobs: JobService) -> None:
+        self.pipeline: Pipeline = jobs.pipeline
 
     def speak(self, voice_id: str, text: str, rate: str, pitch: str, tenant: str) -> Sample:
         """``text`` (default: a sample line in the voice's language) in voice ``voice_id`` at

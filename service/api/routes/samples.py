@@ -20,7 +20,7 @@ MAX_SAMPLE_CHARS = 60  # a sentence, not a script: an audition is never a free r
 
 
 def samples(service: Jobs) -> Samples:
-    return Samples(service.pipeline)
+    return Samples(service)
 
 
 @router.get(
