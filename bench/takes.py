@@ -50,6 +50,7 @@ from service.pipeline.segment import source_words  # noqa: E402
 from service.pipeline.takes import (  # noqa: E402
     MISMATCH_COST,
     MISMATCH_TRIP_MS,
+    TakeShare,
     carried,
     matched_split,
     mismatch,
@@ -189,7 +190,7 @@ def main() -> None:
 
 
 def whole_take(
-    segs: list[Any], chars: int, shares: list[dict[str, Any]] | None = None
+    segs: list[Any], chars: int, shares: list[TakeShare] | None = None
 ) -> tuple[int, int]:
     """The segments' takes as one recording (each keeps its lead-in and tail), split among the
     segments as narrate splits a ``take`` part (``shares``: a split made otherwise, in the

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from service.adapters.asr import WhisperRecogniser, fold_simplified
 from service.adapters.ffmpeg.media import FfmpegMedia
 from service.adapters.files.catalog import load_catalog
-from service.adapters.storage.local import LocalStorage
+from service.adapters.files.styles import StylesFile
+from service.adapters.files.timeline import OtioTimelines
+from service.adapters.storage.local import LocalStorage, LocalWork
 from service.adapters.text.hant import OpenccConverter
 from service.adapters.text.pinyin import load_lexicon, speech_tools, warm
 from service.adapters.text.segmenter import tagged_words
@@ -133,6 +135,9 @@ def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
         converter=OpenccConverter(),
         recogniser=WhisperRecogniser(),  # loaded on the first segment it transcribes
         fold=fold_simplified,
+        styles=StylesFile(settings),
+        timelines=OtioTimelines(),
+        scratch=LocalWork(),
     )
 
 

@@ -12,9 +12,10 @@ import numpy as np
 from service.audio import LoudnessMeter, Source
 from service.audio.arrays import Audio
 from service.audio.stream import _blocks
+from service.domain.ducking import MUSIC_ATTACK_S, MUSIC_RELEASE_S
 
-ATTACK_S = 0.25  # the bed is fully down by the time speech starts
-RELEASE_S = 0.6  # and comes back up this long after it ends
+ATTACK_S = MUSIC_ATTACK_S  # the bed is fully down by the time speech starts
+RELEASE_S = MUSIC_RELEASE_S  # and comes back up this long after it ends
 FADE_IN_S, FADE_OUT_S = 0.5, 1.5
 MAX_MUSIC_S = 3600.0  # the longest file decoded; a bed longer than that loops it
 

@@ -1,7 +1,7 @@
 """A re-render: a new job from an edited spec with the parent's video, music and (by
 default) options, and its recorded takes of the segments whose text did not change. The
 studio's "render again" (POST /v1/jobs/{id}/rerender) and the MCP tool rerender_segment
-both come here."""
+both come here (the studio's through ``Studio.rerender``, service/jobs/studio.py)."""
 
 from __future__ import annotations
 

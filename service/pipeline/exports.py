@@ -7,12 +7,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from service.adapters.files.timeline import package, write_exports
 from service.domain.edit import PACKAGE, Edit, MusicBed, plan_edit, segment_file
 from service.domain.subtitles import Cue
 from service.pipeline.manifest import MusicReport, Placed
 from service.pipeline.results import JobPlan
 from service.ports import Workspace
+from service.ports.finishing import Timelines
 
 SUBTITLES = ("subtitles.srt", "subtitles.ass")  # the ones an editor imports
 # A container's first bytes -> the suffix an editor recognises it by (uploads are stored as
@@ -41,6 +41,7 @@ def media_suffix(path: Path, fallback: str) -> str:
 
 
 def write_timeline(
+    timelines: Timelines,
     plan: JobPlan,
     placed: Placed,
     cues: list[Cue],
@@ -67,10 +68,7 @@ def write_timeline(
     if music is not None and music_report is not None:
         name = "music" + media_suffix(music, ".wav")
         files[name] = music
-        speech = [
-            (s.start_ms, s.start_ms + r.speech_ms)
-            for s, r in zip(placed.slots, placed.results, strict=True)
-        ]
+        speech = placed.speech_ms()
         length = round(music_report.duration * 1000)
         decoded = work.local("music.f32")  # what the mix looped: the file's length
         source_ms = decoded.stat().st_size // 4 * 1000 // sample_rate if decoded.is_file() else 0
@@ -83,6 +81,6 @@ def write_timeline(
         return plan_edit(title, fps, slots, cues, placed.total_ms, video_ref, bed, SUBTITLES)
 
     fps = plan.video.fps if plan.video else None
-    written = write_exports(edit_at, fps, plan.options.exports, outdir)
+    written = timelines.write(edit_at, fps, plan.options.exports, outdir)
     files.update({n: outdir / n for n in [*written, *SUBTITLES]})
-    package(outdir / PACKAGE, dict(sorted(files.items())))
+    timelines.package(outdir / PACKAGE, dict(sorted(files.items())))

@@ -1,19 +1,18 @@
 """The whole job in one process (`narrate render`): every segment on a thread pool, then
-finalize, in a workspace on the local disk beside the output directory."""
+finalize, in a workspace on the local disk (the LocalWork port) beside the output directory."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
-from service.adapters.storage.local import LocalWorkspace, input_name
 from service.domain.job import SYNTH_SHARE
 from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, staged_artifacts
 from service.ports import Workspace
+from service.ports.finishing import LocalWork
 
 
 class Steps(Protocol):
@@ -35,6 +34,7 @@ class Steps(Protocol):
 
 def render_locally(
     pipeline: Steps,
+    scratch: LocalWork,
     plan: JobPlan,
     outdir: Path,
     video: Path | None,
@@ -46,16 +46,11 @@ def render_locally(
     """Artifacts appear in ``outdir`` only on success, each by a rename."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{outdir.name}.", dir=outdir.parent) as tmp:
-        inputs = Path(tmp, "input")
-        work, staged = LocalWorkspace(Path(tmp, "work"), inputs), Path(tmp, "out")
+        # Where a segment step finds its take; ffmpeg sees only a name we generated.
+        inputs = {**(takes or {}), **({"video": video} if video is not None else {})}
+        work, staged = scratch.workspace(Path(tmp), inputs), Path(tmp, "out")
         staged.mkdir()
-        inputs.mkdir()
-        for part, path in (takes or {}).items():
-            _link(path, inputs / input_name(part))  # where a segment step finds its take
-        local_video = None
-        if video is not None:
-            local_video = work.local("source.video")  # ffmpeg sees only a name we generated
-            _link(video, local_video)
+        local_video = work.input("video") if video is not None else None
         n = len(plan.spec.segments)
         done = 0
 
@@ -77,10 +72,3 @@ def render_locally(
             (outdir / name).parent.mkdir(parents=True, exist_ok=True)
             (staged / name).replace(outdir / name)
     return rendered
-
-
-def _link(source: Path, dest: Path) -> None:
-    try:
-        dest.hardlink_to(source.resolve())
-    except OSError:
-        shutil.copyfile(source, dest)

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from service import audio as dsp
+from service.domain.ducking import under_speech
 from service.domain.notices import Notice
 from service.domain.options import PASS_LU, MasterLoudness
 from service.domain.speech_compare import SpeechCheck
@@ -29,6 +30,13 @@ class Placed:
     slots: list[Slot]
     overlays: list[TimedOverlay]
     total_ms: int
+
+    def speech_ms(self) -> list[tuple[int, int]]:
+        """Where the voice speaks, (start, end) ms on the timeline per segment: what every
+        ducking follows (the music bed, the source's own audio, the exported bed's keyframes)."""
+        return under_speech(
+            (s.start_ms, r.speech_ms) for s, r in zip(self.slots, self.results, strict=True)
+        )
 
 
 class Loudness(BaseModel):
@@ -153,7 +161,7 @@ class ManifestMaster(BaseModel):
     preset: str | None
     burn_in: bool
     screen_text: bool
-    style: dict[str, Any] = Field(description="its subtitle style as applied")
+    style: dict[str, Any] = Field(description="its subtitle style as applied")  # as Manifest's
     loudness: Loudness = Field(description="its narration.wav, measured against its target")
     music: Loudness | None = Field(None, description="its mix.wav (with music), measured")
     picture: str | None = Field(
@@ -189,6 +197,7 @@ class Manifest(BaseModel):
     cues: list[ManifestCue]
     loudness: Loudness
     warnings: list[Notice]
+    # A wire format: the style as applied, in the styles file's own JSON (domain/style.py).
     style: dict[str, Any] = Field(description="the subtitle style as applied")
     screen_text: bool
     qualifier_display: str
@@ -223,7 +232,7 @@ class Manifest(BaseModel):
         return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def manifest_schema() -> dict[str, Any]:
+def manifest_schema() -> dict[str, Any]:  # a JSON Schema document: a wire format
     """The JSON Schema of manifest.json (``docs/manifest.schema.json``)."""
     return Manifest.model_json_schema()
 
@@ -239,7 +248,7 @@ def build_manifest(
     music: MusicReport | None = None,
     masters: list[ManifestMaster] | None = None,
 ) -> Manifest:
-    spec = plan.spec
+    spec, tracks = plan.spec, tracks_report(plan)
     segments = zip(spec.segments, placed.results, placed.slots, strict=True)
     return Manifest(
         title=spec.title,
@@ -282,7 +291,9 @@ def build_manifest(
         screen_text=plan.options.shows_screen_text(spec),
         qualifier_display=spec.qualifier_display,
         music=music,
-        **tracks_report(plan),
+        subtitle_tracks=tracks.names,
+        traditional=tracks.traditional,
+        translations=tracks.translations,
         masters=masters,
         speech_check=speech_summary(plan, placed.results),
         lexicons=lexicons_report(plan),
@@ -300,21 +311,29 @@ def lexicons_report(plan: JobPlan) -> list[ManifestLexicon] | None:
     return found or None
 
 
-def tracks_report(plan: JobPlan) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TracksReport:
     """What the manifest says of the subtitle tracks beside the Simplified one."""
+
+    names: list[str]
+    traditional: Traditional | None = None
+    translations: Translations | None = None
+
+
+def tracks_report(plan: JobPlan) -> TracksReport:
     spec, options = plan.spec, plan.options
     names = ["subtitles.srt", "subtitles.vtt", "subtitles.ass"]
-    out: dict[str, Any] = {}
+    traditional = translations = None
     if options.hant is not None and spec.language == "zh":
         names += [f"subtitles.zh-Hant.{ext}" for ext in ("srt", "vtt", "ass")]
-        out["traditional"] = Traditional(
+        traditional = Traditional(
             variant=options.hant,
             chosen_by="voice" if plan.traditional_by_voice else "options",
             burned_in=options.burn_in_script == "hant",
         )
     if any(s.translation for s in spec.segments) or spec.qualifier_translations:
         names += ["subtitles.en.srt", "subtitles.en.vtt"]
-        out["translations"] = Translations(
+        translations = Translations(
             segments_without=[i for i, s in enumerate(spec.segments, 1) if not s.translation],
             qualifiers_without=[
                 i
@@ -322,7 +341,7 @@ def tracks_report(plan: JobPlan) -> dict[str, Any]:
                 if i > len(spec.qualifier_translations)
             ],
         )
-    return {"subtitle_tracks": names, **out}
+    return TracksReport(names, traditional, translations)
 
 
 @dataclass

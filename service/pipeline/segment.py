@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from service.pipeline.takes import (
     REFERENCE_ENGINE,
     Aligned,
     Matcher,
+    TakeShare,
     carried,
     levelled,
     matched_split,
@@ -252,7 +252,7 @@ class SegmentRenderer:
         work file); the others read it. Two at once write the same bytes."""
         name = "take-split.json"
         try:
-            shares = json.loads(work.fetch(name).read_text(encoding="utf-8"))
+            shares: list[TakeShare] = json.loads(work.fetch(name).read_text(encoding="utf-8"))
         except FileNotFoundError:
             shares = self._split_whole(plan, take, work, calls)
             path = work.local(name)
@@ -271,7 +271,7 @@ class SegmentRenderer:
 
     def _split_whole(
         self, plan: JobPlan, take: Take, work: Workspace, calls: dict[str, int]
-    ) -> list[dict[str, Any]]:
+    ) -> list[TakeShare]:
         """A whole-script take split by script matching (the speech check's recogniser),
         else by the whole script's reference carried onto it by DTW."""
         segments = range(len(plan.spec.segments))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -48,6 +48,17 @@ class Aligned:
     cost: float
     round_trip_ms: float = 0.0  # align.py: how far the paths there and back disagree
     alignment: Alignment | None = None
+
+
+class TakeShare(TypedDict):
+    """One segment's share of a whole-script take as the split keeps it (take-split.json, a
+    work file the job's segment steps read): its span (ms into the trimmed take), its
+    boundaries as [start, end, start_ms, end_ms] rows (ms into that span), its cost."""
+
+    span: list[int]
+    boundaries: list[list[int]]
+    cost: float
+    trip: float
 
 
 def speech_span(take: dsp.Audio, frame: int = 256) -> tuple[int, int]:
@@ -126,10 +137,10 @@ def script_reference(parts: list[Speech], gap_ms: int = 600) -> tuple[Speech, li
     return Speech(np.concatenate(audio).astype(np.float32), rate, bounds), firsts
 
 
-def split(whole: Aligned, reference: Speech, firsts: list[int]) -> list[dict[str, Any]]:
+def split(whole: Aligned, reference: Speech, firsts: list[int]) -> list[TakeShare]:
     """Each segment's share of a whole-script take: its span (ms into the trimmed take), its
     boundaries (ms into that span) and its cost."""
-    out: list[dict[str, Any]] = []
+    out: list[TakeShare] = []
     ends = [*firsts[1:], len(reference.boundaries)]
     for a, b in zip(firsts, ends, strict=True):
         mine, ref = whole.speech.boundaries[a:b], reference.boundaries[a:b]
@@ -155,12 +166,12 @@ SHARE_LEAD_MS = 100
 
 def matched_split(
     shares: list[Share], take: dsp.Audio, rate: int, refs: list[Speech]
-) -> list[dict[str, Any]]:
+) -> list[TakeShare]:
     """Each segment's share of a (trimmed) whole-script take as script matching found it
     (service/domain/script_match.py), in split()'s form. Within its span, the segment's
     own reference is carried onto its speech by DTW (its phrase boundaries, its cost): the
     recogniser says where a line is, the alignment where its phrases are."""
-    out: list[dict[str, Any]] = []
+    out: list[TakeShare] = []
     length = samples_to_ms(len(take), rate)
     heard = [k for k, s in enumerate(shares) if s.end_ms > s.start_ms]
     for k, (share, ref) in enumerate(zip(shares, refs, strict=True)):

@@ -13,12 +13,13 @@ from service.adapters.ffmpeg.parts import Frames, Part, PartsEncoding, encode_pa
 from service.adapters.ffmpeg.probe import parse_probe, probe_args
 from service.adapters.process import Check, Running, run
 from service.config import Settings
+from service.domain.ducking import ORIGINAL_GAIN, ORIGINAL_RAMP_S
 from service.domain.errors import MediaError, MediaInputError
 from service.ports import MuxRequest, VideoInfo
 
 SUBTITLE_LANGUAGE = {"zh": "chi", "en": "eng"}
-DUCK_GAIN = 0.2  # -14 dB under narration
-DUCK_RAMP = 0.15  # seconds
+DUCK_GAIN = ORIGINAL_GAIN  # the source's own audio under the narration (domain/ducking.py)
+DUCK_RAMP = ORIGINAL_RAMP_S  # seconds
 
 
 def _duck_expr(intervals: tuple[tuple[float, float], ...]) -> str:

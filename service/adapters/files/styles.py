@@ -35,3 +35,13 @@ def load_styles(settings: Settings) -> dict[str, Any]:
 def job_style(settings: Settings, spec: JobSpec) -> Style:
     """The job's resolved style; a ScriptError naming ``style preset`` for an unknown one."""
     return resolve(_read(styles_file(settings)), spec.style, settings.font_name)
+
+
+class StylesFile:
+    """The Styles port over the presets file of ``settings``."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def job_style(self, spec: JobSpec) -> Style:
+        return job_style(self.settings, spec)

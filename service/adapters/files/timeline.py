@@ -6,7 +6,7 @@ files; timeline-package.zip holds them with their media."""
 from __future__ import annotations
 
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import opentimelineio as otio
@@ -40,13 +40,29 @@ def write_exports(
     return written
 
 
-def package(path: Path, files: dict[str, Path]) -> None:
+def package(path: Path, files: Mapping[str, Path]) -> None:
     """A zip of ``files`` (name inside the zip -> file): the timelines beside their media, so
     the relative paths they hold resolve inside it. Media are stored, not deflated again."""
     with zipfile.ZipFile(path, "w") as zf:
         for name, src in files.items():
             packed = name.endswith((".otio", ".fcpxml", ".xml", ".edl", ".srt", ".ass"))
             zf.write(src, name, zipfile.ZIP_DEFLATED if packed else zipfile.ZIP_STORED)
+
+
+class OtioTimelines:
+    """The Timelines port through OpenTimelineIO."""
+
+    def write(
+        self,
+        edit_at: Callable[[float], Edit],
+        fps: float | None,
+        exports: Iterable[Export],
+        outdir: Path,
+    ) -> list[str]:
+        return write_exports(edit_at, fps, exports, outdir)
+
+    def package(self, path: Path, files: Mapping[str, Path]) -> None:
+        package(path, files)
 
 
 def timeline(edit: Edit) -> otio.schema.Timeline:

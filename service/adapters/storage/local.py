@@ -10,7 +10,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -62,6 +62,22 @@ class LocalWorkspace:
 
     def close(self) -> None:
         pass  # the work directory is shared by the job's steps; clear_work removes it
+
+
+class LocalWork:
+    """The LocalWork port: a workspace on this machine's disk for a job run in one process
+    (``narrate render``), its inputs hard-linked in (copied where links are not to be had)."""
+
+    def workspace(self, root: Path, inputs: Mapping[str, Path]) -> LocalWorkspace:
+        folder = root / "input"
+        folder.mkdir(parents=True, exist_ok=True)
+        for kind, path in inputs.items():
+            dest = folder / input_name(kind)
+            try:
+                dest.hardlink_to(path.resolve())
+            except OSError:
+                shutil.copyfile(path, dest)
+        return LocalWorkspace(root / "work", folder)
 
 
 class LocalIncoming:

@@ -6,13 +6,10 @@ Every job route takes the job through ``OwnedJob``: another tenant's job does no
 
 from __future__ import annotations
 
-import io
-import json
-import wave
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
@@ -20,15 +17,10 @@ from pydantic import BaseModel, Field
 from service.api.deps import Jobs, OwnedJob, Tenant
 from service.api.schemas import Created, Links
 from service.api.views import ERRORS
-from service.domain.errors import InputError
-from service.domain.job import Job
 from service.domain.notices import Notice
-from service.domain.script import parse_script
-from service.domain.spec import JobSpec, RenderOptions, spec_from_data
-from service.domain.timeline import pace_checks, place_segments, slots_ms
-from service.jobs import JobService
-from service.jobs import rerender as rerendering
-from service.ports import Artifact
+from service.domain.spec import RenderOptions
+from service.jobs import studio as use
+from service.jobs.studio import BrokenArtifact, NotFound, Studio, edited_spec
 
 STATIC = Path(__file__).parent.parent / "static"
 FILES = {
@@ -63,6 +55,8 @@ class ParsedSegment(BaseModel):
 
 
 class Parsed(BaseModel):
+    # Wire formats: a job spec as JSON, its defaults left out (what the studio edits and sends
+    # back), and below the job's spec and options as submitted.
     spec: dict[str, Any]
     segments: list[ParsedSegment]
     duration: float
@@ -78,11 +72,19 @@ class Source(BaseModel):
 
 
 class Rerender(BaseModel):
+    # A wire format: checked by edited_spec, for its errors to say what a script's say.
     spec: dict[str, Any] = Field(description="the edited job spec (JobSpec)")
     options: RenderOptions | None = Field(None, description="default: the parent's options")
 
 
 router = APIRouter()
+
+
+def studio(service: Jobs) -> Studio:
+    return Studio(service)
+
+
+StudioCases = Annotated[Studio, Depends(studio)]
 PAGE = (STATIC / "index.html").read_text(encoding="utf-8")
 
 
@@ -99,16 +101,10 @@ def static(name: str) -> FileResponse:
 
 
 @router.post("/v1/scripts:parse", response_model=Parsed, responses=ERRORS, tags=["studio"])
-def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
+def parse(body: ParseRequest, who: Tenant, cases: StudioCases) -> Parsed:
     """Parse and check a script as a job would (voices, pace, timeline) without creating
     one: the spec, each segment's pace, and warnings; 422 names the segment or line."""
-    try:
-        spec = parse_script(body.script, body.name)
-    except RecursionError:
-        raise InputError("the job spec is nested too deeply") from None
-    options, lexicons = service.lexicons.resolve(who, service.presets.resolve(who, body.options))
-    plan = service.pipeline.plan(spec, options, lexicons=lexicons)
-    checks = pace_checks(plan.spec)
+    found = cases.parse(who, body.script, body.name, body.options)
     segments = [
         ParsedSegment(
             index=c.index,
@@ -121,13 +117,13 @@ def parse(body: ParseRequest, who: Tenant, service: Jobs) -> Parsed:
             overflows=c.overflows,
             voice=s.voice,
         )
-        for c, s in zip(checks, spec.segments, strict=True)
+        for c, s in zip(found.checks, found.spec.segments, strict=True)
     ]
     return Parsed(
-        spec=spec.model_dump(mode="json", exclude_defaults=True),
+        spec=found.spec.model_dump(mode="json", exclude_defaults=True),
         segments=segments,
-        duration=_duration(plan.spec),
-        warnings=plan.warnings,
+        duration=found.duration,
+        warnings=found.plan.warnings,
     )
 
 
@@ -150,19 +146,17 @@ def source(job: OwnedJob) -> Source:
     responses={**ERRORS, 200: {"content": {"audio/wav": {}}, "description": "WAV"}},
     tags=["studio"],
 )
-def segment_audio(index: int, job: OwnedJob, service: Jobs) -> Response:
+def segment_audio(index: int, job: OwnedJob, cases: StudioCases) -> Response:
     """Segment ``index`` (1-based) as heard in narration.wav: its slot, fitted and
     normalised, as a WAV file."""
-    manifest = service.artifact(job, "manifest.json")
-    narration = service.artifact(job, "narration.wav")
-    if manifest is None or narration is None:
-        raise HTTPException(404, "the job has no narration yet")
-    segs = json.loads(manifest.read(0, manifest.size).decode("utf-8"))["segments"]
-    if not 1 <= index <= len(segs):
-        raise HTTPException(404, f"no segment {index}: the job has {len(segs)}")
-    seg = segs[index - 1]
+    try:
+        wav = cases.segment_audio(job, index)
+    except NotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+    except BrokenArtifact as exc:
+        raise HTTPException(500, str(exc)) from None
     return Response(
-        _slice_wav(narration, seg["start"], seg["end"]),
+        wav,
         media_type="audio/wav",
         headers={"Content-Disposition": f'inline; filename="segment-{index}.wav"'},
     )
@@ -175,16 +169,13 @@ def segment_audio(index: int, job: OwnedJob, service: Jobs) -> Response:
     responses=ERRORS,
     tags=["studio"],
 )
-async def rerender(body: Rerender, request: Request, job: OwnedJob, service: Jobs) -> Response:
+async def rerender(body: Rerender, request: Request, job: OwnedJob, cases: StudioCases) -> Response:
     """A new job from an edited spec, with the parent's video, music and (by default) options,
     and its recorded takes of the segments whose text did not change. Segments whose text,
     seconds and voice did not change hit the TTS cache."""
-    new_id = service.new_id()
-    try:
-        child = await run_in_threadpool(_accept, service, job, new_id, body)
-    except BaseException:
-        await run_in_threadpool(service.drop_upload, job.tenant, new_id)
-        raise
+    child = await run_in_threadpool(
+        lambda: cases.rerender(job, edited_spec(body.spec), body.options)
+    )
     url = str(request.url_for("get_job", job_id=child.id))
     created = Created(id=child.id, status=child.status, links=Links(self=url))
     return Response(
@@ -192,55 +183,9 @@ async def rerender(body: Rerender, request: Request, job: OwnedJob, service: Job
     )
 
 
-def _accept(service: JobService, parent: Job, new_id: str, body: Rerender) -> Job:
-    """The re-render as a stored, queued job (in a worker thread)."""
-    return rerendering.rerender(service, parent, new_id, _spec(body.spec), body.options)
-
-
-def _duration(spec: JobSpec) -> float:
-    """The narration's length as the job will lay it out: the overflow policy applied
-    (``extend`` lengthens a segment and pushes the later ones back) and starts kept."""
-    slots = place_segments(spec, slots_ms(spec))
-    return round(slots[-1].end_ms / 1000, 3) if slots else 0.0
-
-
-def _spec(data: dict[str, Any]) -> JobSpec:
-    try:
-        spec = spec_from_data(data)
-        spec.model_dump_json().encode("utf-8")
-    except RecursionError:
-        raise InputError("the job spec is nested too deeply") from None
-    except (UnicodeEncodeError, ValueError) as exc:
-        raise InputError("the job spec holds text that is not valid Unicode") from exc
-    return spec
-
-
-def _slice_wav(wav: Artifact, start: float, end: float) -> bytes:
-    """Frames [start, end) s of a PCM WAV artifact, as a WAV file of their own: the header
-    and then just those frames are read (the artifact may be in an object store)."""
-    head = wav.read(0, min(wav.size, 4096))
-    with wave.open(io.BytesIO(head), "rb") as src:
-        rate, width = src.getframerate(), src.getsampwidth() * src.getnchannels()
-        channels, total = src.getnchannels(), src.getnframes()
-    data = data_offset(head)
-    first = min(round(start * rate), total)
-    last = max(first, min(round(end * rate), total))
-    frames = wav.read(data + first * width, data + last * width)
-    out = io.BytesIO()
-    with wave.open(out, "wb") as dst:
-        dst.setnchannels(channels)
-        dst.setsampwidth(width // channels)
-        dst.setframerate(rate)
-        dst.writeframes(frames)
-    return out.getvalue()
-
-
 def data_offset(head: bytes) -> int:
-    """Where a WAV file's frames start: after the RIFF header, past each chunk to ``data``."""
-    pos = 12
-    while pos + 8 <= len(head):
-        size = int.from_bytes(head[pos + 4 : pos + 8], "little")
-        if head[pos : pos + 4] == b"data":
-            return pos + 8
-        pos += 8 + size + (size & 1)
-    raise HTTPException(500, "narration.wav has no data chunk in its first 4 KiB")
+    """Where a WAV file's frames start (``Studio``'s reading, as an HTTP 500 when broken)."""
+    try:
+        return use.data_offset(head)
+    except BrokenArtifact as exc:
+        raise HTTPException(500, str(exc)) from None

@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from service import wiring
-from service.audio import Loudness
 from service.config import Settings
 from service.domain.errors import CanceledError
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
-from service.pipeline import Pipeline
+from service.pipeline import stages
+from service.pipeline.context import Finish, Tools
+from service.pipeline.stages import Stage
 from tests.support.data import SHORT_SCRIPT, make_video
 from tests.support.helpers import ffprobe, stream_md5
 from tests.unit.pipeline.test_media_split import Recording
@@ -29,23 +29,17 @@ from tests.unit.pipeline.test_media_split import Recording
 @pytest.mark.parametrize("burn_in", [True, False])
 def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_in: bool) -> None:
     settings = Settings(data_dir=tmp_path / "data")
-    base = wiring.pipeline(settings)
     events: list[str] = []
-    media = Recording(settings, events)
+    pipeline = wiring.pipeline(settings, Recording(settings, events))
 
-    pipeline = Pipeline(
-        settings, base.engines, media, base.catalog, base.words, base.make_speech, base.lexicons
-    )
-    mix = pipeline.finalizer._mix_narration
-
-    def watched(*args: Any, **kw: Any) -> Loudness:
+    def watched(tools: Tools, run: Finish) -> None:
         events.append("mix started")
         try:
-            return mix(*args, **kw)
+            stages.mix(tools, run)
         finally:
             events.append("mix done")
 
-    pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
+    pipeline.finalizer.replaced("mix", Stage("mix", watched))
     video = make_video(tmp_path / "clip.mp4", 11, size="360x640", fps=10)
     plan = pipeline.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video
@@ -75,7 +69,6 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
     """90 s of narration over a burn-in: the job's check, asked as the mix reads its track,
     raises; the mix ends there, the picture's ffmpegs are killed, nothing is published."""
     settings = Settings(data_dir=tmp_path / "data")
-    base = wiring.pipeline(settings)
     phase: list[str] = []
     asked: list[str] = []
 
@@ -83,24 +76,21 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
         asked.append(phase[-1] if phase else "before the mix")
         raise CanceledError("the job was canceled")
 
-    class Canceled(Pipeline):
-        def finalize(self, *args: Any, **kw: Any) -> Any:
-            return super().finalize(*args, **{**kw, "check": check})
+    def checked(tools: Tools, run: Finish) -> None:  # the job's check, as a worker gives it
+        run.check = check
+        stages.speech_check(tools, run)
 
-    pipeline = Canceled(
-        settings, base.engines, base.media, base.catalog, base.words, base.make_speech,
-        base.lexicons,
-    )  # fmt: skip
-    mix = pipeline.finalizer._mix_narration
+    pipeline = wiring.pipeline(settings)
+    pipeline.finalizer.replaced("speech check", Stage("speech check", checked))
 
-    def watched(*args: Any, **kw: Any) -> Loudness:
+    def watched(tools: Tools, run: Finish) -> None:
         phase.append("mixing")
         try:
-            return mix(*args, **kw)
+            stages.mix(tools, run)
         finally:
             phase.append("mixed")
 
-    pipeline.finalizer._mix_narration = watched  # type: ignore[method-assign]
+    pipeline.finalizer.replaced("mix", Stage("mix", watched))
     # Three long slots: the length is the point (a mix of many blocks), not how much is said.
     script = "\n\n".join(f"[段 {i} · 30 秒] 第{i}段:评分员对通过的轨迹排序。" for i in range(1, 4))
     # Small and slow: its encode is stopped as the mix starts, whatever its frame.

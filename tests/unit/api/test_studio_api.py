@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import wave
 from pathlib import Path
 
 from tests.support.fleet import make_fleet
@@ -137,3 +139,31 @@ def test_an_audition_never_tells_one_tenant_what_another_had_spoken(tmp_path: Pa
         # the shared sample line is no one's secret: it stays one cache entry for all
         a.get(path)
         assert b.get(path).headers["x-narrate-cached"] == "1"
+
+
+def test_one_segment_is_heard_as_the_narration_has_it(tmp_path: Path) -> None:
+    """GET /v1/jobs/{id}/segments/{n}/audio: segment n's slot of narration.wav as a WAV of
+    its own, as long as the manifest says; 404 before the narration exists or past the
+    last segment, naming how many there are."""
+    fleet = make_fleet(tmp_path)
+    spec = {
+        "language": "zh",
+        "segments": [
+            {"text": "代码测试通过。", "seconds": 2},
+            {"text": "再做优化。", "seconds": 3},
+        ],
+    }
+    with fleet.client() as c:
+        job_id = c.post("/v1/jobs", json=spec).json()["id"]
+        early = c.get(f"/v1/jobs/{job_id}/segments/1/audio")
+        assert early.status_code == 404 and "no narration yet" in early.text
+        fleet.work()
+        manifest = c.get(f"/v1/jobs/{job_id}/artifacts/manifest.json").json()
+        second = manifest["segments"][1]
+        r = c.get(f"/v1/jobs/{job_id}/segments/2/audio")
+        assert r.status_code == 200 and r.headers["content-type"] == "audio/wav"
+        with wave.open(io.BytesIO(r.content), "rb") as w:
+            seconds = w.getnframes() / w.getframerate()
+        assert abs(seconds - (second["end"] - second["start"])) < 0.001
+        past = c.get(f"/v1/jobs/{job_id}/segments/3/audio")
+        assert past.status_code == 404 and "the job has 2" in past.text
