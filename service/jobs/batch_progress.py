@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.domain.job import TERMINAL, Job
+from service.domain.webhooks import ItemEventData
 from service.ports import BatchEvents, BatchStore, JobStore
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class BatchProgress:
         found = dict(zip(ids, self.jobs.get_many(ids), strict=True))
         if any(j is not None and j.status not in TERMINAL for j in found.values()):
             return
-        items: list[dict[str, Any]] = []
+        items: list[ItemEventData] = []
         urls: set[str] = set()
         for i in batch.items:
             j = found[i.job]

@@ -12,7 +12,6 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from service.config import Settings
 from service.domain import webhooks as wh
@@ -102,9 +101,8 @@ class Webhooks:
         if not targets:
             return 0
         now = self.clock()
-        error = job.error.model_dump(mode="json") if job.error else None
         status = "running" if event == "job.progress" else job.status
-        body = wh.payload(event, now, job.id, status, self._links(job), error, stage)
+        body = wh.payload(event, now, job.id, status, self._links(job), job.error, stage)
         queued = 0
         for endpoint, url in targets:
             suffix = f"_{stage}" if stage else ""
@@ -119,7 +117,7 @@ class Webhooks:
         self,
         batch: Batch,
         counts: dict[str, int],
-        items: list[dict[str, Any]],
+        items: list[wh.ItemEventData],
         urls: set[str],
     ) -> int:
         """Queue ``batch.completed`` for the tenant's endpoints that want it and for the
