@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import (
+    Literal,
+    NotRequired,  # pydantic validates LookData below 3.12
+)
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, TypeAdapter, field_validator, model_validator
+from typing_extensions import TypedDict
 
 from service.domain.errors import ScriptError
 from service.domain.fields import Model as _Model
@@ -117,12 +121,69 @@ class StyleSpec(_Model):
 
 
 CAPTIONS = ("static", "highlight", "reveal", "box", "pop")
-LAYERS = ("narration", "qualifiers", "screen_text", "translation", "hook")
+Layer = Literal["narration", "qualifiers", "screen_text", "translation", "hook"]
+LAYERS: tuple[Layer, ...] = ("narration", "qualifiers", "screen_text", "translation", "hook")
+
+
+class LookData(TypedDict, total=False):
+    """A layer's look as a styles file holds it and the manifest records it (LayerStyle's
+    fields: a preset's layer sets some, a resolved one every one)."""
+
+    font: str
+    size: float
+    color: str
+    outline_color: str
+    outline: float
+    shadow_color: str
+    shadow: float
+    bold: bool
+    margin: float
+    margin_left: float
+    margin_right: float
+    highlight_color: str
+    emphasis_color: str
+    emphasis_scale: float
+    box_color: str
+
+
+class PresetData(TypedDict, total=False):
+    """A style preset of voices/styles.json."""
+
+    description: str
+    narration: LookData
+    qualifiers: LookData
+    screen_text: LookData
+    translation: LookData
+    hook: LookData
+    translation_position: str
+    captions: str
+
+
+class StylesData(TypedDict, total=False):
+    """voices/styles.json."""
+
+    presets: dict[str, PresetData]
+
+
+class AppliedStyle(TypedDict):
+    """The style as applied, for the manifest: the preset, every layer's look, the rest."""
+
+    preset: str
+    narration: NotRequired[LookData]
+    qualifiers: NotRequired[LookData]
+    screen_text: NotRequired[LookData]
+    translation: NotRequired[LookData]
+    hook: NotRequired[LookData]
+    translation_position: NotRequired[str]
+    captions: NotRequired[str]
+
+
+_LOOK = TypeAdapter(LookData)
 DEFAULT_PRESET = "default"
 DEFAULT_FONT = "Noto Sans CJK SC"
 # The built-in preset every other one starts from (on a 1080x1920 frame: narration 64 px
 # with a 3 px outline, 230 px up; qualifiers 44 px, red, 154 px down; screen text 77 px bold).
-BASE: dict[str, Any] = {
+BASE: PresetData = {
     "description": "white narration at the bottom, qualifiers in warning red at the top, "
     "bold screen text below them",
     "narration": {
@@ -227,7 +288,7 @@ class Style:
     narration: Look
     qualifiers: Look
     screen_text: Look
-    applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
+    applied: AppliedStyle  # for the manifest
     translation: Look | None = None  # None: the default preset's
     translation_above: bool = False
     captions: str = "static"  # CAPTIONS (see subtitles/karaoke.py)
@@ -249,12 +310,12 @@ def rgba(color: str) -> tuple[int, int, int, int]:
     return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), a
 
 
-def presets_table(data: dict[str, Any] | None) -> dict[str, Any]:
+def presets_table(data: StylesData | None) -> dict[str, PresetData]:
     """The built-in default and the presets of a styles file's data."""
     return {DEFAULT_PRESET: BASE, **((data or {}).get("presets", {}))}
 
 
-def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | None = None) -> Style:
+def resolve(data: StylesData | None, spec: StyleSpec | None, font: str | None = None) -> Style:
     """The default preset, under the named preset, under the job's fields. ``font`` (the
     machine's configured font) replaces the default preset's font, not a chosen one."""
     table = presets_table(data)
@@ -265,14 +326,14 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise ScriptError(f"unknown style preset {name!r}{hint}", "style preset")
     looks: dict[str, Look] = {}
-    applied: dict[str, Any] = {"preset": name}
+    applied: AppliedStyle = {"preset": name}
     for layer in LAYERS:
-        fields: dict[str, Any] = dict(table[DEFAULT_PRESET][layer])
+        fields: LookData = {**table[DEFAULT_PRESET].get(layer, {})}
         if font:
             fields["font"] = font
         fields.update(table[name].get(layer, {}))
         own: LayerStyle = getattr(spec, layer)
-        fields.update(own.model_dump(exclude_none=True))
+        fields.update(_LOOK.validate_python(own.model_dump(exclude_none=True)))
         LayerStyle.model_validate(fields)  # a bad preset file fails here, not in a player
         looks[layer] = Look(**fields)
         applied[layer] = fields
