@@ -15,7 +15,7 @@ from service.adapters.ffmpeg.stills import FfmpegStills
 from service.adapters.files.styles import styles_file
 from service.config import ROOT, get_settings
 from service.domain.preview import frame_of, sample_cues
-from service.domain.style import StyleSpec, StylesData, presets_table, resolve
+from service.domain.style import StylesData, StyleSpec, presets_table, resolve
 from service.domain.subtitles.writers import Canvas, write_ass
 
 WIDTH = 270
