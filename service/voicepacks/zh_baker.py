@@ -29,7 +29,7 @@ from pathlib import Path
 
 from service.adapters import process
 from service.domain.errors import InputError, MediaError
-from service.voicepacks.files import put_in_place, sha256
+from service.voicepacks.files import build_lock, cache_dir, put_in_place, sha256
 from service.voicepacks.zh_baker_verify import PackError, verify
 
 VOICE = "zh-baker"
@@ -66,11 +66,7 @@ class Paths:
 
 
 def default_cache() -> Path:
-    env = os.environ.get("NARRATE_VOICEPACK_CACHE")
-    if env:
-        return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "narrate" / "voicepacks"
+    return cache_dir("NARRATE_VOICEPACK_CACHE", "voicepacks")
 
 
 def build_key() -> str:
@@ -155,11 +151,7 @@ def _toolchain(work: Path, log: Callable[[str], None]) -> Path:
 def build(cache: Path, log: Callable[[str], None] = print) -> Path:
     """The built pack in ``cache`` (built now if absent or damaged). Returns its directory.
     One build at a time per cache (a file lock): a concurrent caller waits, then reuses it."""
-    import fcntl
-
-    cache.mkdir(parents=True, exist_ok=True)
-    with (cache / f".{VOICE}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(cache, VOICE):
         return _build(cache, log)
 
 
