@@ -13,7 +13,7 @@ from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers, loc_path
 from service.domain.lexicons import MAX_PER_JOB, LexiconId, LexiconRef
-from service.domain.style import StyleSpec
+from service.domain.style import StyleRef, StyleSpec
 
 if TYPE_CHECKING:
     from service.domain.spec import JobSpec
@@ -114,7 +114,7 @@ class MasterOptions(_Model):
         None, description="the preset's values as applied, recorded at submission"
     )
     loudness: LoudnessTarget | None = None
-    style: StyleSpec | None = None
+    style: StyleRef = None
     burn_in: bool | None = None
     screen_text: bool | None = None
     music_level: float | None = Field(None, ge=-40, le=0)
@@ -158,11 +158,6 @@ class MasterOptions(_Model):
             f"{field} {_JOB_ONLY[field]}: set it in the job's options, not in a master"
         )
 
-    @field_validator("style", mode="before")
-    @classmethod
-    def _style_name(cls, v: Any) -> Any:
-        return {"preset": v} if isinstance(v, str) else v
-
     def own(self) -> dict[str, Any]:
         """The finishing fields it sets itself, as JSON (a None is not set: a stored job's
         options hold every field): options JSON, merged over the job's then validated."""
@@ -194,7 +189,7 @@ class RenderOptions(_Model):
     audio_only: bool = Field(
         False, description="an audio master (podcast): a video upload is refused"
     )
-    style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
+    style: StyleRef = Field(None, description="overrides the script's subtitle style")
     screen_text: bool | None = Field(None, description="overrides the script's screen_text")
     captions: Captions | None = Field(
         None,
@@ -281,11 +276,6 @@ class RenderOptions(_Model):
             if choice is not None:
                 return choice
         return self.burn_in
-
-    @field_validator("style", mode="before")
-    @classmethod
-    def _style_name(cls, v: Any) -> Any:
-        return {"preset": v} if isinstance(v, str) else v
 
     @field_validator("masters")
     @classmethod

@@ -8,13 +8,10 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import (
-    Literal,
-    NotRequired,  # pydantic validates LookData below 3.12
-)
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, TypeAdapter, field_validator, model_validator
-from typing_extensions import TypedDict
+from pydantic import BeforeValidator, Field, TypeAdapter, field_validator, model_validator
+from typing_extensions import TypedDict  # pydantic validates LookData below 3.12
 
 from service.domain.errors import ScriptError
 from service.domain.fields import Model as _Model
@@ -119,6 +116,13 @@ class StyleSpec(_Model):
             raise ValueError("must be a preset name such as 'vertical-safe'")
         return v
 
+
+def _by_name(v: object) -> object:
+    return {"preset": v} if isinstance(v, str) else v
+
+
+# A job's, a render's or a master's ``style``: a preset's name stands for {"preset": name}.
+StyleRef = Annotated[StyleSpec | None, BeforeValidator(_by_name)]
 
 CAPTIONS = ("static", "highlight", "reveal", "box", "pop")
 Layer = Literal["narration", "qualifiers", "screen_text", "translation", "hook"]
