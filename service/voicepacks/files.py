@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,3 +48,17 @@ def build_lock(cache: Path, name: str) -> Iterator[None]:
     with (cache / f".{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
+
+
+@contextmanager
+def staged(dest: Path, name: str) -> Iterator[Path]:
+    """A fresh directory beside ``dest`` to fill; once the block ends without an error it
+    becomes ``dest`` (put_in_place). It is removed whatever happens."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=dest.parent))
+    staging.chmod(0o755)
+    try:
+        yield staging
+        put_in_place(staging, dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict
 
-from service.voicepacks.files import build_lock, put_in_place, sha256
+from service.voicepacks.files import build_lock, put_in_place, sha256, staged
 from service.voicepacks.zh_baker import _run, default_cache
 from service.voicepacks.zh_baker_verify import PackError
 
@@ -274,10 +274,7 @@ def install(data_dir: Path, cache: Path | None = None, log: Callable[[str], None
     the cache is on the same disk (the model is 92 MB), copies otherwise."""
     built = build(cache or default_cache(), log)
     dest = data_dir / "voices" / VOICE
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{VOICE}-", dir=dest.parent))
-    staging.chmod(0o755)
-    try:
+    with staged(dest, VOICE) as staging:
         (staging / "voices").mkdir()
         extra = ["pack.json", "LICENSE", "LICENSE-kokoro-onnx-MIT", "NOTICE"]
         for name in [*pack_files(), *extra]:
@@ -288,9 +285,6 @@ def install(data_dir: Path, cache: Path | None = None, log: Callable[[str], None
         why = problem(staging, full=True)
         if why:
             raise PackError(f"{VOICE}: the installed copy is damaged: {why}")
-        put_in_place(staging, dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     log(f"installed {VOICE} into {dest} (Apache-2.0; see {dest / 'NOTICE'})")
     return dest
 
