@@ -321,4 +321,6 @@ def spec_from_json(text: str) -> JobSpec:
 
 
 def json_schema() -> dict[str, Any]:
+    """The job spec's JSON Schema (docs/jobspec.schema.json): a JSON document, as pydantic
+    writes it."""
     return JobSpec.model_json_schema()

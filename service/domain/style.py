@@ -185,83 +185,46 @@ class AppliedStyle(TypedDict):
 _LOOK = TypeAdapter(LookData)
 DEFAULT_PRESET = "default"
 DEFAULT_FONT = "Noto Sans CJK SC"
+
+
+def _layer(
+    size: float, color: str, outline: float, shadow: float, bold: bool, margin: float, side: float
+) -> LookData:
+    """A built-in layer: the default font, a black outline, a half-transparent shadow."""
+    return {
+        "font": DEFAULT_FONT,
+        "size": size,
+        "color": color,
+        "outline_color": "#000000",
+        "outline": outline,
+        "shadow_color": "#00000080",
+        "shadow": shadow,
+        "bold": bold,
+        "margin": margin,
+        "margin_left": side,
+        "margin_right": side,
+    }
+
+
 # The built-in preset every other one starts from (on a 1080x1920 frame: narration 64 px
 # with a 3 px outline, 230 px up; qualifiers 44 px, red, 154 px down; screen text 77 px bold).
 BASE: PresetData = {
     "description": "white narration at the bottom, qualifiers in warning red at the top, "
     "bold screen text below them",
     "narration": {
-        "font": DEFAULT_FONT,
-        "size": 0.0333,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.0015625,
-        "shadow_color": "#00000080",
-        "shadow": 0.0,
-        "bold": False,
-        "margin": 0.12,
-        "margin_left": 0.0093,
-        "margin_right": 0.0093,
+        **_layer(0.0333, "#FFFFFF", 0.0015625, 0.0, False, 0.12, 0.0093),
         "highlight_color": "#FFD60A",
         "emphasis_color": "#FF9F0A",
         "emphasis_scale": 1.15,
         "box_color": "#FF2D55",
     },
-    "qualifiers": {
-        "font": DEFAULT_FONT,
-        "size": 0.0229,
-        "color": "#FF3B30",
-        "outline_color": "#000000",
-        "outline": 0.0010417,
-        "shadow_color": "#00000080",
-        "shadow": 0.0,
-        "bold": False,
-        "margin": 0.08,
-        "margin_left": 0.0093,
-        "margin_right": 0.0093,
-    },
-    "screen_text": {
-        "font": DEFAULT_FONT,
-        "size": 0.04,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.0021,
-        "shadow_color": "#00000080",
-        "shadow": 0.001,
-        "bold": True,
-        "margin": 0.2,
-        "margin_left": 0.05,
-        "margin_right": 0.05,
-    },
+    "qualifiers": _layer(0.0229, "#FF3B30", 0.0010417, 0.0, False, 0.08, 0.0093),
+    "screen_text": _layer(0.04, "#FFFFFF", 0.0021, 0.001, True, 0.2, 0.05),
     # The hook title: 106 px bold on a 1080x1920 frame, a third of the way down.
-    "hook": {
-        "font": DEFAULT_FONT,
-        "size": 0.055,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.003,
-        "shadow_color": "#00000080",
-        "shadow": 0.0015,
-        "bold": True,
-        "margin": 0.3,
-        "margin_left": 0.06,
-        "margin_right": 0.06,
-    },
+    "hook": _layer(0.055, "#FFFFFF", 0.003, 0.0015, True, 0.3, 0.06),
     # A bilingual cue's English: smaller than the Chinese (46 vs 64 px), so 42 characters
     # fit the width a 16-hanzi line takes.
-    "translation": {
-        "font": DEFAULT_FONT,
-        "size": 0.024,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.0012,
-        "shadow_color": "#00000080",
-        "shadow": 0.0,
-        "bold": False,
-        "margin": 0.12,
-        "margin_left": 0.0093,
-        "margin_right": 0.0093,
-    },
+    "translation": _layer(0.024, "#FFFFFF", 0.0012, 0.0, False, 0.12, 0.0093),
 }
 
 
