@@ -15,7 +15,6 @@ import httpx
 
 from service.cli.console import ProgressBar, render_options
 from service.cli.wire import JOB, JOB_CREATED, JobState, connect, download, refused
-from service.cli.wire import problem_text as problem_text
 from service.domain.errors import InputError
 from service.domain.takes import take_flags
 
