@@ -42,6 +42,14 @@ from service.domain.subtitles import (  # noqa: E402
     settle,
 )
 from service.domain.text import (  # noqa: E402
+    is_abbreviation,
+    is_per_unit,
+    reading_chars,
+    split_phrases,
+    syllables,
+    width,
+)
+from service.domain.text.tables import (  # noqa: E402
     EN_ARTICLES,
     EN_PREPOSITIONS,
     EN_UNITS,
@@ -49,12 +57,6 @@ from service.domain.text import (  # noqa: E402
     LOCALIZERS,
     PARTICLES,
     UNITS,
-    is_abbreviation,
-    is_per_unit,
-    reading_chars,
-    split_phrases,
-    syllables,
-    width,
 )
 
 RULES = [

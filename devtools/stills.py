@@ -15,14 +15,14 @@ from service.adapters.ffmpeg.stills import FfmpegStills
 from service.adapters.files.styles import styles_file
 from service.config import ROOT, get_settings
 from service.domain.preview import frame_of, sample_cues
-from service.domain.style import StyleSpec, presets_table, resolve
+from service.domain.style import StylesData, StyleSpec, presets_table, resolve
 from service.domain.subtitles.writers import Canvas, write_ass
 
 WIDTH = 270
 OUT = ROOT / "docs" / "screenshots"
 
 
-def still(name: str, data: dict[str, object], stills: FfmpegStills, font: str) -> Path:
+def still(name: str, data: StylesData, stills: FfmpegStills, font: str) -> Path:
     """Draw one preset's still into docs/screenshots."""
     style = resolve(data, StyleSpec(preset=name), font)
     size = frame_of(name, None)

@@ -8,24 +8,38 @@ import json
 import logging
 import time
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Literal, TypedDict, Unpack
 
-FIELDS = ("job", "tenant", "segment")
-_context: ContextVar[dict[str, Any] | None] = ContextVar("narrate_log_context", default=None)
+Field = Literal["job", "tenant", "segment"]
+FIELDS: tuple[Field, ...] = ("job", "tenant", "segment")
 
 
-def bind(**fields: Any) -> None:
+class Bound(TypedDict, total=False):
+    """What a record is about; None (to ``bind``) drops a field."""
+
+    job: str | None
+    tenant: str | None
+    segment: int | None  # 1-based
+
+
+_context: ContextVar[Bound | None] = ContextVar("narrate_log_context", default=None)
+
+
+def bind(**fields: Unpack[Bound]) -> None:
     """What this thread's (or task's) records are about from now on; None drops a field."""
-    current = {**(_context.get() or {}), **fields}
-    _context.set({k: v for k, v in current.items() if v is not None})
+    current: Bound = {**(_context.get() or {}), **fields}
+    for name in FIELDS:
+        if name in current and current[name] is None:
+            del current[name]
+    _context.set(current)
 
 
 def clear() -> None:
     _context.set(None)
 
 
-def context() -> dict[str, Any]:
-    return dict(_context.get() or {})
+def context() -> Bound:
+    return Bound(**(_context.get() or {}))
 
 
 class ContextFilter(logging.Filter):
@@ -46,7 +60,7 @@ class JsonFormatter(logging.Formatter):
     _PLAIN = frozenset(vars(logging.makeLogRecord({})))
 
     def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
+        out: dict[str, Any] = {  # wire format: the line a log shipper reads, extra= fields and all
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
             + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),

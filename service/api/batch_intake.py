@@ -9,9 +9,10 @@ intro), ``options`` (shared) and ``batch`` (that JSON, for overrides)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -42,10 +43,59 @@ class Groups:
     claimed: dict[str, str] = field(default_factory=dict)  # group -> item name
 
 
-def batch_request(data: dict[str, Any], scripts: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+ABSENT: Final = object()  # a field the item does not give (``"spec": null`` is given)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item of the request: its fields as sent (each checked when the item is parsed, so
+    a problem names its item) and the script part it came from, if any."""
+
+    name: object = None
+    spec: object = ABSENT  # a JSON job spec
+    script: object = ABSENT  # a script's text
+    options: object = ABSENT  # its own options, over the batch's
+    video: object = None  # the name of its uploaded video part
+    music: object = None
+    upload: tuple[str, bytes] | None = None  # (file name, bytes) of its script part
+
+    @classmethod
+    def of(cls, sent: Mapping[str, object], upload: tuple[str, bytes] | None = None) -> Entry:
+        """An item of ``items`` as sent (its other fields are ignored, as they always were)."""
+        return cls(
+            name=sent.get("name"),
+            spec=sent.get("spec", ABSENT),
+            script=sent.get("script", ABSENT),
+            options=sent.get("options", ABSENT),
+            video=sent.get("video"),
+            music=sent.get("music"),
+            upload=upload,
+        )
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What the batch gives every item: its options and its preset."""
+
+    options: dict[str, Any]  # wire format: each item's own merged over them, then validated
+    preset: object
+
+    def options_of(self, entry: Entry) -> RenderOptions:
+        own = {} if entry.options is ABSENT else entry.options
+        if not isinstance(own, dict):
+            raise InputError("options must be an object", loc=("options",))
+        data = merged(self.options, own)
+        if self.preset is not None and "preset" not in own:
+            data["preset"] = self.preset
+        try:
+            return RenderOptions.model_validate(data)
+        except ValidationError as exc:
+            raise options_error(exc.errors()) from None
+
+
+def batch_request(listed: object, scripts: list[tuple[str, bytes]]) -> list[Entry]:
     """The items in order: one per script part (by its file's name, overridden by an item of
-    that name in ``items``), then the other ``items``."""
-    listed = data.get("items", [])
+    that name in ``items``: ``listed``, as sent), then the other ``items``."""
     if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
         raise InputError("'items' must be a list of objects", loc=("items",))
     names = [e["name"] for e in listed if isinstance(e.get("name"), str)]
@@ -53,21 +103,22 @@ def batch_request(data: dict[str, Any], scripts: list[tuple[str, bytes]]) -> lis
     if twice:
         raise InputError(f"item names used twice: {', '.join(twice)}", loc=("items",))
     by_name = {e["name"]: e for e in listed if isinstance(e.get("name"), str)}
-    out: list[dict[str, Any]] = []
+    out: list[Entry] = []
     for filename, raw in scripts:
         name = item_name(filename)
-        out.append({"name": name, **by_name.pop(name, {}), "_script": (filename, raw)})
-    out += [e for e in listed if not isinstance(e.get("name"), str) or e["name"] in by_name]
-    check_distinct(e["name"] for e in out if isinstance(e.get("name"), str))
+        out.append(Entry.of({"name": name, **by_name.pop(name, {})}, (filename, raw)))
+    out += [
+        Entry.of(e) for e in listed if not isinstance(e.get("name"), str) or e["name"] in by_name
+    ]
+    check_distinct(e.name for e in out if isinstance(e.name, str))
     return out
 
 
-def _spec(entry: dict[str, Any]) -> JobSpec:
-    name = entry["name"]
-    if "spec" in entry:
-        spec = spec_from_data(entry["spec"])
-    elif "script" in entry or "_script" in entry:
-        filename, raw = entry.get("_script") or (f"{name}.md", entry["script"])
+def _spec(entry: Entry, name: str) -> JobSpec:
+    if entry.spec is not ABSENT:
+        spec = spec_from_data(entry.spec)
+    elif entry.script is not ABSENT or entry.upload is not None:
+        filename, raw = entry.upload or (f"{name}.md", entry.script)
         try:
             text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
         except UnicodeDecodeError:
@@ -79,22 +130,9 @@ def _spec(entry: dict[str, Any]) -> JobSpec:
     return spec
 
 
-def _options(shared: dict[str, Any], entry: dict[str, Any], preset: Any) -> RenderOptions:
-    own = entry.get("options", {})
-    if not isinstance(own, dict):
-        raise InputError("options must be an object", loc=("options",))
-    data = merged(shared, own)
-    if preset is not None and "preset" not in own:
-        data["preset"] = preset
-    try:
-        return RenderOptions.model_validate(data)
-    except ValidationError as exc:
-        raise options_error(exc.errors()) from None
-
-
-def _pair(entry: dict[str, Any], groups: Groups, kind: str) -> tuple[str | None, Path | None]:
+def _pair(entry: Entry, name: str, groups: Groups, kind: str) -> tuple[str | None, Path | None]:
     """The group the item's ``kind`` upload is in (named, or by the item's name) and its file."""
-    named = entry.get(kind)
+    named = entry.video if kind == "video" else entry.music
     if named is not None:
         if (
             not isinstance(named, str)
@@ -105,33 +143,33 @@ def _pair(entry: dict[str, Any], groups: Groups, kind: str) -> tuple[str | None,
         group, _, path = groups.files[named]
         return group, path
     for group, k, path in groups.files.values():
-        if group == entry["name"] and k == kind:
+        if group == name and k == kind:
             return group, path
     return None, None
 
 
-def _takes(entry: dict[str, Any], groups: Groups) -> dict[str, tuple[str, Path]]:
+def _takes(name: str, groups: Groups) -> dict[str, tuple[str, Path]]:
     """The item's takes, paired by its name: take part (take-2, take) -> (file, its path)."""
     return {
         kind: (file, path)
         for file, (group, kind, path) in groups.files.items()
-        if group == entry["name"] and is_take(kind)
+        if group == name and is_take(kind)
     }
 
 
 def _item(
-    i: int, entry: dict[str, Any], shared: dict[str, Any], preset: Any, groups: Groups, new_id: Any
+    i: int, entry: Entry, shared: Shared, groups: Groups, new_id: Callable[[], str]
 ) -> ItemRequest:
-    raw_name = entry.get("name")
+    raw_name = entry.name
     try:
         name = check_item_name(raw_name)
         if name in groups.claimed.values():
             raise InputError(f"item name {name!r} is used twice", loc=("name",))
-        vgroup, video = _pair(entry, groups, "video")
-        mgroup, music = _pair(entry, groups, "music")
+        vgroup, video = _pair(entry, name, groups, "video")
+        mgroup, music = _pair(entry, name, groups, "music")
         if vgroup and mgroup and vgroup != mgroup:
             raise InputError("an item's video and music must share a name", loc=("music",))
-        takes = _takes(entry, groups)
+        takes = _takes(name, groups)
         group = vgroup or mgroup or (name if takes else None)
         if group is not None and group in groups.claimed:
             raise InputError(f"{group!r} is already paired with item {groups.claimed[group]!r}")
@@ -141,7 +179,7 @@ def _item(
             raise InputError(f"an item's takes and its video or music must share a name ({name})")
         job_id = groups.ids[group] if group else new_id()
         return ItemRequest(
-            name, job_id, _spec(entry), _options(shared, entry, preset), video, music,
+            name, job_id, _spec(entry, name), shared.options_of(entry), video, music,
             takes={k: p for k, (_, p) in takes.items()},
             take_files={k: f for k, (f, _) in takes.items()},
         )  # fmt: skip
@@ -153,15 +191,19 @@ def _item(
 
 
 def parse_items(
-    data: dict[str, Any], scripts: list[tuple[str, bytes]], groups: Groups, new_id: Any
+    data: dict[str, Any],  # the body's wire format (parse_json, or the multipart's parts)
+    scripts: list[tuple[str, bytes]],
+    groups: Groups,
+    new_id: Callable[[], str],
 ) -> tuple[list[ItemRequest], bool]:
     """Every item parsed or refused, and whether the caller asked for ``partial``; uploads
     that pair with no item are a problem of their own (["video", "x.mp4"])."""
     shared = data.get("options", {})
     if not isinstance(shared, dict):
         raise InputError("options must be an object", loc=("options",))
-    entries = batch_request(data, scripts)
-    items = [_item(i, e, shared, data.get("preset"), groups, new_id) for i, e in enumerate(entries)]
+    entries = batch_request(data.get("items", []), scripts)
+    given = Shared(shared, data.get("preset"))
+    items = [_item(i, e, given, groups, new_id) for i, e in enumerate(entries)]
     part = {f: "take" if is_take(kind) else kind for f, (_, kind, _) in groups.files.items()}
     stray = [
         Problem(
@@ -178,6 +220,7 @@ def parse_items(
 
 
 def parse_json(body: bytes) -> dict[str, Any]:
+    """The batch's JSON body, its wire format (parse_items reads it item by item)."""
     data = json_object(body)
     if "items" not in data:
         raise InputError("a batch needs 'items' (a list of {name, spec | script})", loc=("items",))
@@ -185,7 +228,7 @@ def parse_json(body: bytes) -> dict[str, Any]:
 
 
 def parse_part(raw: str, field: str) -> dict[str, Any]:
-    """A multipart JSON field (``options``, ``batch``) as an object."""
+    """A multipart JSON field (``options``, ``batch``) as an object: its wire format."""
     try:
         found = json.loads(raw)
     except json.JSONDecodeError as exc:

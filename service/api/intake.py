@@ -86,6 +86,7 @@ def parse_body(body: bytes | Upload) -> JobRequest:
 
 
 def json_object(body: bytes) -> dict[str, Any]:
+    """The body as a JSON object: its wire format, validated by the caller (a spec, a batch)."""
     try:
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -18,6 +18,7 @@ import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from typing_extensions import TypedDict  # pydantic validates these below 3.12
 
 from service.config import ROOT, Settings
 from service.domain.errors import NarrateError
@@ -34,6 +35,39 @@ POLL = 0.5  # seconds between two looks at a rendering job's record
 Tenancy = Callable[[Context], str]  # who calls: from the request's key, or the stdio tenant
 
 
+# What the tools return, as the agent reads it (the SDK derives each tool's output schema).
+class JobLinks(TypedDict):
+    self: str
+    artifacts: dict[str, str]  # artifact name -> its URL
+
+
+class JobView(TypedDict):
+    id: str
+    status: str
+    progress: float
+    stage: str
+    segments: int
+    error: str | None
+    warnings: list[str]
+    artifacts: list[str]
+    links: JobLinks
+
+
+class VoiceView(TypedDict):
+    id: str
+    engine: str
+    language: str
+    gender: str
+    default: bool
+
+
+class PresetView(TypedDict):
+    name: str
+    kind: str  # shipped or saved
+    description: str
+    values: dict[str, Any]  # wire format: the render options it sets, as a job's JSON holds them
+
+
 class Tools:
     """The tools' work, on the job service, for the tenant ``tenancy`` names."""
 
@@ -42,11 +76,11 @@ class Tools:
         self.settings = settings
         self.tenancy = tenancy
 
-    def links(self, job: Job) -> dict[str, Any]:
+    def links(self, job: Job) -> JobLinks:
         base = f"{self.settings.public_url.rstrip('/')}/v1/jobs/{job.id}"
         return {"self": base, "artifacts": {n: f"{base}/artifacts/{n}" for n in job.artifacts}}
 
-    def view(self, job: Job) -> dict[str, Any]:
+    def view(self, job: Job) -> JobView:
         return {
             "id": job.id,
             "status": job.status,
@@ -65,7 +99,8 @@ class Tools:
             raise ToolError(f"no job {job_id!r} (of this tenant)")
         return found
 
-    def submit(self, tenant: str, script: str, options: dict[str, Any] | None) -> Job:
+    def submit(self, tenant: str, script: str, options: object) -> Job:
+        """``options``: as the agent sent them, validated here as POST /v1/jobs does."""
         spec = parse_script(script)
         opts = RenderOptions.model_validate(options or {})
         job, _ = self.service.submit(tenant, self.service.new_id(), spec, opts, None)
@@ -109,7 +144,7 @@ def _register_reads(server: MCPServer, tools: Tools) -> None:
     @server.tool()
     async def list_voices(
         language: str | None = None, engine: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[VoiceView]:
         """The voice catalog (id, engine, language, gender, default), filtered by language
         (zh, en, en-GB) and engine (kokoro, edge, espeak, fastspeech2)."""
         return [
@@ -125,7 +160,7 @@ def _register_reads(server: MCPServer, tools: Tools) -> None:
         ]
 
     @server.tool()
-    async def list_presets(ctx: Context) -> list[dict[str, Any]]:
+    async def list_presets(ctx: Context) -> list[PresetView]:
         """The job presets this tenant can name in options.preset: shipped and its own."""
         found = await _call(lambda: tools.service.presets.all(tools.tenancy(ctx)))
         return [
@@ -139,7 +174,7 @@ def _register_reads(server: MCPServer, tools: Tools) -> None:
         ]
 
     @server.tool()
-    async def get_job(job_id: str, ctx: Context) -> dict[str, Any]:
+    async def get_job(job_id: str, ctx: Context) -> JobView:
         """A job's status (queued, running, succeeded, failed, canceled), progress 0..1,
         stage, warnings and links."""
         return tools.view(await _call(lambda: tools.job(tools.tenancy(ctx), job_id)))
@@ -149,15 +184,16 @@ def _register_reads(server: MCPServer, tools: Tools) -> None:
         """Links to a job's artifacts by name (narration.wav, subtitles.srt, manifest.json,
         ...); download them with the same API key."""
         job = await _call(lambda: tools.job(tools.tenancy(ctx), job_id))
-        links: dict[str, str] = tools.links(job)["artifacts"]
-        return links
+        return tools.links(job)["artifacts"]
 
 
 def _register_jobs(server: MCPServer, tools: Tools) -> None:
     @server.tool()
     async def submit_job(
-        script: str, ctx: Context, options: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+        script: str,
+        ctx: Context,
+        options: dict[str, Any] | None = None,  # wire format: options as POST /v1/jobs takes
+    ) -> JobView:
         """Submit a script (Markdown as in the script format, or a JSON job spec) with render
         options (engine, voice, preset, ... as POST /v1/jobs takes them); returns the job at
         once: follow it with get_job."""
@@ -168,9 +204,9 @@ def _register_jobs(server: MCPServer, tools: Tools) -> None:
     async def render_script(
         script: str,
         ctx: Context,
-        options: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,  # wire format, as submit_job's
         timeout_seconds: float = 600,
-    ) -> dict[str, Any]:
+    ) -> JobView:
         """submit_job, then wait until the job is done (at most timeout_seconds, 3600 at
         most), reporting its progress; returns its status and artifact links."""
         tenant = tools.tenancy(ctx)
@@ -184,9 +220,7 @@ def _register_jobs(server: MCPServer, tools: Tools) -> None:
         return tools.view(job)
 
     @server.tool()
-    async def rerender_segment(
-        job_id: str, segment: int, text: str, ctx: Context
-    ) -> dict[str, Any]:
+    async def rerender_segment(job_id: str, segment: int, text: str, ctx: Context) -> JobView:
         """A new job from job_id with segment (1-based) saying ``text`` instead, the rest as
         before (the unchanged segments come from the TTS cache); follow it with get_job."""
         tenant = tools.tenancy(ctx)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
 from service.domain.job import JobStatus
@@ -81,4 +79,4 @@ class Problem(BaseModel):
 
 class Health(BaseModel):
     status: str
-    checks: dict[str, Any] = {}
+    checks: dict[str, bool | int | float | None] = {}  # redis, workers, ...: JobService.readiness

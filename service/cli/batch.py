@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, TextIO
 
 from service.cli.console import add_render_flags, read_script
+from service.cli.wire import BatchState, ItemState
 from service.domain.batch import item_name
 from service.domain.errors import InputError
 from service.domain.job import TERMINAL
@@ -69,7 +69,7 @@ class Table:
         self.drawn = 0
         self.last: dict[str, str] = {}
 
-    def __call__(self, items: list[dict[str, Any]]) -> None:
+    def __call__(self, items: list[ItemState]) -> None:
         rows = [self.row(i) for i in items]
         if self.tty:
             up = f"\x1b[{self.drawn}F" if self.drawn else ""
@@ -84,21 +84,12 @@ class Table:
         self.out.flush()
 
     @staticmethod
-    def row(item: dict[str, Any]) -> str:
+    def row(item: ItemState) -> str:
         engines = ",".join(sorted({e for e in item["engines"] if e})) or "-"
         pct = f"{item['progress'] * 100:.0f}%"
         heard = len(item.get("flagged") or [])
         flagged = f"  {heard} flagged" if heard else ""
         return f"{item['name']:<24} {item['status']:<10} {pct:>8}  {engines}{flagged}"
-
-
-def _client(args: argparse.Namespace) -> httpx.Client:
-    import httpx
-
-    url = (args.url or os.environ.get("NARRATE_URL") or "http://127.0.0.1:8000").rstrip("/")
-    key = args.key or os.environ.get("NARRATE_API_KEY")
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(30, read=600))
 
 
 def _post(client: httpx.Client, args: argparse.Namespace, scripts: list[Path]) -> httpx.Response:
@@ -130,46 +121,39 @@ def _post(client: httpx.Client, args: argparse.Namespace, scripts: list[Path]) -
         return client.post("/v1/batches", files=files, data={"batch": json.dumps(batch)})
 
 
-def _follow(client: httpx.Client, batch_id: str, table: Table) -> dict[str, Any]:
+def _follow(client: httpx.Client, batch_id: str, table: Table) -> BatchState:
     """The batch's event stream (GET /v1/batches/{id}/events) followed to its end, the
     table drawn again at each event; polled every 0.5 s once the stream fails."""
     from service.cli.client import follow_events
+    from service.cli.wire import BATCH
 
-    def check() -> dict[str, Any] | None:
-        state: dict[str, Any] = client.get(f"/v1/batches/{batch_id}").json()
+    def check() -> BatchState | None:
+        state = BATCH.validate_python(client.get(f"/v1/batches/{batch_id}").json())
         table(state["items"])
         return state if all(i["status"] in ENDED for i in state["items"]) else None
 
     return follow_events(client, f"/v1/batches/{batch_id}/events", check)
 
 
-def _download(client: httpx.Client, state: dict[str, Any], out: Path) -> None:
+def _download(client: httpx.Client, state: BatchState, out: Path) -> None:
+    from service.cli.wire import download
+
     for item in state["items"]:
-        if item["status"] != "succeeded":
-            continue
-        folder = out / item["name"]
-        folder.mkdir(parents=True, exist_ok=True)
-        for name in item["artifacts"]:
-            if ".." in name.split("/"):  # only segments/, masters/<name>/ have folders
-                continue
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            url = f"/v1/jobs/{item['job']}/artifacts/{name}"
-            with client.stream("GET", url) as r, (folder / name).open("wb") as f:
-                for chunk in r.iter_bytes():
-                    f.write(chunk)
+        if item["status"] == "succeeded":
+            download(client, item["job"], item["artifacts"], out / item["name"])
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from service.cli.client import problem_text
+    from service.cli.wire import BATCH_CREATED, connect, problem_text
+    from service.cli.wire import refused as error_code
 
     scripts = scripts_in(args.paths)
-    with _client(args) as client:
+    with connect(args) as client:
         resp = _post(client, args, scripts)
-        if resp.status_code != 202:
-            said = problem_text(resp.json().get("detail"))
-            print(f"narrate: error: {resp.status_code} {said}", file=sys.stderr)
-            return 2 if resp.status_code in (401, 404, 409, 413, 422) else 1
-        batch = resp.json()
+        code = error_code(resp)
+        if code is not None:
+            return code
+        batch = BATCH_CREATED.validate_python(resp.json())
         print(batch["id"])
         for refused in batch["refused"]:
             print(f"refused {refused['name']}: {problem_text(refused['detail'])}", file=sys.stderr)
@@ -183,7 +167,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             print(f"{item['name']}: speech check flagged {len(item['flagged'])} (segments {said})")
     bad = [i for i in state["items"] if i["status"] != "succeeded"]
     for item in bad:
-        why = (item["error"] or {}).get("message", "")
+        why = item["error"]["message"] if item["error"] else ""
         print(f"narrate: {item['name']} {item['status']}: {why}", file=sys.stderr)
     if bad or batch["refused"]:
         print(f"narrate: {len(bad) + len(batch['refused'])} items did not succeed", file=sys.stderr)

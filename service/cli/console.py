@@ -184,7 +184,8 @@ def style_option(value: str | None) -> StyleSpec | None:
 
 
 def master_option(value: str, n: int) -> dict[str, Any]:
-    """``--master NAME[=PRESET]`` (preset NAME by default) or a JSON object of its fields."""
+    """``--master NAME[=PRESET]`` (preset NAME by default) or a JSON object of its fields: a
+    master's options JSON (wire format), validated with the rest by RenderOptions."""
     if not value.lstrip().startswith("{"):
         name, _, preset = value.partition("=")
         return {"name": name, "preset": preset or name}
@@ -238,7 +239,7 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
 
 def _render_options(args: argparse.Namespace) -> RenderOptions:
     """Only the flags given: the preset's values (and the defaults) fill the rest."""
-    given: dict[str, Any] = {
+    given: dict[str, Any] = {  # the flags as options JSON (wire format), validated below
         name: getattr(args, name, None)
         for name in (
             "preset",

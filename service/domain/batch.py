@@ -8,13 +8,15 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from service.domain import schemas
 from service.domain.errors import InputError, Problem, TakeError
 from service.domain.fields import FORBIDDEN
 from service.domain.job import STATES
+from service.domain.presets import merged_values
 from service.domain.takes import is_take
+from service.domain.wire import JsonObject
 
 _NAME = re.compile(r"[A-Za-z0-9\u00c0-\uffff][\w\u00c0-\uffff.\- ]{0,99}")
 # What reads as a folder separator or a dot in a file manager: a name with one looks like
@@ -30,16 +32,46 @@ class BatchItem:
     job: str
 
 
+class ProblemData(TypedDict):
+    """A problem as a 422 lists it (service/api/schemas.py ProblemItem)."""
+
+    code: str
+    msg: str
+    loc: list[str | int]
+
+
+class Refused(TypedDict):
+    """An item refused at the door (``"partial": true``): its name and its 422 problems."""
+
+    name: str
+    detail: list[ProblemData]
+
+
+class ItemData(TypedDict):
+    name: str
+    job: str
+
+
+class BatchData(TypedDict):
+    """A batch as its store keeps it (JSON)."""
+
+    id: str
+    tenant: str
+    created: float
+    items: list[ItemData]
+    refused: list[Refused]
+    schema: NotRequired[int]  # schemas.SCHEMA_FIELD: absent in records of version 1
+
+
 @dataclass
 class Batch:
     id: str
     tenant: str
     created: float
     items: list[BatchItem]
-    # Items refused at the door (``"partial": true``): name -> their 422 problems
-    refused: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> BatchData:
         """The record as stored, with its schema version (service/domain/schemas.py)."""
         return {
             "id": self.id,
@@ -47,13 +79,13 @@ class Batch:
             "created": self.created,
             "items": [{"name": i.name, "job": i.job} for i in self.items],
             "refused": self.refused,
-            schemas.SCHEMA_FIELD: schemas.current(schemas.BATCH),
+            "schema": schemas.current(schemas.BATCH),
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Batch:
+    def from_data(cls, data: BatchData) -> Batch:
         """A stored record (one of an older schema upgraded first)."""
-        r: dict[str, Any] = schemas.upgrade(schemas.BATCH, data)  # JSON as stored
+        r = cast(BatchData, schemas.upgrade(schemas.BATCH, cast(JsonObject, data)))
         items = [BatchItem(i["name"], i["job"]) for i in r["items"]]
         return cls(r["id"], r["tenant"], float(r["created"]), items, r["refused"])
 
@@ -154,12 +186,9 @@ def check_distinct(names: Iterable[str]) -> None:
             )
 
 
-def merged(shared: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-    """An item's options: the batch's, with the item's own over them (objects key by key)."""
-    out = dict(shared)
-    for k, v in own.items():
-        out[k] = merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
+# An item's options: the batch's, with the item's own over them (objects key by key), as a
+# job's options go over its preset's.
+merged = merged_values
 
 
 def counts(statuses: Iterable[str]) -> dict[str, int]:

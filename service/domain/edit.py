@@ -4,8 +4,8 @@ tracks and which subtitle markers sit where. Pure (no OTIO, no files): the adapt
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TypedDict
 
 from service.domain.options import Export
 from service.domain.subtitles import Cue
@@ -55,6 +55,40 @@ def frame(ms: int, fps: float) -> int:
     return round(ms * fps / 1000)
 
 
+# What narrate notes on a clip or marker (OTIO metadata, under "narrate"), for an editor.
+class Ducking(TypedDict):
+    level_db: float
+    duck_db: float
+    under_speech_s: list[list[float]]  # [start, end] of each stretch of speech
+    keyframes: list[list[float]]  # [seconds, dB]
+
+
+class MusicNote(TypedDict):
+    narrate: Ducking
+
+
+class SegmentSpan(TypedDict):
+    segment: int  # 1-based
+    start_ms: int
+    end_ms: int
+
+
+class SegmentNote(TypedDict):
+    narrate: SegmentSpan
+
+
+class CueText(TypedDict):
+    text: str
+    layer: int
+    layer_name: str
+    style: str
+    subtitles: list[str]
+
+
+class CueNote(TypedDict):
+    narrate: CueText
+
+
 @dataclass(frozen=True, slots=True)
 class EditClip:
     """A clip on a track: ``media`` is a path relative to the timeline file."""
@@ -63,7 +97,7 @@ class EditClip:
     media: str
     start: int  # frame on the timeline
     frames: int
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: SegmentNote | MusicNote | None = None  # a segment's span, the music's ducking
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +105,7 @@ class EditMarker:
     name: str
     start: int
     frames: int
-    metadata: dict[str, Any]
+    metadata: CueNote
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +183,7 @@ def _music_clips(music: MusicBed, fps: float) -> list[EditClip]:
     """The file back to back as the bed loops it, the last one cut at the bed's end; the
     ducking as metadata: the bed's level and, per stretch of speech, how far it dips (OTIO
     has no volume keyframes; an editor rebuilds them from these, in the timeline's seconds)."""
-    ducking = {
+    ducking: Ducking = {
         "level_db": music.level_db,
         "duck_db": music.duck_db,
         "under_speech_s": [[a / 1000, b / 1000] for a, b in music.speech_ms],

@@ -96,6 +96,7 @@ class NarrateError(Exception):
 
 
 def _rebuild(cls: type[NarrateError], args: tuple[Any, ...], state: dict[str, Any]) -> NarrateError:
+    """``state``: the error's ``__dict__`` as pickle carried it (its wire format, any fields)."""
     err = cls.__new__(cls)
     err.args = args
     err.__dict__.update(state)

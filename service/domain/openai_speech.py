@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 ENGINES = ("kokoro", "edge", "espeak", "fastspeech2", "auto")
 # OpenAI's own model names: a client written against OpenAI runs unchanged, on narrate's
@@ -57,7 +57,8 @@ class SpeechError(Exception):
             kind,
         )
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> ErrorBody:
+        """The error as OpenAI's API sends one."""
         return {
             "error": {
                 "message": self.message,
@@ -66,6 +67,17 @@ class SpeechError(Exception):
                 "code": self.code,
             }
         }
+
+
+class ErrorDetail(TypedDict):
+    message: str
+    type: str
+    param: str | None
+    code: str
+
+
+class ErrorBody(TypedDict):
+    error: ErrorDetail
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +98,7 @@ class SpeechAsk:
 
 
 def _text(body: dict[str, Any], name: str, required: bool = True) -> str | None:
+    """Field ``name`` of the body (its wire format: any JSON object) as a string, checked."""
     value = body.get(name)
     if value is None and not required:
         return None

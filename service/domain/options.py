@@ -4,7 +4,7 @@ API's ``options``), including the loudness target and the job preset they may st
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -13,10 +13,11 @@ from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers, loc_path
 from service.domain.lexicons import MAX_PER_JOB, LexiconId, LexiconRef
-from service.domain.style import StyleSpec
+from service.domain.style import StyleRef, StyleSpec
 
 if TYPE_CHECKING:
     from service.domain.spec import JobSpec
+    from service.domain.spec_options import FitOptions
 
 Engine = Literal["auto", "edge", "espeak", "kokoro", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
@@ -109,11 +110,11 @@ class MasterOptions(_Model):
     preset: str | None = Field(
         None, description="a job preset whose finishing fields this master takes"
     )
-    preset_values: dict[str, Any] | None = Field(
+    preset_values: dict[str, Any] | None = Field(  # wire format: options JSON, as a preset's
         None, description="the preset's values as applied, recorded at submission"
     )
     loudness: LoudnessTarget | None = None
-    style: StyleSpec | None = None
+    style: StyleRef = None
     burn_in: bool | None = None
     screen_text: bool | None = None
     music_level: float | None = Field(None, ge=-40, le=0)
@@ -157,14 +158,9 @@ class MasterOptions(_Model):
             f"{field} {_JOB_ONLY[field]}: set it in the job's options, not in a master"
         )
 
-    @field_validator("style", mode="before")
-    @classmethod
-    def _style_name(cls, v: Any) -> Any:
-        return {"preset": v} if isinstance(v, str) else v
-
     def own(self) -> dict[str, Any]:
         """The finishing fields it sets itself, as JSON (a None is not set: a stored job's
-        options hold every field)."""
+        options hold every field): options JSON, merged over the job's then validated."""
         fields = set(MASTER_FIELDS)
         return self.model_dump(mode="json", exclude_unset=True, exclude_none=True, include=fields)
 
@@ -176,7 +172,7 @@ class RenderOptions(_Model):
     preset: str | None = Field(
         None, description="a job preset (`narrate presets`, /v1/presets); these options win"
     )
-    preset_values: dict[str, Any] | None = Field(
+    preset_values: dict[str, Any] | None = Field(  # wire format: options JSON (Preset.values)
         None,
         description="the preset's values as applied, recorded at submission: a job that "
         "carries them keeps them (a later edit of the preset does not change it)",
@@ -193,7 +189,7 @@ class RenderOptions(_Model):
     audio_only: bool = Field(
         False, description="an audio master (podcast): a video upload is refused"
     )
-    style: StyleSpec | None = Field(None, description="overrides the script's subtitle style")
+    style: StyleRef = Field(None, description="overrides the script's subtitle style")
     screen_text: bool | None = Field(None, description="overrides the script's screen_text")
     captions: Captions | None = Field(
         None,
@@ -281,11 +277,6 @@ class RenderOptions(_Model):
                 return choice
         return self.burn_in
 
-    @field_validator("style", mode="before")
-    @classmethod
-    def _style_name(cls, v: Any) -> Any:
-        return {"preset": v} if isinstance(v, str) else v
-
     @field_validator("masters")
     @classmethod
     def _masters(cls, v: list[MasterOptions]) -> list[MasterOptions]:
@@ -305,7 +296,7 @@ class RenderOptions(_Model):
 
     def apply(self, spec: JobSpec) -> JobSpec:
         """The spec with this render's engine, voice, speakers and overflow policy in force."""
-        update: dict[str, Any] = {}
+        update: SpecUpdate = {}
         if self.engine:
             update["engine"] = self.engine
         if self.voice:
@@ -320,6 +311,16 @@ class RenderOptions(_Model):
         if self.on_overflow:
             update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
         return spec.model_copy(update=update) if update else spec
+
+
+class SpecUpdate(TypedDict, total=False):
+    """What a render's options set on its spec (``RenderOptions.apply``)."""
+
+    engine: Engine
+    voice: str
+    speakers: dict[str, str]
+    style: StyleSpec
+    fit: FitOptions
 
 
 def options_error(errors: list[Any], what: str = "options") -> InputError:

@@ -51,7 +51,8 @@ class Preset(RenderOptions):
         return v
 
     def values(self) -> dict[str, Any]:
-        """The option values it sets, as JSON (what a job records as applied)."""
+        """The option values it sets, as JSON (what a job records as applied): the wire
+        format of options, merged key by key under a job's (merged_values)."""
         skip = set(ABOUT | NOT_IN_A_PRESET)
         return self.model_dump(mode="json", exclude_unset=True, exclude=skip)
 
@@ -79,7 +80,7 @@ def preset_from_data(data: Any, what: str = "preset") -> Preset:
 
 def merged_values(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     """``over`` on ``under``, objects merged key by key (a job's ``loudness.target_lufs``
-    keeps the preset's true-peak ceiling)."""
+    keeps the preset's true-peak ceiling). Options JSON (wire format), validated after."""
     out = dict(under)
     for key, value in over.items():
         below = out.get(key)
@@ -90,8 +91,9 @@ def merged_values(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-def apply_preset(options: RenderOptions, values: dict[str, Any], name: str | None) -> RenderOptions:
-    """``options`` over the preset's ``values``: every field the options set wins."""
+def apply_preset(options: RenderOptions, preset: Preset, name: str | None) -> RenderOptions:
+    """``options`` over the preset's values: every field the options set wins."""
+    values = preset.values()
     given = options.model_dump(mode="json", exclude_unset=True, exclude=set(NOT_IN_A_PRESET))
     merged = merged_values(values, given)
     return RenderOptions.model_validate({**merged, "preset": name, "preset_values": values})
@@ -115,11 +117,11 @@ def resolve(
         return preset
 
     if options.preset_values is not None:
-        values = preset_from_data(options.preset_values, "options preset_values").values()
-        options = apply_preset(options, values, options.preset)
+        recorded = preset_from_data(options.preset_values, "options preset_values")
+        options = apply_preset(options, recorded, options.preset)
     elif options.preset is not None:
         preset = found(options.preset, "options preset", ("options", "preset"))
-        options = apply_preset(options, preset.values(), options.preset)
+        options = apply_preset(options, preset, options.preset)
     if not options.masters:
         return options
     masters = []

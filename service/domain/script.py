@@ -12,12 +12,55 @@ full-/half-width punctuation vary; unknown sections are ignored.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
 from service.domain.errors import ScriptError
 from service.domain.spec import JobSpec, spec_from_data, spec_from_json
 from service.domain.speech.lexicon import LexiconError, parse_entries, parse_line
 from service.domain.text import detect_language
+
+
+# The JSON job spec (what a JSON submission sends) that a Markdown script becomes:
+# spec_from_data validates it, so a script's errors read as a JSON spec's.
+class SegmentData(TypedDict):
+    text: str
+    seconds: float
+    translation: NotRequired[str]
+    label: NotRequired[str]
+    speaker: NotRequired[str]
+    voice: NotRequired[str]
+    rate: NotRequired[str]
+    pitch: NotRequired[str]
+    volume: NotRequired[str]
+
+
+class ShotData(TypedDict):
+    index: int
+    name: str
+    start: float
+    end: float
+    screen_text: NotRequired[str]
+    elements: NotRequired[str]
+    motion: NotRequired[str]
+
+
+class HookData(TypedDict):
+    text: str
+    seconds: NotRequired[float]
+
+
+class SpecData(TypedDict):
+    segments: list[SegmentData]
+    qualifiers: list[str]
+    shots: list[ShotData]
+    title: NotRequired[str]
+    language: NotRequired[str]
+    qualifier_translations: NotRequired[list[str]]
+    pronunciations: NotRequired[dict[str, str]]
+    qualifier_display: NotRequired[str]
+    hook: NotRequired[HookData]
+    speakers: NotRequired[dict[str, str]]
+
 
 _DOT = r"[·・•]"
 _COLON = r"[:：]"
@@ -75,7 +118,9 @@ _SETTING = re.compile(
     r"\s*+(?P<v>\S.*+)$",
     re.I,
 )
-_SETTING_KEYS = {
+Setting = Literal["speaker", "voice", "rate", "pitch", "volume"]
+ShotField = Literal["screen_text", "elements", "motion"]
+_SETTING_KEYS: dict[str, Setting] = {
     "说话人": "speaker",
     "speaker": "speaker",
     "声音": "voice",
@@ -93,7 +138,7 @@ _SHOT = re.compile(
     r"(?P<a>\d++(?:\.\d++)?+)\s*+[-–~至]\s*+(?P<b>\d++(?:\.\d++)?+)\s*+(?:s|秒)?+(?P<rest>.*)",
     re.I,
 )
-_SHOT_FIELDS = {
+_SHOT_FIELDS: dict[str, ShotField | None] = {
     "时长": None,
     "Duration": None,
     "屏幕文字": "screen_text",
@@ -161,10 +206,10 @@ def _segment_blocks(lines: list[str]) -> list[tuple[int, re.Match[str], list[str
     return blocks
 
 
-def _header_settings(label: str) -> tuple[str, dict[str, str]]:
+def _header_settings(label: str) -> tuple[str, dict[Setting, str]]:
     """Split a header's label from its trailing ``· key: value`` settings."""
     pieces = _DOT_SPLIT.split(label)
-    settings: dict[str, str] = {}
+    settings: dict[Setting, str] = {}
     while pieces and (m := _SETTING.match(pieces[-1])):
         key = _SETTING_KEYS[m.group("k").lower()]
         if key in settings:
@@ -189,7 +234,7 @@ def _speakers(value: str, lineno: int) -> dict[str, str]:
     return out
 
 
-def _hook(value: str) -> dict[str, Any]:
+def _hook(value: str) -> HookData:
     """``text`` or ``text · 3 秒``."""
     m = _HOOK_SECONDS.search(value)
     if m is None:
@@ -204,9 +249,9 @@ def _check_size(text: str) -> None:
         )
 
 
-def _shot(m: re.Match[str]) -> dict[str, Any]:
+def _shot(m: re.Match[str]) -> ShotData:
     """A shot-list line: index, name, start-end, then its fields."""
-    shot: dict[str, Any] = {
+    shot: ShotData = {
         "index": int(m.group("n")),
         "name": m.group("name").strip(),
         "start": float(m.group("a")),
@@ -224,7 +269,7 @@ def _shot(m: re.Match[str]) -> dict[str, Any]:
 
 def _segment(
     n: int, lineno: int, m: re.Match[str], body: list[str], speakers: dict[str, str]
-) -> dict[str, Any]:
+) -> SegmentData:
     """Segment ``n`` from its header match (seconds, label, trailing settings) and its
     text lines; ``声音:`` naming one of ``speakers`` means that speaker."""
     raw = _SECONDS_UNIT.sub("", m.group("secs").strip())
@@ -236,7 +281,7 @@ def _segment(
             f"must be a number, got {shown} (line {lineno})", f"segment {n} seconds"
         ) from None
     said = next((k for k, x in enumerate(body) if k and _TRANSLATION.match(x)), len(body))
-    seg: dict[str, Any] = {"text": " ".join(x for x in body[:said] if x), "seconds": seconds}
+    seg: SegmentData = {"text": " ".join(x for x in body[:said] if x), "seconds": seconds}
     if said < len(body):  # 译文: the rest of the paragraph
         seg["translation"] = " ".join([_TRANSLATION.sub("", body[said]), *body[said + 1 :]])
     try:
@@ -248,7 +293,8 @@ def _segment(
     voice = settings.get("voice")
     if voice is not None and voice in speakers:
         settings["speaker"] = settings.pop("voice")  # 声音: 旁白B names a speaker
-    seg.update(settings)
+    for key, value in settings.items():
+        seg[key] = value
     if not seg["text"].strip():
         raise ScriptError(f"has no text (line {lineno})", f"segment {n}")
     return seg
@@ -263,7 +309,7 @@ def parse_markdown(text: str) -> JobSpec:
         raise ScriptError(
             f"the script has {len(lines)} lines, over the limit of {MAX_SCRIPT_LINES}"
         )
-    data: dict[str, Any] = {"segments": [], "qualifiers": [], "shots": []}
+    data: SpecData = {"segments": [], "qualifiers": [], "shots": []}
     for lineno, line in enumerate(lines, 1):
         if "title" not in data and (m := _TITLE.match(line)):
             data["title"] = _strip_annotation(m.group("v"))

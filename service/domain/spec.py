@@ -34,7 +34,7 @@ from service.domain.spec_options import FitOptions as FitOptions
 from service.domain.spec_options import Hook as Hook
 from service.domain.spec_options import SubtitleOptions as SubtitleOptions
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
-from service.domain.style import StyleSpec
+from service.domain.style import StyleRef
 
 Language = Literal["zh", "en"]
 
@@ -218,7 +218,7 @@ class JobSpec(_Model):
     )
     fit: FitOptions = FitOptions()
     subtitles: SubtitleOptions = SubtitleOptions()
-    style: StyleSpec | None = Field(
+    style: StyleRef = Field(
         None,
         description="subtitle style: a preset name ('vertical-safe') or {preset, narration, "
         "qualifiers, screen_text} with per-layer overrides",
@@ -243,11 +243,6 @@ class JobSpec(_Model):
         except LexiconError as exc:
             raise ValueError(str(exc)) from None
         return {e.word: e.value for e in entries.values()}
-
-    @field_validator("style", mode="before")
-    @classmethod
-    def _style_name(cls, v: Any) -> Any:
-        return {"preset": v} if isinstance(v, str) else v
 
     @field_validator("speakers")
     @classmethod
@@ -326,4 +321,6 @@ def spec_from_json(text: str) -> JobSpec:
 
 
 def json_schema() -> dict[str, Any]:
+    """The job spec's JSON Schema (docs/jobspec.schema.json): a JSON document, as pydantic
+    writes it."""
     return JobSpec.model_json_schema()

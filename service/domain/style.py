@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, TypeAdapter, field_validator, model_validator
+from typing_extensions import TypedDict  # pydantic validates LookData below 3.12
 
 from service.domain.errors import ScriptError
 from service.domain.fields import Model as _Model
@@ -116,87 +117,114 @@ class StyleSpec(_Model):
         return v
 
 
+def _by_name(v: object) -> object:
+    return {"preset": v} if isinstance(v, str) else v
+
+
+# A job's, a render's or a master's ``style``: a preset's name stands for {"preset": name}.
+StyleRef = Annotated[StyleSpec | None, BeforeValidator(_by_name)]
+
 CAPTIONS = ("static", "highlight", "reveal", "box", "pop")
-LAYERS = ("narration", "qualifiers", "screen_text", "translation", "hook")
+Layer = Literal["narration", "qualifiers", "screen_text", "translation", "hook"]
+LAYERS: tuple[Layer, ...] = ("narration", "qualifiers", "screen_text", "translation", "hook")
+
+
+class LookData(TypedDict, total=False):
+    """A layer's look as a styles file holds it and the manifest records it (LayerStyle's
+    fields: a preset's layer sets some, a resolved one every one)."""
+
+    font: str
+    size: float
+    color: str
+    outline_color: str
+    outline: float
+    shadow_color: str
+    shadow: float
+    bold: bool
+    margin: float
+    margin_left: float
+    margin_right: float
+    highlight_color: str
+    emphasis_color: str
+    emphasis_scale: float
+    box_color: str
+
+
+class PresetData(TypedDict, total=False):
+    """A style preset of voices/styles.json."""
+
+    description: str
+    narration: LookData
+    qualifiers: LookData
+    screen_text: LookData
+    translation: LookData
+    hook: LookData
+    translation_position: str
+    captions: str
+
+
+class StylesData(TypedDict, total=False):
+    """voices/styles.json."""
+
+    presets: dict[str, PresetData]
+
+
+class AppliedStyle(TypedDict):
+    """The style as applied, for the manifest: the preset, every layer's look, the rest."""
+
+    preset: str
+    narration: NotRequired[LookData]
+    qualifiers: NotRequired[LookData]
+    screen_text: NotRequired[LookData]
+    translation: NotRequired[LookData]
+    hook: NotRequired[LookData]
+    translation_position: NotRequired[str]
+    captions: NotRequired[str]
+
+
+_LOOK = TypeAdapter(LookData)
 DEFAULT_PRESET = "default"
 DEFAULT_FONT = "Noto Sans CJK SC"
+
+
+def _layer(
+    size: float, color: str, outline: float, shadow: float, bold: bool, margin: float, side: float
+) -> LookData:
+    """A built-in layer: the default font, a black outline, a half-transparent shadow."""
+    return {
+        "font": DEFAULT_FONT,
+        "size": size,
+        "color": color,
+        "outline_color": "#000000",
+        "outline": outline,
+        "shadow_color": "#00000080",
+        "shadow": shadow,
+        "bold": bold,
+        "margin": margin,
+        "margin_left": side,
+        "margin_right": side,
+    }
+
+
 # The built-in preset every other one starts from (on a 1080x1920 frame: narration 64 px
 # with a 3 px outline, 230 px up; qualifiers 44 px, red, 154 px down; screen text 77 px bold).
-BASE: dict[str, Any] = {
+BASE: PresetData = {
     "description": "white narration at the bottom, qualifiers in warning red at the top, "
     "bold screen text below them",
     "narration": {
-        "font": DEFAULT_FONT,
-        "size": 0.0333,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.0015625,
-        "shadow_color": "#00000080",
-        "shadow": 0.0,
-        "bold": False,
-        "margin": 0.12,
-        "margin_left": 0.0093,
-        "margin_right": 0.0093,
+        **_layer(0.0333, "#FFFFFF", 0.0015625, 0.0, False, 0.12, 0.0093),
         "highlight_color": "#FFD60A",
         "emphasis_color": "#FF9F0A",
         "emphasis_scale": 1.15,
         "box_color": "#FF2D55",
     },
-    "qualifiers": {
-        "font": DEFAULT_FONT,
-        "size": 0.0229,
-        "color": "#FF3B30",
-        "outline_color": "#000000",
-        "outline": 0.0010417,
-        "shadow_color": "#00000080",
-        "shadow": 0.0,
-        "bold": False,
-        "margin": 0.08,
-        "margin_left": 0.0093,
-        "margin_right": 0.0093,
-    },
-    "screen_text": {
-        "font": DEFAULT_FONT,
-        "size": 0.04,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.0021,
-        "shadow_color": "#00000080",
-        "shadow": 0.001,
-        "bold": True,
-        "margin": 0.2,
-        "margin_left": 0.05,
-        "margin_right": 0.05,
-    },
+    "qualifiers": _layer(0.0229, "#FF3B30", 0.0010417, 0.0, False, 0.08, 0.0093),
+    "screen_text": _layer(0.04, "#FFFFFF", 0.0021, 0.001, True, 0.2, 0.05),
     # The hook title: 106 px bold on a 1080x1920 frame, a third of the way down.
-    "hook": {
-        "font": DEFAULT_FONT,
-        "size": 0.055,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.003,
-        "shadow_color": "#00000080",
-        "shadow": 0.0015,
-        "bold": True,
-        "margin": 0.3,
-        "margin_left": 0.06,
-        "margin_right": 0.06,
-    },
+    "hook": _layer(0.055, "#FFFFFF", 0.003, 0.0015, True, 0.3, 0.06),
     # A bilingual cue's English: smaller than the Chinese (46 vs 64 px), so 42 characters
     # fit the width a 16-hanzi line takes.
-    "translation": {
-        "font": DEFAULT_FONT,
-        "size": 0.024,
-        "color": "#FFFFFF",
-        "outline_color": "#000000",
-        "outline": 0.0012,
-        "shadow_color": "#00000080",
-        "shadow": 0.0,
-        "bold": False,
-        "margin": 0.12,
-        "margin_left": 0.0093,
-        "margin_right": 0.0093,
-    },
+    "translation": _layer(0.024, "#FFFFFF", 0.0012, 0.0, False, 0.12, 0.0093),
 }
 
 
@@ -227,7 +255,7 @@ class Style:
     narration: Look
     qualifiers: Look
     screen_text: Look
-    applied: dict[str, Any] = field(default_factory=dict, compare=False)  # for the manifest
+    applied: AppliedStyle  # for the manifest
     translation: Look | None = None  # None: the default preset's
     translation_above: bool = False
     captions: str = "static"  # CAPTIONS (see subtitles/karaoke.py)
@@ -249,12 +277,12 @@ def rgba(color: str) -> tuple[int, int, int, int]:
     return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16), a
 
 
-def presets_table(data: dict[str, Any] | None) -> dict[str, Any]:
+def presets_table(data: StylesData | None) -> dict[str, PresetData]:
     """The built-in default and the presets of a styles file's data."""
     return {DEFAULT_PRESET: BASE, **((data or {}).get("presets", {}))}
 
 
-def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | None = None) -> Style:
+def resolve(data: StylesData | None, spec: StyleSpec | None, font: str | None = None) -> Style:
     """The default preset, under the named preset, under the job's fields. ``font`` (the
     machine's configured font) replaces the default preset's font, not a chosen one."""
     table = presets_table(data)
@@ -265,14 +293,14 @@ def resolve(data: dict[str, Any] | None, spec: StyleSpec | None, font: str | Non
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise ScriptError(f"unknown style preset {name!r}{hint}", "style preset")
     looks: dict[str, Look] = {}
-    applied: dict[str, Any] = {"preset": name}
+    applied: AppliedStyle = {"preset": name}
     for layer in LAYERS:
-        fields: dict[str, Any] = dict(table[DEFAULT_PRESET][layer])
+        fields: LookData = {**table[DEFAULT_PRESET].get(layer, {})}
         if font:
             fields["font"] = font
         fields.update(table[name].get(layer, {}))
         own: LayerStyle = getattr(spec, layer)
-        fields.update(own.model_dump(exclude_none=True))
+        fields.update(_LOOK.validate_python(own.model_dump(exclude_none=True)))
         LayerStyle.model_validate(fields)  # a bad preset file fails here, not in a player
         looks[layer] = Look(**fields)
         applied[layer] = fields

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from service.domain.errors import InputError, VoiceError
 from service.domain.spec import JobSpec
@@ -79,13 +79,34 @@ class Casting:
         return None
 
 
+class VoiceEntry(TypedDict):
+    """A voice as the catalog file (voices/catalog.json) lists it: Voice's fields."""
+
+    id: str
+    engine: str
+    language: str
+    gender: NotRequired[str]
+    default: NotRequired[bool]
+    rate: NotRequired[str]
+    pitch: NotRequired[str]
+    words_per_minute: NotRequired[int]
+    locale: NotRequired[str]
+    name: NotRequired[str]
+    note: NotRequired[str]
+
+
+class CatalogData(TypedDict):
+    source: NotRequired[dict[str, str]]  # where each engine's voices come from
+    voices: list[VoiceEntry]
+
+
 class Catalog:
     def __init__(self, voices: list[Voice]) -> None:
         self.voices = voices
         self.by_id = {v.id: v for v in voices}
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Catalog:
+    def from_data(cls, data: CatalogData) -> Catalog:
         return cls([Voice(**v) for v in data["voices"]])
 
     def filter(self, language: str | None = None, engine: str | None = None) -> list[Voice]:
@@ -221,18 +242,19 @@ class Catalog:
 MAX_REFRESHED_VOICES = 5000  # the live list has ~320; anything far beyond is not a voice list
 
 
-def edge_entries(listed: list[dict[str, Any]], previous: Catalog) -> list[dict[str, Any]]:
-    """edge_tts.list_voices() records -> catalog entries; the default voices of the previous
-    catalog stay the defaults when they are still listed."""
+def edge_entries(listed: list[dict[str, Any]], previous: Catalog) -> list[VoiceEntry]:
+    """edge_tts.list_voices() records (wire format: edge's live JSON, each field read with
+    care) -> catalog entries; the default voices of the previous catalog stay the defaults
+    when they are still listed."""
     if not 0 < len(listed) <= MAX_REFRESHED_VOICES:
         raise ValueError(f"the edge voice list has {len(listed)} entries")
     defaults = {v.id for v in previous.voices if v.engine == "edge" and v.default}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, VoiceEntry] = {}
     for item in listed:
         vid, locale = str(item.get("ShortName", "")), str(item.get("Locale", ""))
         if not vid or not locale or not vid.startswith(locale.split("-")[0]):
             continue
-        entry: dict[str, Any] = {
+        entry: VoiceEntry = {
             "id": vid,
             "engine": "edge",
             "language": locale.split("-")[0].lower(),

@@ -10,10 +10,11 @@ import hmac
 import ipaddress
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import NotRequired, TypedDict
 from urllib.parse import urlsplit
 
 from service.domain.errors import InputError
+from service.domain.notices import Notice
 
 EVENTS = ("job.succeeded", "job.failed", "job.canceled", "job.progress", "batch.completed")
 DEFAULT_EVENTS = ("job.succeeded", "job.failed", "job.canceled")  # progress is opt-in
@@ -104,7 +105,9 @@ NAT64 = ipaddress.ip_network("64:ff9b::/96")  # the well-known prefix (RFC 6052)
 NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: a network's own, any layout
 
 
-def _embedded(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> Any:
+def _embedded(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     """The IPv4 address an IPv6 one carries and reaches (mapped ::ffff:a.b.c.d, compatible
     ::a.b.c.d, NAT64 64:ff9b::a.b.c.d, 6to4 2002:aabb:ccdd::), so it is judged by that one's
     range: Python calls 64:ff9b::7f00:1 and 2002:7f00:1:: global. (A local NAT64 prefix
@@ -128,32 +131,72 @@ def backoff(attempt: int, base: float, cap: float, jitter: float) -> float:
     return min(cap, base * 2.0 ** max(0, attempt - 1)) * jitter
 
 
+# The events' ``data`` as receivers read it (docs/guides/webhooks.md).
+class NoticeData(TypedDict):
+    code: str
+    message: str
+    segment: int | None
+
+
+class JobEventData(TypedDict):
+    job_id: str
+    status: str
+    artifacts: dict[str, str]  # artifact name -> its URL
+    error: NoticeData | None
+    stage: NotRequired[str]  # job.progress only
+
+
+class ItemEventData(TypedDict):
+    name: str
+    job_id: str
+    status: str  # the job's, or "deleted"
+
+
+class BatchEventData(TypedDict):
+    batch_id: str
+    status: str
+    counts: dict[str, int]
+    items: list[ItemEventData]
+
+
 def payload(
     event: str,
     at: float,
     job_id: str,
     status: str,
     artifacts: dict[str, str],
-    error: dict[str, Any] | None,
+    error: Notice | None,
     stage: str = "",
 ) -> bytes:
     """The body of one event: ``type``, ``timestamp`` and ``data`` as the spec suggests."""
-    data: dict[str, Any] = {"job_id": job_id, "status": status, "artifacts": artifacts}
-    data["error"] = error
+    shown: NoticeData | None = None
+    if error is not None:
+        shown = {"code": error.code, "message": error.message, "segment": error.segment}
+    data: JobEventData = {
+        "job_id": job_id,
+        "status": status,
+        "artifacts": artifacts,
+        "error": shown,
+    }
     if event == "job.progress":
         data["stage"] = stage
     return _envelope(event, at, data)
 
 
 def batch_payload(
-    at: float, batch_id: str, counts: dict[str, int], items: list[dict[str, Any]]
+    at: float, batch_id: str, counts: dict[str, int], items: list[ItemEventData]
 ) -> bytes:
     """``batch.completed``: every item ended; how many ended each way, and each item's job."""
-    data = {"batch_id": batch_id, "status": "completed", "counts": counts, "items": items}
+    data: BatchEventData = {
+        "batch_id": batch_id,
+        "status": "completed",
+        "counts": counts,
+        "items": items,
+    }
     return _envelope("batch.completed", at, data)
 
 
-def _envelope(event: str, at: float, data: dict[str, Any]) -> bytes:
+def _envelope(event: str, at: float, data: JobEventData | BatchEventData) -> bytes:
     stamp = datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
     body = {"type": event, "timestamp": stamp, "data": data}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -15,7 +15,8 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from service.domain.job import TERMINAL, Job, JobStatus
-from service.domain.wire import JsonObject
+from service.domain.webhooks import ItemEventData
+from service.domain.wire import JsonObject, JsonValue
 from service.ports import BatchEvents, BatchStore, JobRecords
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class BatchProgress:
         found = dict(zip(ids, self.jobs.get_many(ids), strict=True))
         if any(j is not None and j.status not in TERMINAL for j in found.values()):
             return
-        items: list[JsonObject] = []
+        items: list[ItemEventData] = []
         urls: set[str] = set()
         for i in batch.items:
             j = found[i.job]
@@ -81,5 +82,8 @@ class BatchProgress:
         if self.webhooks is not None:  # first: a step killed after it is run again
             self.webhooks.notify_batch(batch, counts, items, urls)
         counted: JsonObject = {k: n for k, n in counts.items()}
-        if self.events.complete(batch.id, {"counts": counted, "items": list(items)}):
+        listed: list[JsonValue] = [
+            {"name": i["name"], "job_id": i["job_id"], "status": i["status"]} for i in items
+        ]
+        if self.events.complete(batch.id, {"counts": counted, "items": listed}):
             log.info("batch %s completed: %s", batch.id, counts)

@@ -10,7 +10,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from service.domain.batch import Batch, BatchItem, ItemsInvalid, by_file, item_problems
+from service.domain.batch import (
+    Batch,
+    BatchItem,
+    ItemsInvalid,
+    ProblemData,
+    Refused,
+    by_file,
+    item_problems,
+)
 from service.domain.errors import InputError, Problem
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
@@ -37,7 +45,7 @@ class ItemRequest:
     take_files: dict[str, str] = field(default_factory=dict)  # take-2 -> intro.take-2.wav
 
 
-def problem_data(p: Problem) -> dict[str, object]:
+def problem_data(p: Problem) -> ProblemData:
     return {"code": p.code, "msg": p.message, "loc": list(p.loc)}
 
 
@@ -82,7 +90,7 @@ class BatchService:
     ) -> tuple[Batch, bool]:
         ready: list[tuple[str, Job]] = []
         problems: list[Problem] = []
-        refused: list[dict[str, object]] = []
+        refused: list[Refused] = []
         # Planned a few at a time (ffprobe waits on its subprocess): no job runs until all are.
         with ThreadPoolExecutor(min(PLANNERS, len(items)), "plan") as pool:
             planned = list(

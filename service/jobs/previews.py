@@ -9,11 +9,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from service.domain.job import Job
 from service.domain.preview import StillKey, frame_of, sample_cues
-from service.domain.style import StyleSpec, presets_table, resolve
+from service.domain.style import PresetData, StylesData, StyleSpec, presets_table, resolve
 from service.domain.subtitles.writers import Canvas, write_ass
 from service.ports import JobFiles
 from service.ports.stills import Stills
@@ -31,7 +30,7 @@ class Still:
 class StylePreviews:
     def __init__(
         self,
-        styles: Callable[[], dict[str, Any]],  # styles.json as read (its file format)
+        styles: Callable[[], StylesData],
         stills: Stills,
         storage: JobFiles,
         font: str,
@@ -41,7 +40,7 @@ class StylePreviews:
         self._lock = threading.Lock()
         self._drawing = threading.BoundedSemaphore(DRAWING)
 
-    def presets(self) -> dict[str, Any]:
+    def presets(self) -> dict[str, PresetData]:
         """Every preset by name, the built-in ``default`` first."""
         return presets_table(self.styles())
 

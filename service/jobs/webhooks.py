@@ -18,7 +18,6 @@ from service.domain import webhooks as wh
 from service.domain.batch import Batch
 from service.domain.errors import InputError, StoreUnavailable
 from service.domain.job import Job, JobStatus
-from service.domain.wire import JsonObject
 from service.ports import Artifacts
 from service.ports.webhooks import (
     Attempt,
@@ -111,9 +110,8 @@ class Webhooks:
         if not targets:
             return 0
         now = self.clock()
-        error = job.error.model_dump(mode="json") if job.error else None
         status = JobStatus.RUNNING if event == "job.progress" else job.status
-        body = wh.payload(event, now, job.id, status, self._links(job), error, stage)
+        body = wh.payload(event, now, job.id, status, self._links(job), job.error, stage)
         queued = 0
         for endpoint, url in targets:
             suffix = f"_{stage}" if stage else ""
@@ -128,7 +126,7 @@ class Webhooks:
         self,
         batch: Batch,
         counts: dict[str, int],
-        items: list[JsonObject],
+        items: list[wh.ItemEventData],
         urls: set[str],
     ) -> int:
         """Queue ``batch.completed`` for the tenant's endpoints that want it and for the

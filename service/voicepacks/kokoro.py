@@ -28,9 +28,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
-from service.voicepacks.files import put_in_place, sha256
+from service.voicepacks.files import build_lock, put_in_place, sha256, staged
 from service.voicepacks.zh_baker import _run, default_cache
 from service.voicepacks.zh_baker_verify import PackError
 
@@ -194,7 +194,15 @@ def _convert(lib: Path, out: Path, log: Callable[[str], None]) -> None:
     (out / "joined.onnx").unlink()
 
 
-def verify(pack: Path) -> dict[str, Any]:
+class Check(TypedDict):
+    """What verify ran (pack.json's "verification")."""
+
+    tokens: int
+    samples: int
+    frame: int  # samples a duration frame stands for
+
+
+def verify(pack: Path) -> Check:
     """The edited model runs under narrate's onnxruntime and its durations account for every
     sample of the audio (600 samples a frame): boundaries taken from them are exact."""
     import numpy as np
@@ -214,11 +222,7 @@ def verify(pack: Path) -> dict[str, Any]:
 def build(cache: Path, log: Callable[[str], None] = print) -> Path:
     """The built pack in ``cache`` (built now if absent or damaged); one build at a time per
     cache (a file lock): a concurrent caller waits, then reuses it."""
-    import fcntl
-
-    cache.mkdir(parents=True, exist_ok=True)
-    with (cache / f".{VOICE}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(cache, VOICE):
         return _build(cache, log)
 
 
@@ -270,10 +274,7 @@ def install(data_dir: Path, cache: Path | None = None, log: Callable[[str], None
     the cache is on the same disk (the model is 92 MB), copies otherwise."""
     built = build(cache or default_cache(), log)
     dest = data_dir / "voices" / VOICE
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{VOICE}-", dir=dest.parent))
-    staging.chmod(0o755)
-    try:
+    with staged(dest, VOICE) as staging:
         (staging / "voices").mkdir()
         extra = ["pack.json", "LICENSE", "LICENSE-kokoro-onnx-MIT", "NOTICE"]
         for name in [*pack_files(), *extra]:
@@ -284,9 +285,6 @@ def install(data_dir: Path, cache: Path | None = None, log: Callable[[str], None
         why = problem(staging, full=True)
         if why:
             raise PackError(f"{VOICE}: the installed copy is damaged: {why}")
-        put_in_place(staging, dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     log(f"installed {VOICE} into {dest} (Apache-2.0; see {dest / 'NOTICE'})")
     return dest
 

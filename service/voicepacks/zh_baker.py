@@ -29,7 +29,7 @@ from pathlib import Path
 
 from service.adapters import process
 from service.domain.errors import InputError, MediaError
-from service.voicepacks.files import put_in_place, sha256
+from service.voicepacks.files import build_lock, cache_dir, put_in_place, sha256, staged
 from service.voicepacks.zh_baker_verify import PackError, verify
 
 VOICE = "zh-baker"
@@ -66,11 +66,7 @@ class Paths:
 
 
 def default_cache() -> Path:
-    env = os.environ.get("NARRATE_VOICEPACK_CACHE")
-    if env:
-        return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "narrate" / "voicepacks"
+    return cache_dir("NARRATE_VOICEPACK_CACHE", "voicepacks")
 
 
 def build_key() -> str:
@@ -155,11 +151,7 @@ def _toolchain(work: Path, log: Callable[[str], None]) -> Path:
 def build(cache: Path, log: Callable[[str], None] = print) -> Path:
     """The built pack in ``cache`` (built now if absent or damaged). Returns its directory.
     One build at a time per cache (a file lock): a concurrent caller waits, then reuses it."""
-    import fcntl
-
-    cache.mkdir(parents=True, exist_ok=True)
-    with (cache / f".{VOICE}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock(cache, VOICE):
         return _build(cache, log)
 
 
@@ -220,10 +212,7 @@ def install(paths: Paths, accept_license: bool, log: Callable[[str], None] = pri
     log(LICENSE)
     built = build(paths.cache, log)
     dest = paths.installed
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{VOICE}-", dir=dest.parent))
-    staging.chmod(0o755)
-    try:
+    with staged(dest, VOICE) as staging:
         for name in (*MODELS, *DATA, "pack.json"):
             shutil.copy2(built / name, staging / name)
         (staging / "LICENSE.txt").write_text(LICENSE + "\n", encoding="utf-8")
@@ -241,9 +230,6 @@ def install(paths: Paths, accept_license: bool, log: Callable[[str], None] = pri
         )
         if not is_complete(staging):
             raise PackError(f"{VOICE}: the copied pack does not match its checksums")
-        put_in_place(staging, dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     log(f"installed {VOICE} into {dest} (licence accepted: CC BY-NC-SA 4.0, non-commercial)")
     return dest
 

@@ -5,7 +5,7 @@ zh_baker.py builds; this verifies)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -36,12 +36,28 @@ def _session(path: Path) -> Any:
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
-def verify(fastspeech2: Path, vocoder: Path, reference: Path) -> dict[str, Any]:
+class Probe(TypedDict):
+    """One phoneme sequence run both ways: how close onnxruntime came to tflite."""
+
+    phonemes: int
+    max_duration_diff: int
+    f0_corr: float
+    energy_corr: float
+    mel_mean_abs_diff: float | None  # None: the mels' shapes differ
+    vocoder_max_abs_diff: float
+    vocoder_mean_abs_diff: float
+
+
+class Report(TypedDict):
+    probes: list[Probe]  # in pack.json's "verification"
+
+
+def verify(fastspeech2: Path, vocoder: Path, reference: Path) -> Report:
     """Run the converted models under onnxruntime on the phoneme sequences the build ran
     through tflite, feeding the dropout noise tflite drew, and compare. Raises PackError."""
     ref = np.load(reference)
     fs2, voc = _session(fastspeech2), _session(vocoder)
-    report: dict[str, Any] = {"probes": []}
+    report: Report = {"probes": []}
     k = 0
     while f"ids{k}" in ref:
         ids = ref[f"ids{k}"].astype(np.int32)[None]
@@ -65,7 +81,7 @@ def verify(fastspeech2: Path, vocoder: Path, reference: Path) -> dict[str, Any]:
         audio = voc.run(None, {"mels": ref[f"mel{k}"]})[0]
         audio_diff = float(np.max(np.abs(audio - ref[f"audio{k}"])))
         audio_mean = float(np.mean(np.abs(audio - ref[f"audio{k}"])))
-        probe = {
+        probe: Probe = {
             "phonemes": int(ids.shape[1]),
             "max_duration_diff": dur_diff,
             "f0_corr": round(f0_corr, 5),

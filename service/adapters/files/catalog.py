@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from service.domain.voices import Catalog, edge_entries
+from service.domain.voices import Catalog, CatalogData, edge_entries
 
 
 @lru_cache(maxsize=4)
@@ -16,10 +16,10 @@ def load_catalog(path: Path) -> Catalog:
     return Catalog.from_data(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:
+def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:  # edge's, as listed
     """Replace the edge part of the catalog file at ``path`` with ``listed`` (atomically);
     espeak voices and the defaults are kept. Returns the number of edge voices."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data: CatalogData = json.loads(path.read_text(encoding="utf-8"))
     previous = Catalog.from_data(data)
     edge = edge_entries(listed, previous)
     ids = {e["id"] for e in edge}
@@ -31,7 +31,7 @@ def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:
     others = [v for v in data["voices"] if v["engine"] != "edge"]
     source = dict(data.get("source", {}))
     source["edge"] = "edge_tts.list_voices(), by `narrate voices --refresh`"
-    out = {"source": source, "voices": edge + others}
+    out: CatalogData = {"source": source, "voices": edge + others}
     tmp = path.with_suffix(".json.tmp")
     lines = ["{", '  "source": ' + json.dumps(source, ensure_ascii=False) + ",", '  "voices": [']
     lines.append(",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in out["voices"]))

@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from service.config import Settings
 from service.domain.spec import JobSpec
-from service.domain.style import Style, presets_table, resolve
+from service.domain.style import PresetData, Style, StylesData, presets_table, resolve
 
 
 @lru_cache(maxsize=4)
-def _read(path: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+def _read(path: Path) -> StylesData:
+    data: StylesData = json.loads(path.read_text(encoding="utf-8"))
     return data
 
 
@@ -22,12 +21,12 @@ def styles_file(settings: Settings) -> Path:
     return settings.voices_file.parent / "styles.json"
 
 
-def styles_data(settings: Settings) -> dict[str, Any]:
+def styles_data(settings: Settings) -> StylesData:
     """The presets file as read (``resolve`` takes it so)."""
     return _read(styles_file(settings))
 
 
-def load_styles(settings: Settings) -> dict[str, Any]:
+def load_styles(settings: Settings) -> dict[str, PresetData]:
     """Every preset by name: the built-in default first."""
     return presets_table(_read(styles_file(settings)))
 

@@ -124,7 +124,7 @@ def _clip(clip: EditClip, fps: float) -> otio.schema.Clip:
     span = TR(RT(0, fps), RT(clip.frames, fps))
     ref = otio.schema.ExternalReference(target_url=clip.media, available_range=span)
     reel = Path(clip.media).stem.upper()  # an EDL's reel: the file's name (SEG 01 -> 01)
-    metadata = {**clip.metadata, "cmx_3600": {"reel": reel}}
+    metadata = {**(clip.metadata or {}), "cmx_3600": {"reel": reel}}
     return otio.schema.Clip(
         name=clip.name, media_reference=ref, source_range=span, metadata=metadata
     )

@@ -5,7 +5,8 @@ A *span* is a half-open ``(start, end)`` range of character offsets into a segme
 Phrases partition the text into contiguous spans, so joining cue texts loses nothing.
 
 Where a line or phrase may break is decided by a cost per break position, looked up in
-``BREAK_COSTS`` (tables.py: the rules an editor applies, as data). Dynamic programming then
+``BREAK_COSTS`` (tables.py: the rules an editor applies, as data; the word lists are
+imported from there). Dynamic programming then
 picks the cheapest phrases (phrases.py), cues and lines (lines.py).
 """
 
@@ -24,23 +25,6 @@ from service.domain.text.lines import (
     wrap,
 )
 from service.domain.text.phrases import PIECE_COST, PIECE_SHAPE, split_phrases
-from service.domain.text.tables import (
-    BREAK_COSTS,
-    CONJUNCTIONS,
-    COORDINATORS,
-    EN_ARTICLES,
-    EN_AUX,
-    EN_CONJUNCTIONS,
-    EN_PREPOSITIONS,
-    EN_QUANTIFIERS,
-    EN_UNITS,
-    FORWARD,
-    LOCALIZERS,
-    PARTICLES,
-    SUFFIXES,
-    TAG_FIXES,
-    UNITS,
-)
 from service.domain.text.tokens import (
     AVOID,
     CLAUSE_END,
@@ -65,34 +49,19 @@ from service.domain.text.width import display_len, reading_chars, render_line, w
 __all__ = [
     "AVOID",
     "BOTTOM_HEAVY",
-    "BREAK_COSTS",
     "CLAUSE_END",
     "CLOSERS",
     "COMMAS",
-    "CONJUNCTIONS",
-    "COORDINATORS",
-    "EN_ARTICLES",
-    "EN_AUX",
-    "EN_CONJUNCTIONS",
-    "EN_PREPOSITIONS",
-    "EN_QUANTIFIERS",
-    "EN_UNITS",
-    "FORWARD",
-    "LOCALIZERS",
     "LOOKALIKE",
     "LOOKS_CLOSING",
     "MISSED_PUNCT",
     "NEVER",
     "OPENERS",
-    "PARTICLES",
     "PIECE_COST",
     "PIECE_SHAPE",
     "SENTENCE_END",
     "SINGLE_PAIR",
-    "SUFFIXES",
-    "TAG_FIXES",
     "TOP_HEAVY",
-    "UNITS",
     "ZH_TRAILING",
     "Analysis",
     "Segmenter",

@@ -14,6 +14,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from devtools.receiver import Receiver
+from service.cli.wire import BatchState
 from tests.support.fleet import Fleet, make_fleet
 from tests.unit.api.test_events import parse_sse
 
@@ -134,7 +135,7 @@ def test_a_batchs_deliveries_list_its_batch_completed_tries_for_its_tenant_only(
     assert beta.get(f"/v1/batches/{batch['id']}/deliveries").status_code == 404
 
 
-def _narrate_follows(fleet: Fleet, batch_id: str) -> tuple[dict[str, Any], list[str], str]:
+def _narrate_follows(fleet: Fleet, batch_id: str) -> tuple[BatchState, list[str], str]:
     """What `narrate batch` ends on, the paths it asked for and its (plain) lines."""
     import io
 

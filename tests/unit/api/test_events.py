@@ -10,6 +10,7 @@ import httpx
 
 from service.cli.client import follow
 from service.cli.console import ProgressBar
+from service.cli.wire import JobState
 from tests.support.fleet import Fleet
 from tests.unit.api.test_jobs import SPEC
 
@@ -64,7 +65,7 @@ def test_another_tenants_job_has_no_events(keyed: tuple[Fleet, str, str]) -> Non
     assert fleet.client().get(f"/v1/jobs/{job_id}/events").status_code == 401
 
 
-def _follow(fleet: Fleet, job_id: str) -> tuple[dict[str, Any], list[str]]:
+def _follow(fleet: Fleet, job_id: str) -> tuple[JobState, list[str]]:
     """What `narrate submit --wait` ends on, and the paths it asked for."""
     asked: list[str] = []
     with fleet.client() as c:

@@ -14,7 +14,8 @@ from service.domain.errors import ScriptError
 from service.domain.spec import JobSpec, Segment, spec_from_data
 from service.domain.subtitles import Layout, TimedPhrase, narration_cues
 from service.domain.subtitles.pages import page_words, pages
-from service.domain.text import EN_ARTICLES, analyse, split_phrases
+from service.domain.text import analyse, split_phrases
+from service.domain.text.tables import EN_ARTICLES
 
 TEXT = (
     "The tests pass, but the model still costs 40 GB of memory and the team waits "

@@ -14,6 +14,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from service.domain import webhooks as wh
 from service.domain.errors import InputError
+from service.domain.notices import Notice
 
 # The Standard Webhooks spec's test vector (its reference libraries' tests use it).
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -80,7 +81,8 @@ def test_retries_back_off_exponentially_with_jitter_up_to_a_cap() -> None:
 
 def test_the_payload_carries_the_ids_status_links_and_error() -> None:
     error = {"code": "timeout", "message": "finalize timed out", "segment": None}
-    body = json.loads(wh.payload("job.failed", 0, "j1", "failed", {}, error))
+    notice = Notice(code="timeout", message="finalize timed out")
+    body = json.loads(wh.payload("job.failed", 0, "j1", "failed", {}, notice))
     assert body == {
         "type": "job.failed",
         "timestamp": "1970-01-01T00:00:00Z",
