@@ -31,13 +31,10 @@ from service.jobs import rerender as rerendering
 from service.ports import Artifact
 
 STATIC = Path(__file__).parent.parent / "static"
+# The page's files: its ES modules (every *.js beside index.html, each a view or a helper the
+# views import) and its stylesheet; no other name is served.
 FILES = {
-    "studio.js": "text/javascript; charset=utf-8",
-    "studio-i18n.js": "text/javascript; charset=utf-8",
-    "studio-more.js": "text/javascript; charset=utf-8",
-    "studio-fix.js": "text/javascript; charset=utf-8",
-    "studio-heard.js": "text/javascript; charset=utf-8",
-    "studio-tabs.js": "text/javascript; charset=utf-8",
+    **{p.name: "text/javascript; charset=utf-8" for p in sorted(STATIC.glob("*.js"))},
     "studio.css": "text/css; charset=utf-8",
 }
 MAX_FIELD = 1 << 20  # a script field, in characters (the script body limit is 1 MiB too)
@@ -94,7 +91,10 @@ def index() -> HTMLResponse:
 def static(name: str) -> FileResponse:
     if name not in FILES:
         raise HTTPException(404, "no such file")
-    return FileResponse(STATIC / name, media_type=FILES[name])
+    # no-cache: the browser revalidates each file (its ETag: a 304 when it has not changed), so
+    # a module a deploy changed is never run beside another module's older copy. Without it
+    # the browser caches by its heuristic (a tenth of the file's age).
+    return FileResponse(STATIC / name, media_type=FILES[name], headers={"Cache-Control": "no-cache"})
 
 
 @router.post("/v1/scripts:parse", response_model=Parsed, responses=ERRORS, tags=["studio"])
