@@ -42,6 +42,12 @@ phase "ruff" .venv/bin/ruff check service workers tests bench devtools
 phase "ruff format" .venv/bin/ruff format --check -q service workers tests bench devtools
 # incremental across clean clones: ~20 s a run
 phase "mypy" .venv/bin/mypy --cache-dir "$HOME/.cache/narrate/mypy"
+# The studio page's JavaScript (service/api/static, tests/js; a few seconds): eslint's
+# recommended rules, its JSDoc types checked by tsc --checkJs (jsconfig.json), and its pure
+# helpers' unit tests in node's test runner.
+phase "eslint" node_modules/.bin/eslint --max-warnings 0
+phase "tsc --checkJs" node_modules/.bin/tsc -p jsconfig.json
+phase "node --test (studio helpers)" node --test tests/js/
 wait_for_build() {  # wait_for_build PID LOG: its exit status, its log shown if it failed
   if ! wait "$1"; then
     cat "$2" >&2

@@ -481,7 +481,9 @@ def test_the_page_follows_a_running_job_by_its_event_stream(bench: Any) -> None:
     until(
         driver,
         10,
-        lambda d: d.execute_script("return !!studio.state.events && studio.state.events.readyState === 1"),
+        lambda d: d.execute_script(
+            "return !!studio.state.events && studio.state.events.readyState === 1"
+        ),
         "event stream open",
     )
     stack.gate("SSE").open()  # the job goes on only once the page follows it
@@ -577,7 +579,9 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
     until(
         driver,
         20,
-        lambda d: d.execute_script("return !!studio.state.audition && studio.state.audition.currentTime > 0"),
+        lambda d: d.execute_script(
+            "return !!studio.state.audition && studio.state.audition.currentTime > 0"
+        ),
         "the sample plays",
     )
 
@@ -965,7 +969,7 @@ def test_download_all_and_the_masters_grouped(bench: Any) -> None:
     assert got.status_code == 200
     assert "video.mp4" in zipfile.ZipFile(io.BytesIO(got.content)).namelist()
     groups = driver.execute_script(
-        """downloadsGrouped({id: arguments[0], artifacts: ['narration.wav', 'masters/vertical/video.mp4',
+        """studio.downloads({id: arguments[0], artifacts: ['narration.wav', 'masters/vertical/video.mp4',
              'masters/vertical/subtitles.srt', 'masters/square/video.mp4']});
            const out = Array.from(document.querySelectorAll('#masters .master')).map(m =>
              [m.dataset.master, Array.from(m.querySelectorAll('button')).map(b => b.dataset.name)]);
@@ -1081,7 +1085,9 @@ def test_two_tabs_of_one_studio_stay_in_step(bench: Any) -> None:
     driver.switch_to.new_window("window")
     second = driver.current_window_handle
     driver.get(stack.url + "/#/new")
-    until(driver, 10, lambda d: d.execute_script("return studio.state.listTimer !== null"), "listed")
+    until(
+        driver, 10, lambda d: d.execute_script("return studio.state.listTimer !== null"), "listed"
+    )
     driver.execute_script("window.sameDocument = true")  # gone if this tab reloads
     script = "[段 1 · 3 秒] 两个标签页。"
 

@@ -88,13 +88,20 @@ def index() -> HTMLResponse:
 
 
 @router.get("/studio/{name}", include_in_schema=False)
-def static(name: str) -> FileResponse:
+def static(name: str, request: Request) -> Response:
     if name not in FILES:
         raise HTTPException(404, "no such file")
-    # no-cache: the browser revalidates each file (its ETag: a 304 when it has not changed), so
-    # a module a deploy changed is never run beside another module's older copy. Without it
-    # the browser caches by its heuristic (a tenth of the file's age).
-    return FileResponse(STATIC / name, media_type=FILES[name], headers={"Cache-Control": "no-cache"})
+    path = STATIC / name
+    stat = path.stat()
+    # no-cache: the browser revalidates each file on each load (a 304 while its ETag still
+    # matches), so a module a deploy changed is never run beside another module's older copy.
+    # Without it the browser caches by its heuristic (a tenth of the file's age); the ETag is
+    # the file's own (FileResponse's answers no If-None-Match).
+    tag = f'"{stat.st_mtime_ns:x}-{stat.st_size:x}"'
+    headers = {"Cache-Control": "no-cache", "ETag": tag}
+    if request.headers.get("if-none-match") == tag:
+        return Response(status_code=304, headers=headers)
+    return FileResponse(path, media_type=FILES[name], headers=headers, stat_result=stat)
 
 
 @router.post("/v1/scripts:parse", response_model=Parsed, responses=ERRORS, tags=["studio"])

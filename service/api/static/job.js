@@ -198,7 +198,7 @@ export function saveAs(path, name) {
   };
 }
 /** Every artifact, grouped by master, and the whole job as one zip. @param {Json} job */
-function downloads(job) {
+export function downloads(job) {
   const base = "/v1/jobs/" + job.id + "/artifacts/";
   /** @type {string[]} */
   const names = job.artifacts;

@@ -7,6 +7,7 @@ import { showVideo } from "./compose.js";
 import { $, field } from "./dom.js";
 import { restoreDraft } from "./draft.js";
 import { initialLang, setLang, t } from "./i18n.js";
+import { downloads } from "./job.js";
 import { loadJobs } from "./jobs.js";
 import { route } from "./router.js";
 import { signedIn } from "./session.js";
@@ -15,8 +16,9 @@ import "./tabs.js";
 
 // The one global: the browser tests' hook (tests/e2e) into what the page knows and does.
 // state: the store's state (read it; the page changes it); t: the page's words; readBatch,
-// loadJobs: a view read again, as an event or the list's timer would.
-Object.defineProperty(window, "studio", { value: Object.freeze({ state, t, readBatch, loadJobs }) });
+// loadJobs: a view read again, as an event or the list's timer would; downloads: the job
+// view's downloads drawn for artifacts no small test job makes (masters).
+Object.defineProperty(window, "studio", { value: Object.freeze({ state, t, readBatch, loadJobs, downloads }) });
 
 // Every view's lang subscriber draws it again in the new language (the first at boot: the
 // static words, the style selects' "default"); signing in again says it in the header.
