@@ -52,5 +52,9 @@ def test_the_page_loads_one_module_that_reaches_every_file(fleet: Fleet) -> None
             assert r.headers["etag"], name
             again = c.get(f"/studio/{name}", headers={"If-None-Match": r.headers["etag"]})
             assert again.status_code == 304, name
+        tag = c.get("/studio/main.js").headers["etag"]
+        weak = {"If-None-Match": f'"stale", W/{tag}'}  # a list, weakened by a proxy
+        assert c.get("/studio/main.js", headers=weak).status_code == 304
+        assert c.get("/studio/main.js", headers={"If-None-Match": '"stale"'}).status_code == 200
         assert c.get("/studio/studio.css").headers["cache-control"] == "no-cache"
         assert c.get("/studio/package.json").status_code == 404
