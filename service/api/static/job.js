@@ -16,6 +16,8 @@ import { set, state, subscribe } from "./store.js";
 import { parseVTT } from "./vtt.js";
 
 /** @typedef {import("./store.js").Json} Json */
+/** @typedef {import("./store.js").Job} Job */
+/** @typedef {import("./store.js").SegmentState} SegmentState */
 
 export function stopPolling() {
   if (state.timer) clearTimeout(state.timer);
@@ -43,7 +45,7 @@ export async function openJob(id) {
 async function poll() {
   const id = state.jobId;
   if (!id) return;
-  /** @type {Json} */
+  /** @type {Job} */
   let job;
   try { job = await api("/v1/jobs/" + id); } catch (err) {
     const e = /** @type {import("./api.js").ApiError} */ (err);
@@ -80,7 +82,7 @@ function follow(id) {
   set({ events: es });
   $("job").dataset.stream = es.kind;
 }
-/** @param {Json} j */
+/** @param {Job} j */
 function showJob(j) {
   $("job-h").textContent = j.title || t("job");
   $("job-h").lang = textLang(j.title) || "";
@@ -95,7 +97,7 @@ function showJob(j) {
   $("job-error").textContent = j.error ? t("jobEnded", t("state." + j.status), plainWords(j.error.message, t)) : "";
   $("job-error").dataset.code = j.error ? j.error.code : "";
   $("job-warnings").replaceChildren(...j.warnings.map(warningItem));
-  table("seg-table").tBodies[0].replaceChildren(...j.segments.map((/** @type {Json} */ s) => {
+  table("seg-table").tBodies[0].replaceChildren(...j.segments.map((s) => {
     const st = segmentState(j, s);
     return el("tr", { "data-index": s.index },
       el("td", { text: s.index }), el("td", { class: "state " + st.replace(" ", "-"), "data-state": st, text: t("state." + st) }),
@@ -107,8 +109,8 @@ function showJob(j) {
 /**
  * A segment's state as the editor reads it: the one the error names failed; an ended job runs
  * nothing, so a segment it never finished did not run (failed) or was stopped (canceled).
- * @param {Json} j
- * @param {Json} s
+ * @param {Job} j
+ * @param {SegmentState} s
  * @returns {string}
  */
 function segmentState(j, s) {
@@ -120,7 +122,7 @@ function segmentState(j, s) {
 /**
  * A segment's synthesis calls in the editor's words: none (every reading came from the cache),
  * or how many, one of them the reading again at the rate that fits its seconds.
- * @param {Json} s
+ * @param {SegmentState} s
  */
 function ttsCalls(s) {
   if (s.tts_calls === null || s.tts_calls === undefined) return "";
@@ -138,7 +140,7 @@ subscribe(["lang"], (s) => {
   if (s.manifest) { timeline(s.manifest); downloads(s.job); }
 });
 
-/** An ended job's source, and a succeeded one's manifest, preview and downloads. @param {Json} job */
+/** An ended job's source, and a succeeded one's manifest, preview and downloads. @param {Job} job */
 async function loadResult(job) {
   const base = "/v1/jobs/" + job.id;
   try {
@@ -154,7 +156,7 @@ async function loadResult(job) {
       .then((p) => { set({ syllables: p.segments.map((/** @type {Json} */ x) => x.syllables) }); }).catch(() => {});
   } catch (e) { $("job-error").textContent = /** @type {Error} */ (e).message; }
 }
-/** @param {Json} job @param {string} base @param {Json} source */
+/** @param {Job} job @param {string} base @param {Json} source */
 async function showResult(job, base, source) {
   const manifest = await api(base + "/artifacts/manifest.json");
   set({ manifest });
@@ -162,7 +164,7 @@ async function showResult(job, base, source) {
   const v = player();
   // A job with masters has no video.mp4 of its own: its first master's is shown.
   const video = job.artifacts.includes("video.mp4") ? "video.mp4"
-    : job.artifacts.find((/** @type {string} */ n) => /^masters\/[^/]+\/video\.mp4$/.test(n));
+    : job.artifacts.find((n) => /^masters\/[^/]+\/video\.mp4$/.test(n));
   if (video) {
     v.src = await artifactURL(base + "/artifacts/" + video);
     v.hidden = false;
@@ -197,10 +199,9 @@ export function saveAs(path, name) {
     } catch (e) { $("job-error").textContent = /** @type {Error} */ (e).message; }
   };
 }
-/** Every artifact, grouped by master, and the whole job as one zip. @param {Json} job */
+/** Every artifact, grouped by master, and the whole job as one zip. @param {Pick<Job, "id" | "artifacts">} job */
 export function downloads(job) {
   const base = "/v1/jobs/" + job.id + "/artifacts/";
-  /** @type {string[]} */
   const names = job.artifacts;
   const packaged = names.includes("timeline-package.zip");
   const shown = names.filter((n) => !(packaged && n.startsWith("segments/")));

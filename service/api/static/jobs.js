@@ -21,7 +21,7 @@ export async function loadJobs() {
     const params = new URLSearchParams({ limit: "30" });
     if (q) params.set("q", q.slice(0, 100));
     if (q && f && f !== "active") params.set("status", f);
-    /** @type {{ jobs: import("./store.js").Json[] }} */
+    /** @type {{ jobs: import("./store.js").Job[] }} */
     const data = await api("/v1/jobs?" + params);
     $("job-list").dataset.q = q;
     keyed($("job-list"), data.jobs.map((j) => el("li", { "data-key": j.id },
@@ -38,7 +38,7 @@ export async function loadJobs() {
     set({ listTimer: setTimeout(loadJobs, busy ? 3000 : 20000) });
   } catch (e) { $("jobs-msg").textContent = /** @type {Error} */ (e).message; }
 }
-/** The list's entry for a job the page has just read (its state changes before the list is read again). @param {import("./store.js").Json} j */
+/** The list's entry for a job the page has just read (its state changes before the list is read again). @param {{ id: string, status: string }} j */
 export function listed(j) {
   const b = /** @type {HTMLElement | null} */ (document.querySelector(`#job-list button[data-id="${j.id}"] .state`));
   if (b && b.dataset.state !== j.status) { b.dataset.state = j.status; b.textContent = t("state." + j.status); b.className = "state " + j.status; }

@@ -6,6 +6,12 @@
 
 /**
  * @typedef {Record<string, any>} Json  a body the API answered (its shape: docs/reference)
+ * @typedef {{ code: string, message: string, segment?: number | null }} Notice
+ * @typedef {{ index: number, state: string, engine?: string | null, voice?: string | null,
+ *   worker?: string | null, native_rate?: number | null, tts_calls?: number | null }} SegmentState
+ * @typedef {{ id: string, status: string, progress: number, stage: string, created: number,
+ *   title: string, segments: SegmentState[], warnings: Notice[], error: Notice | null,
+ *   artifacts: string[], parent?: string | null, batch?: string | null }} Job  GET /v1/jobs/{id}
  * @typedef {{ close: () => void, kind: string, readonly readyState: number }} Stream
  * @typedef {{ at: number, text: string, timed: boolean, emph: boolean }} Piece
  * @typedef {{ start: number, end: number, settings: Record<string, string>, cls: string,
@@ -15,7 +21,7 @@
 /**
  * @typedef {object} State
  * @property {string} lang  the page's language (zh-CN, en; "" until main.js sets it)
- * @property {Json | null} job  the open job as last read
+ * @property {Job | null} job  the open job as last read
  * @property {string | null} jobId  the job the view is on (before it is read)
  * @property {number | null} timer  the open job's next poll
  * @property {Stream | null} events  the open job's event stream
