@@ -79,7 +79,8 @@ def page_load(driver: Any, url: str) -> tuple[float, int, int, int]:
     wait(driver, lambda d: d.find_element(By.ID, "who").text)
     took = time.monotonic() - t
     files = driver.execute_script(FETCHED)
-    return took, len(files), sum(1 for _, status in files if status == 304), sum(f[0] for f in files)
+    revalidated = sum(1 for _, status in files if status == 304)
+    return took, len(files), revalidated, sum(sent for sent, _ in files)
 
 
 def submit(driver: Any, url: str, video: Path) -> float:
