@@ -4,6 +4,7 @@
 // its end (its seconds, then a re-render).
 import { api, artifactURL } from "./api.js";
 import { $, button, el, player } from "./dom.js";
+import { cueCss, waveColumns, wordLook } from "./cues.js";
 import { clock, textLang } from "./format.js";
 import { fmt, t } from "./i18n.js";
 import { set, state } from "./store.js";
@@ -106,16 +107,11 @@ async function drawWave() {
   c.width = Math.round(w * r); c.height = Math.round(h * r);
   const g = /** @type {CanvasRenderingContext2D} */ (c.getContext("2d"));
   g.scale(r, r); g.fillStyle = "#2d6a4f";
-  /** @type {{ min: number[], max: number[], bin_seconds: number, scale: number }} */
-  const { min, max, bin_seconds: bin, scale } = /** @type {any} */ (wave), per = state.total / w / bin;
-  for (let x = 0; x < w; x++) {
-    const a = Math.floor(x * per), b = Math.min(max.length, Math.max(a + 1, Math.floor((x + 1) * per)));
-    if (a >= max.length) break;
-    let lo = 0, hi = 0;
-    for (let i = a; i < b; i++) { if (min[i] < lo) lo = min[i]; if (max[i] > hi) hi = max[i]; }
+  const scale = wave.scale;
+  waveColumns(wave, state.total, w).forEach(([lo, hi], x) => {
     const y0 = h / 2 - (hi / scale) * h / 2, y1 = h / 2 - (lo / scale) * h / 2;
     g.fillRect(x, y0, 1, Math.max(1, y1 - y0));
-  }
+  });
 }
 function playhead() {
   const ph = document.getElementById("playhead");
@@ -155,21 +151,14 @@ export function drawCues() {
   box.style.cssText = `left:${v.offsetLeft + (W - w) / 2}px;top:${v.offsetTop + (H - h) / 2}px;width:${w}px;height:${h}px`;
   const lang = state.manifest && state.manifest.language === "en" ? "en" : "zh-CN";
   box.replaceChildren(...on.map((c) => {
-    const st = c.settings, [line, anchor] = (st.line || "88%,end").split(",");
-    const size = parseFloat(st.size || "100"), x = parseFloat(st.position || "50"), y = parseFloat(line);
     const look = style[LOOKS[c.cls]] || {};
-    let css = `left:${x - size / 2}%;width:${size}%;font-size:${Math.max((look.size || 0.0333) * h, bar ? 14 : 0).toFixed(2)}px;`;
-    css += anchor === "end" ? `bottom:${100 - y}%;` : anchor === "center" ? `top:${y}%;transform:translateY(-50%);` : `top:${y}%;`;
     const now = begun(c).pop();  // the word being spoken (a word-by-word cue's)
-    return el("div", { class: "cue " + c.cls, style: css + (subs.styles[c.cls] || ""), lang },
+    return el("div", { class: "cue " + c.cls, style: cueCss(c.settings, look, h, bar) + (subs.styles[c.cls] || ""), lang },
       ...c.pieces.map((l) => el("span", { class: "line" }, ...wordByWord(l, mode, look, at, now))));
   }));
 }
 /**
- * A line's pieces as the ASS draws them at time `at`: highlight, the word being spoken (the
- * last begun) in the highlight colour; reveal, the words not spoken yet hidden, holding their
- * place; box, the word being spoken on a box in the box colour; pop, it in the highlight
- * colour, scaled in from 120 % (the .pop animation); an emphasised keyword in its colour and size.
+ * A line's pieces as the ASS draws them at time `at` (cues.js: wordLook); a plain one as text.
  * @param {Piece[]} pieces
  * @param {string | undefined} mode
  * @param {Json} look
@@ -179,12 +168,7 @@ export function drawCues() {
  */
 function wordByWord(pieces, mode, look, at, now) {
   return pieces.map((p) => {
-    const spoken = p.timed && now && p.at === now.at, css = [];
-    if (p.emph && look.emphasis_color) css.push(`color:${look.emphasis_color};font-size:${look.emphasis_scale || 1}em`);
-    if (spoken && (mode === "highlight" || mode === "pop") && look.highlight_color) css.push(`color:${look.highlight_color}`);
-    if (spoken && mode === "box" && look.box_color) css.push(`background:${look.box_color};box-shadow:0 0 0 .12em ${look.box_color};border-radius:.12em`);
-    if (p.timed && mode === "reveal" && p.at > at) css.push("visibility:hidden");
-    const cls = spoken && mode === "pop" ? "word pop" : "word";
-    return css.length || cls !== "word" ? el("span", { class: cls, style: css.join(";"), text: p.text }) : p.text;
+    const { css, cls } = wordLook(p, mode, look, at, now);
+    return css || cls !== "word" ? el("span", { class: cls, style: css, text: p.text }) : p.text;
   });
 }

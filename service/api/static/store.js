@@ -17,6 +17,8 @@
  * @typedef {{ start: number, end: number, settings: Record<string, string>, cls: string,
  *   lines: string[], pieces: Piece[][] }} Cue
  * @typedef {{ styles: Record<string, string>, cues: Cue[] }} Subtitles
+ * @typedef {{ id: string, min: number[], max: number[], bin_seconds: number, scale: number }} Waveform
+ *   GET /v1/jobs/{id}/waveform, with the job's id
  */
 /**
  * @typedef {object} State
@@ -35,7 +37,7 @@
  * @property {boolean} burned  the picture has them burned in
  * @property {string} drawn  what the cue box shows (drawn again only when it changes)
  * @property {number | undefined} total  the timeline's length in seconds
- * @property {(Json & { id: string }) | null} wave  the job's waveform peaks
+ * @property {Waveform | null} wave  the job's waveform peaks
  * @property {number[] | null} syllables  each segment's syllables (a drag's pace)
  * @property {HTMLAudioElement | null} segAudio  a segment being heard
  * @property {HTMLAudioElement | null} audition  a voice sample being heard
