@@ -73,3 +73,14 @@ if ! wait "$recogniser"; then
   cat .venv/recogniser-install.log >&2
   exit 1
 fi
+
+# The studio page's dev tools (eslint, TypeScript for `tsc --checkJs`, jsdom for the unit
+# tests of its DOM helper) from the npm registry at package-lock.json's versions, into
+# node_modules/ (~10 s cold; skipped while the lock is the one installed). Dev only: the page
+# itself ships as plain static files, with no dependency.
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.lock-sha256 2>/dev/null)" != "$lock_sum" ]; then
+  : >.venv/npm-ci.log
+  logged .venv/npm-ci.log npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_sum" >node_modules/.lock-sha256
+fi

@@ -42,6 +42,15 @@ phase "ruff" .venv/bin/ruff check service workers tests bench devtools
 phase "ruff format" .venv/bin/ruff format --check -q service workers tests bench devtools
 # incremental across clean clones: ~20 s a run
 phase "mypy" .venv/bin/mypy --cache-dir "$HOME/.cache/narrate/mypy"
+# The studio page's JavaScript (service/api/static, tests/js; a few seconds): eslint's
+# recommended rules, its JSDoc types checked by tsc --checkJs (jsconfig.json), and its pure
+# helpers' unit tests in node's test runner.
+# (each with its cache in ~/.cache/narrate, by content: a clean clone's files are all new)
+phase "eslint" node_modules/.bin/eslint --max-warnings 0 --cache --cache-strategy content \
+  --cache-location "$HOME/.cache/narrate/eslint/"
+phase "tsc --checkJs" node_modules/.bin/tsc -p jsconfig.json --incremental \
+  --tsBuildInfoFile "$HOME/.cache/narrate/tsc/studio.tsbuildinfo"
+phase "node --test (studio helpers)" node --test tests/js/
 wait_for_build() {  # wait_for_build PID LOG: its exit status, its log shown if it failed
   if ! wait "$1"; then
     cat "$2" >&2

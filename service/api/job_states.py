@@ -19,7 +19,8 @@ def job_states_js() -> str:
     return (
         "// Made by `python -m service.api.job_states` from JobStatus (service/domain/job.py),\n"
         "// the API's JobStatus enum: do not edit.\n"
-        f"const NARRATE_JOB_STATES = Object.freeze({{ states: {states}, terminal: {terminal} }});\n"
+        f"export const STATES = Object.freeze({states});\n"
+        f"export const TERMINAL = Object.freeze({terminal});\n"
     )
 
 

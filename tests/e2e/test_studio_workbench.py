@@ -169,7 +169,7 @@ def test_the_preview_draws_the_subtitles_where_the_export_does(bench: Any) -> No
 
     # Drag segment 1's end 1.5 s later: the pace shows as it moves; released, a re-render
     # with the new seconds.
-    until(driver, 10, lambda d: d.execute_script("return !!S.syllables"), "syllables")
+    until(driver, 10, lambda d: d.execute_script("return !!studio.state.syllables"), "syllables")
     grip = driver.find_element(By.CSS_SELECTOR, "#timeline .block.seg .grip")
     px = driver.execute_script(
         "return document.querySelector('#timeline .lane .block.seg').parentElement"
@@ -481,7 +481,9 @@ def test_the_page_follows_a_running_job_by_its_event_stream(bench: Any) -> None:
     until(
         driver,
         10,
-        lambda d: d.execute_script("return !!S.events && S.events.readyState === 1"),
+        lambda d: d.execute_script(
+            "return !!studio.state.events && studio.state.events.readyState === 1"
+        ),
         "event stream open",
     )
     stack.gate("SSE").open()  # the job goes on only once the page follows it
@@ -491,7 +493,7 @@ def test_the_page_follows_a_running_job_by_its_event_stream(bench: Any) -> None:
         lambda d: "succeeded" in d.find_element(By.ID, "job-status").text,
         "job succeeded",
     )
-    assert driver.execute_script("return S.events") is None
+    assert driver.execute_script("return studio.state.events") is None
 
 
 def test_chinese_first_words_every_problem_at_once_and_the_example(bench: Any) -> None:
@@ -567,7 +569,7 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
     assert groups[0] == "zh-CN", groups
     languages = driver.execute_script(
         """const ids = Array.from(document.querySelectorAll('#voice option')).map(o => o.value).filter(Boolean);
-        return ids.map(id => S.voices.find(v => v.id === id).language);"""
+        return ids.map(id => studio.state.voices.find(v => v.id === id).language);"""
     )
     assert languages and set(languages) == {"zh"}
     espeak = "const o = document.querySelector(\"#voice option[value='cmn-latn-pinyin']\"); return o && o.textContent"
@@ -577,14 +579,16 @@ def test_the_voice_picker_speaks_the_scripts_language_and_auditions(bench: Any) 
     until(
         driver,
         20,
-        lambda d: d.execute_script("return !!S.audition && S.audition.currentTime > 0"),
+        lambda d: d.execute_script(
+            "return !!studio.state.audition && studio.state.audition.currentTime > 0"
+        ),
         "the sample plays",
     )
 
 
 SAMPLES = """return performance.getEntriesByType('resource').map(e => e.name)
     .filter(n => n.includes('/sample?'))"""
-PLAYED = "return !!S.audition && (S.audition.currentTime > 0 || S.audition.ended)"
+PLAYED = "return !!studio.state.audition && (studio.state.audition.currentTime > 0 || studio.state.audition.ended)"
 
 
 def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
@@ -605,7 +609,7 @@ def test_each_segment_of_the_fix_panel_is_heard_as_typed(bench: Any) -> None:
     def heard(voice: str, cls: str) -> dict[str, list[str]]:
         until(driver, 20, lambda d: d.execute_script(PLAYED), "the sample plays")
         (url,) = [u for u in driver.execute_script(SAMPLES) if f"/voices/{voice}/" in unquote(u)]
-        driver.execute_script("S.audition.pause(); performance.clearResourceTimings()")
+        driver.execute_script("studio.state.audition.pause(); performance.clearResourceTimings()")
         parts = urlsplit(url)
         assert unquote(parts.path) == f"/v1/voices/{voice}/sample", url
         assert driver.find_element(By.ID, cls).text.startswith("playing "), cls
@@ -843,7 +847,7 @@ def test_the_style_picker_shows_its_still_and_the_fix_panel_restructures(bench: 
     assert (
         driver.find_element(By.ID, "fix-diff")
         .text.strip()
-        .endswith(driver.execute_script("return t('diffNone')"))
+        .endswith(driver.execute_script("return studio.t('diffNone')"))
     )
     driver.find_element(By.CSS_SELECTOR, "#fix-list .fixseg[data-index='0'] button.split").click()
     until(
@@ -965,7 +969,7 @@ def test_download_all_and_the_masters_grouped(bench: Any) -> None:
     assert got.status_code == 200
     assert "video.mp4" in zipfile.ZipFile(io.BytesIO(got.content)).namelist()
     groups = driver.execute_script(
-        """downloadsGrouped({id: arguments[0], artifacts: ['narration.wav', 'masters/vertical/video.mp4',
+        """studio.downloads({id: arguments[0], artifacts: ['narration.wav', 'masters/vertical/video.mp4',
              'masters/vertical/subtitles.srt', 'masters/square/video.mp4']});
            const out = Array.from(document.querySelectorAll('#masters .master')).map(m =>
              [m.dataset.master, Array.from(m.querySelectorAll('button')).map(b => b.dataset.name)]);
@@ -1044,7 +1048,7 @@ def test_a_batch_of_scripts_is_followed_in_its_own_view(bench: Any, tmp_path: Pa
     # the nodes the editor is on: the focused item link and job button stay focused.
     kept = """const [sel, reread] = [arguments[0], arguments[1]], done = arguments[arguments.length - 1];
         const a = document.querySelector(sel); a.focus();
-        (reread === 'batch' ? readBatch(S.batchId) : loadJobs()).then(() =>
+        (reread === 'batch' ? studio.readBatch(studio.state.batchId) : studio.loadJobs()).then(() =>
           done([document.activeElement === a, document.contains(a)]));"""
     link = f"#batch-items a[href='#/jobs/{first}']"
     assert driver.execute_async_script(kept, link, "batch") == [True, True]
@@ -1081,7 +1085,9 @@ def test_two_tabs_of_one_studio_stay_in_step(bench: Any) -> None:
     driver.switch_to.new_window("window")
     second = driver.current_window_handle
     driver.get(stack.url + "/#/new")
-    until(driver, 10, lambda d: d.execute_script("return S.listTimer !== null"), "listed")
+    until(
+        driver, 10, lambda d: d.execute_script("return studio.state.listTimer !== null"), "listed"
+    )
     driver.execute_script("window.sameDocument = true")  # gone if this tab reloads
     script = "[段 1 · 3 秒] 两个标签页。"
 

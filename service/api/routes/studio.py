@@ -6,12 +6,13 @@ Every job route takes the job through ``OwnedJob``: another tenant's job does no
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from service.api.deps import Jobs, OwnedJob, Tenant
@@ -23,14 +24,10 @@ from service.jobs import studio as use
 from service.jobs.studio import BrokenArtifact, NotFound, Studio, edited_spec
 
 STATIC = Path(__file__).parent.parent / "static"
+# The page's files: its ES modules (every *.js beside index.html, each a view or a helper the
+# views import) and its stylesheet; no other name is served.
 FILES = {
-    "job-states.js": "text/javascript; charset=utf-8",  # made from JobStatus (api/job_states.py)
-    "studio.js": "text/javascript; charset=utf-8",
-    "studio-i18n.js": "text/javascript; charset=utf-8",
-    "studio-more.js": "text/javascript; charset=utf-8",
-    "studio-fix.js": "text/javascript; charset=utf-8",
-    "studio-heard.js": "text/javascript; charset=utf-8",
-    "studio-tabs.js": "text/javascript; charset=utf-8",
+    **{p.name: "text/javascript; charset=utf-8" for p in sorted(STATIC.glob("*.js"))},
     "studio.css": "text/css; charset=utf-8",
 }
 MAX_FIELD = 1 << 20  # a script field, in characters (the script body limit is 1 MiB too)
@@ -94,10 +91,20 @@ def index() -> HTMLResponse:
 
 
 @router.get("/studio/{name}", include_in_schema=False)
-def static(name: str) -> FileResponse:
+def static(name: str, request: Request) -> Response:
     if name not in FILES:
         raise HTTPException(404, "no such file")
-    return FileResponse(STATIC / name, media_type=FILES[name])
+    body = (STATIC / name).read_bytes()  # tens of kB: read and hashed per request, in ~µs
+    # no-cache: the browser revalidates each file on each load (a 304 while its ETag still
+    # matches), so a module a deploy changed is never run beside another module's older copy.
+    # Without it the browser caches by its heuristic (a tenth of the file's age). The ETag is
+    # the content's hash: a wheel's files may keep one timestamp across builds.
+    tag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"Cache-Control": "no-cache", "ETag": tag}
+    seen = request.headers.get("if-none-match", "")
+    if tag in (t.strip().removeprefix("W/") for t in seen.split(",")):  # a proxy may weaken it
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=FILES[name], headers=headers)
 
 
 @router.post("/v1/scripts:parse", response_model=Parsed, responses=ERRORS, tags=["studio"])

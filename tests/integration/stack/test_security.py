@@ -194,7 +194,7 @@ def test_other_host_names_and_origins_are_refused(stack: Stack) -> None:
 
 
 def test_every_response_carries_the_security_headers(stack: Stack) -> None:
-    for path in ("/", "/studio/studio.js", "/v1/voices", "/healthz", "/docs", "/nope"):
+    for path in ("/", "/studio/main.js", "/v1/voices", "/healthz", "/docs", "/nope"):
         h = httpx.get(stack.url + path, headers={"Authorization": f"Bearer {stack.keys['alpha']}"})
         csp = h.headers["content-security-policy"]
         assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp, path

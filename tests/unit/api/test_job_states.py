@@ -20,4 +20,4 @@ def test_the_page_s_states_are_the_enum_s_and_the_api_publishes_that_enum(fleet:
         served = c.get("/studio/job-states.js")
     assert enum == list(STATES) == [s.value for s in JobStatus]
     assert served.status_code == 200 and served.text == job_states_js()
-    assert f"terminal: {json.dumps([s.value for s in TERMINAL])}" in served.text
+    assert f"TERMINAL = Object.freeze({json.dumps([s.value for s in TERMINAL])})" in served.text

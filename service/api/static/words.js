@@ -1,8 +1,10 @@
-// narrate studio: the page's words in zh-CN and English; the editor's language is the
-// browser's (zh first), switchable, and remembered in this browser.
-"use strict";
-const LANG_KEY = "narrate.lang";
-const WORDS = {
+// narrate studio: the page's words in zh-CN and English, the example scripts, and the lookup
+// that fills a sentence's {0} {1}. Data and pure functions only (no DOM): node's tests
+// import it, and tests/js/words.test.js checks that both languages have every key.
+
+/** @typedef {Record<string, string>} Words */
+/** The page's own words: the compose form, the job view, the fix panel. */
+const CORE = {
   en: {
     skip: "Skip to content", apiKey: "API key", keyPlaceholder: "not needed on this machine", signIn: "Sign in",
     signOut: "Sign out", language: "Language", recentJobs: "Recent jobs", newJob: "New job",
@@ -119,29 +121,82 @@ const WORDS = {
     diffShotsMore: "改动 {0} 个", translationsDropped: "（条数变了，英文译文不再对应，已去掉）",
   },
 };
-const EXAMPLES = {
+/** The style picker, download-all, batches, the fix panel's structure and its diff. */
+const MORE = {
+  en: {
+  style: "Subtitle style", styleStill: "Still of the style {0}, drawn as the burn-in draws it", styleDefault: "default",
+  downloadAll: "Download all (zip)", master: "Master {0}", batchH: "Batch", batchFiles: "Several scripts at once (a batch)",
+  batchSubmit: "Submit as a batch", batchNone: "Choose one or more script files first.", batchMeta: "{0} · {1} items · created {2}",
+  batchItems: "Items", batchZip: "Download the batch (zip)", colName: "Name", colStage: "Stage", colJob: "Job", batchCancel: "Cancel the batch",
+  batchRefused: "Refused: {0}", notSubmittedBatch: "The batch was not submitted:", split: "Split", merge: "Merge with next",
+  remove: "Remove", addSeg: "Add a segment", diffH: "Changes against this job", diffNone: "No changes yet.",
+  "diff.added": "added", "diff.removed": "removed", "diff.changed": "changed", diffSecs: "{0} s → {1} s", newText: "(new text)",
+  fixBurn: "Burn subtitles into the picture", inBatch: " · in batch ",
+  },
+  "zh-CN": {
+  style: "字幕样式", styleStill: "样式 {0} 的静帧（与烧录时相同的绘制）", styleDefault: "默认",
+  downloadAll: "全部下载（zip）", master: "母版 {0}", batchH: "批量任务", batchFiles: "一次提交多个脚本（批量）",
+  batchSubmit: "作为批量提交", batchNone: "请先选择一个或多个脚本文件。", batchMeta: "{0} · {1} 项 · 创建于 {2}",
+  batchItems: "各项", batchZip: "下载整批（zip）", colName: "名称", colStage: "阶段", colJob: "任务", batchCancel: "取消整批",
+  batchRefused: "被拒绝：{0}", notSubmittedBatch: "批量未提交：", split: "拆分", merge: "与下一段合并",
+  remove: "删除", addSeg: "添加一段", diffH: "与此任务相比的改动", diffNone: "尚无改动。",
+  "diff.added": "新增", "diff.removed": "删除", "diff.changed": "修改", diffSecs: "{0} 秒 → {1} 秒", newText: "（新文字）",
+  fixBurn: "把字幕烧录进画面", inBatch: " · 属于批量 ",
+  },
+};
+/** The speech check in the job view. */
+const HEARD = {
+  en: {
+  heardH: "Speech check", heardRetry: "Re-render the flagged segments",
+  heardSummary: "{0} segments checked, {1} flagged, {2} not checkable.", heardNone: "Every checked segment was heard as written.",
+  heardSeg: "Segment {0} · {1} {2}", heardScript: "Script", heardHeard: "Heard", heardNothing: "(nothing)",
+  heardFlag: "heard otherwise", heardTake: "A recorded take: record it again (a re-render cannot change it).",
+  heardRetrying: "Re-rendering the flagged segments…", heardMissing: "missing", heardExtra: "extra", heardChanged: "changed",
+  "measure.cer": "character error rate", "measure.wer": "word error rate",
+  colFlagged: "Speech check", batchFlagged: "{0} flagged ({1})",
+  },
+  "zh-CN": {
+  heardH: "语音校对", heardRetry: "重新生成被标记的段落",
+  heardSummary: "已校对 {0} 段，标记 {1} 段，{2} 段无法校对。", heardNone: "所有已校对的段落都与文稿一致。",
+  heardSeg: "第 {0} 段 · {1} {2}", heardScript: "文稿", heardHeard: "听到", heardNothing: "（什么也没听到）",
+  heardFlag: "听到的不一致", heardTake: "这是录音：请重新录制（重新生成无法改变它）。",
+  heardRetrying: "正在重新生成被标记的段落…", heardMissing: "漏读", heardExtra: "多读", heardChanged: "读错",
+  "measure.cer": "字错误率", "measure.wer": "词错误率",
+  colFlagged: "语音校对", batchFlagged: "标记 {0} 段（{1}）",
+  },
+};
+/** @type {Record<string, Words>} */
+export const WORDS = {
+  en: { ...CORE.en, ...MORE.en, ...HEARD.en },
+  "zh-CN": { ...CORE["zh-CN"], ...MORE["zh-CN"], ...HEARD["zh-CN"] },
+};
+/** @type {Record<string, string>} */
+export const EXAMPLES = {
   "zh-CN": "  • 标题:KV 缓存压到 2 比特还不掉点?\n\n[段 1 · 16 秒 冲突] 长上下文推理最贵的不是算力,而是 KV 缓存——一百二十八 K 的上下文,光缓存就能吃掉一张显卡的一半显存。直接压到 2 比特?精度通常会崩。\n\n[段 2 · 24 秒 机制] 这篇工作的做法是按注意力头分组:先用少量校准数据找出对误差最敏感的头,这些头保留 8 比特;其余的头用 2 比特加逐通道缩放;再把量化误差在相邻 token 之间做补偿,让注意力分数的偏差不会累积。\n\n[段 3 · 14.5 秒 结果] 在 Llama 系列模型上,128K 上下文的显存占用下降约一半,长文档问答的精度损失不到一个百分点,吞吐提升接近两倍。\n\n[段 4 · 8 秒 收尾] 如果你在做长上下文服务,这是值得先试的一步。\n\n字幕层叠加限定语:结果来自论文自报;仅测试 Llama 系列;吞吐依赖具体 kernel 实现;未给出开源代码。\n",
   en: "{\"title\": \"Tests that lie\", \"language\": \"en\", \"segments\": [\n  {\"text\": \"A green test suite feels like proof. It is not.\", \"seconds\": 6, \"label\": \"hook\"},\n  {\"text\": \"Tests only check what someone thought to ask; the bug lives in what nobody asked.\", \"seconds\": 8, \"label\": \"point\"},\n  {\"text\": \"Read the diff, not just the checkmark.\", \"seconds\": 5, \"label\": \"close\"}\n], \"qualifiers\": [\"an opinion, not a study\"]}\n",
 };
-function pickLang() {
-  const saved = localStorage.getItem(LANG_KEY);
-  if (saved && WORDS[saved]) return saved;
-  const langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
-  for (const l of langs) { if (/^zh/i.test(l)) return "zh-CN"; if (/^en/i.test(l)) return "en"; }
-  return "zh-CN";  // a Chinese-first product
-}
-let LANG = pickLang();
-// t("key", a, b): the key's words in the page's language, {0} {1} filled in.
-function t(k, ...args) {
-  const s = (WORDS[LANG] && WORDS[LANG][k]) || WORDS.en[k] || k;
+
+/**
+ * The key's words in `lang` (else English, else the key itself), {0} {1} filled in.
+ * @param {string} lang
+ * @param {string} k
+ * @param {...unknown} args
+ * @returns {string}
+ */
+export function lookup(lang, k, ...args) {
+  const s = (WORDS[lang] && WORDS[lang][k]) || WORDS.en[k] || k;
   return s.replace(/\{(\d)\}/g, (_, i) => (args[+i] === undefined ? "" : String(args[+i])));
 }
-// Static words: data-i18n="key" (text), data-i18n-attr="attr:key;attr:key".
-function applyWords() {
-  document.documentElement.lang = LANG;
-  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
-  for (const e of document.querySelectorAll("[data-i18n-attr]")) {
-    for (const pair of e.dataset.i18nAttr.split(";")) { const [a, k] = pair.split(":"); e.setAttribute(a, t(k)); }
-  }
+
+/**
+ * The editor's language: the one saved in this browser, else the browser's first zh or en,
+ * else Chinese (a Chinese-first product).
+ * @param {string | null} saved
+ * @param {readonly string[]} languages
+ * @returns {string}
+ */
+export function chooseLang(saved, languages) {
+  if (saved && WORDS[saved]) return saved;
+  for (const l of languages) { if (/^zh/i.test(l)) return "zh-CN"; if (/^en/i.test(l)) return "en"; }
+  return "zh-CN";
 }
-function setLang(l) { LANG = WORDS[l] ? l : "en"; localStorage.setItem(LANG_KEY, LANG); applyWords(); }
