@@ -71,6 +71,7 @@ SLOW_TIERS = (TESTS / "integration", TESTS / "e2e")
 # started first: `pytest -n 3 --dist loadfile` hands files out in collection order, and a long
 # one drawn last keeps one worker busy alone while the others are done.
 LONG_POLES = (
+    "integration/ffmpeg/test_burn_looks.py",
     "integration/s3/test_s3.py",
     "integration/stack/test_redis_faults.py",
     "integration/stack/test_events.py",
@@ -93,6 +94,16 @@ LONG_POLES = (
     "integration/stack/test_fairshare.py",
     "integration/stack/test_media_faults.py",
     "integration/tts/test_neural.py",
+    "integration/s3/test_fleet_soak.py",
+    "integration/stack/test_openai_speech.py",
+    "integration/asr/test_polyphones.py",
+    "integration/stack/test_sentinel.py",
+    "integration/cli/test_render.py",
+    "integration/stack/test_tenants_fleet.py",
+    "integration/stack/test_redis_restart.py",
+    "integration/stack/test_soft_shutdown.py",
+    "integration/asr/test_take_matching.py",
+    "integration/stack/test_metrics.py",
 )
 
 
