@@ -831,7 +831,7 @@ function drawCues() {
 // A line's pieces as the ASS draws them at time t: highlight, the word being spoken (the last
 // begun) in the highlight colour; reveal, the words not spoken yet hidden, holding their place;
 // box, the word being spoken on a box in the box colour; pop, it in the highlight colour,
-// scaled in from 120 % (the .pop animation); an emphasised keyword in its colour and size.
+// scaled in from 120 % in two steps (the .pop animation); an emphasised keyword in its colour and size.
 function wordByWord(pieces, mode, look, t, now) {
   return pieces.map((p) => {
     const spoken = p.timed && now && p.at === now.at, css = [];
