@@ -2,9 +2,10 @@
 hook title) rendered with espeak onto a 92 s 1080x1920 video and burned in, as static, box
 and pop captions, side by side in one run (rounds interleaved, the engine's cache warm after
 a first render); the median wall time of each, its ratio to static (the aim: at most 1.15),
-and the states the burn-in draws (service/adapters/ffmpeg/burn.py: one libass drawing each); then
-the burn-in alone (prepare, then one ffmpeg: the overlay of the states and x264 ultrafast
-over the whole video, in one part) from each render's subtitles.ass, the same way.
+and the states the burn-in draws (service/adapters/ffmpeg/burn.py: one libass drawing each; the
+word-by-word narration's stream + the rest's); then the burn-in alone (prepare, then one
+ffmpeg: the overlay of the states and x264 ultrafast over the whole video, in one part)
+from each render's subtitles.ass, the same way.
 
     .venv/bin/python bench/looks.py [--rounds 2]
 """
@@ -19,18 +20,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import pysubs2
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from devtools.media import make_video  # noqa: E402
 from service.adapters.ffmpeg.burn import (  # noqa: E402
-    canvas_listing,
-    marks_of,
+    Burn,
+    layers,
+    listings,
     overlay_filters,
     prepare,
-    spans_of,
 )
 from service.config import get_settings  # noqa: E402
 from tests.integration.ffmpeg.test_burn_looks import looks_script  # noqa: E402
@@ -54,16 +53,20 @@ def burn_only(ass: Path, video: Path, work: Path) -> float:
     settings = get_settings()
     t = time.perf_counter()
     burn = prepare(ass, work / "canvas.rgb", 1080, 1920, settings, 30.0)
-    listing = work / "canvas.txt"
-    listing.write_text(canvas_listing(burn, None, None), encoding="utf-8")
+    argv = [settings.ffmpeg, "-v", "error", "-y", "-i", str(video)]
+    for i, listed in enumerate(listings(burn, None, None)):
+        listing = work / f"canvas{i}.txt"
+        listing.write_text(listed, encoding="utf-8")
+        argv += ["-f", "concat", "-safe", "0", "-i", str(listing)]
     graph = overlay_filters(burn, 1, "[0:v]")
-    argv = [
-        settings.ffmpeg, "-v", "error", "-y", "-i", str(video), "-f", "concat", "-safe", "0",
-        "-i", str(listing), "-filter_complex", graph, "-c:v", "libx264", "-preset", "ultrafast",
-        "-f", "null", "-",
-    ]  # fmt: skip
+    argv += ["-filter_complex", graph, "-c:v", "libx264", "-preset", "ultrafast", "-f", "null", "-"]
     subprocess.run(argv, check=True)
     return time.perf_counter() - t
+
+
+def prepare_only(ass: Path, work: Path) -> Burn:
+    """What ``ass``'s burn-in draws: its streams of states."""
+    return prepare(ass, work / "canvas.rgb", 1080, 1920, get_settings(), 30.0)
 
 
 def main() -> None:
@@ -82,12 +85,12 @@ def main() -> None:
                 times[look].append(render(script, video, work / look, look))
         base = statistics.median(times["static"])
         print(f"GAGAR, espeak, 92 s 1080x1920 burn-in; median of {rounds} renders each")
-        print(f"{'look':8} {'seconds':>8} {'x static':>9} {'states':>7}")
+        drawn = {look: prepare_only(work / look / "subtitles.ass", work) for look in LOOKS}
+        print(f"{'look':8} {'seconds':>8} {'x static':>9} {'states':>9}")
         for look in LOOKS:
-            subs = pysubs2.load(str(work / look / "subtitles.ass"), encoding="utf-8")
-            states = len(marks_of(spans_of(subs, 30.0)))
+            states = "+".join(str(len(b.marks)) for b in layers(drawn[look]))
             med = statistics.median(times[look])
-            print(f"{look:8} {med:8.2f} {med / base:9.3f} {states:7d}")
+            print(f"{look:8} {med:8.2f} {med / base:9.3f} {states:>9}")
         alone: dict[str, list[float]] = {look: [] for look in LOOKS}
         for _ in range(rounds):
             for look in LOOKS:

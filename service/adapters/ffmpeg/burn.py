@@ -8,7 +8,13 @@ shows. The pictures are the same: libass renders, at the same times, from the sa
 Timing: libass shows a cue on a frame when ``start <= t < end`` in whole milliseconds.
 Each state is drawn at half a millisecond after it begins (so libass's truncation of the
 time lands on its first millisecond) and laid over the frames from half a millisecond
-before it (so a frame exactly on a cue's start shows the cue)."""
+before it (so a frame exactly on a cue's start shows the cue).
+
+Word-by-word captions change what shows at every word (and a popping word a few times
+more), other text only at its cues: the narration's events are then drawn apart, as their
+own states over the narration's own box, under the rest. Each state's cost is libass's
+drawing and the conversion of its box for the overlay; a word's state then costs the
+narration's band, not the box that reaches up to the hook."""
 
 from __future__ import annotations
 
@@ -52,6 +58,7 @@ class Burn:
     height: int
     marks: tuple[int, ...]
     box: Box | None  # None: no text at all
+    under: Burn | None = None  # the narration's word-by-word events, drawn apart, below
 
 
 def marks_of(spans: list[tuple[int, int]]) -> tuple[int, ...]:
@@ -78,6 +85,17 @@ def canvas_listing(burn: Burn, start: float | None, end: float | None) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
+def layers(burn: Burn) -> tuple[Burn, ...]:
+    """The streams of states a burn-in lays over the picture, the lowest first: those with
+    any text (``overlay_filters`` takes one input of canvas frames each, in this order)."""
+    return tuple(b for b in (burn.under, replace(burn, under=None)) if b and b.box)
+
+
+def listings(burn: Burn, start: float | None, end: float | None) -> list[str]:
+    """``canvas_listing`` of each of the burn-in's ``layers``."""
+    return [canvas_listing(b, start, end) for b in layers(burn)]
+
+
 def _escape(path: Path) -> str:
     """``path`` as a quoted filter option value in a filter graph: escaped for the option
     parser (backslash, quote, colon), then quoted for the graph parser, where a quote cannot
@@ -87,16 +105,30 @@ def _escape(path: Path) -> str:
 
 
 def overlay_filters(burn: Burn, text_input: int, main: str) -> str:
-    """The filter graph that draws the states (input ``text_input``, the canvas listing) and
-    lays them over the ``main`` stream, ending unlabelled. libass's drawing on a transparent
-    canvas keeps its colours multiplied by their cover; overlay wants them straight."""
+    """The filter graph that draws the states (inputs from ``text_input`` on, the canvas
+    listings of the ``layers``) and lays them over the ``main`` stream, the lowest first,
+    ending unlabelled."""
+    drawn = layers(burn)
+    graph = ""
+    for i, layer in enumerate(drawn):
+        graph += _overlay(layer, text_input + i, main, i)
+        if i + 1 < len(drawn):
+            main = f"[burnt{i}]"
+            graph += f"{main};"
+    return graph
+
+
+def _overlay(burn: Burn, text_input: int, main: str, n: int) -> str:
+    """One stream of states laid over ``main``. libass's drawing on a transparent canvas
+    keeps its colours multiplied by their cover; overlay wants them straight."""
     assert burn.box is not None
     b = burn.box
+    text = "[text]" if n == 0 else f"[text{n}]"
     return (
         f"[{text_input}:v]subtitles=filename={_escape(burn.ass)}:alpha=1,"
         f"setpts=max(PTS-{2 * HALF_MS}/TB\\,0),crop={b.w}:{b.h}:{b.x}:{b.y},"
-        "format=gbrap,unpremultiply=inplace=1[text];"
-        f"{main}[text]overlay={b.x}:{b.y}:eof_action=repeat"
+        f"format=gbrap,unpremultiply=inplace=1{text};"
+        f"{main}{text}overlay={b.x}:{b.y}:eof_action=repeat"
     )
 
 
@@ -158,17 +190,58 @@ def spans_of(subs: pysubs2.SSAFile, fps: float = 30.0) -> list[tuple[int, int]]:
 def prepare(
     ass: Path, canvas: Path, width: int, height: int, settings: Settings, fps: float = 30.0
 ) -> Burn:
-    """Read the subtitles' timing, write the ``canvas`` and find the box: libass draws every
-    cue at once on one frame, whose cover is measured. ``fps``: the picture's, the step
-    an animation is drawn at."""
+    """Read the subtitles' timing, write the ``canvas`` and find the box of each stream of
+    states: libass draws every cue at once on one frame, whose cover is measured. ``fps``:
+    the picture's, the step an animation is drawn at. Word-by-word narration is split off
+    (see the module's note) into ``<canvas>.words.ass``, the rest into ``<canvas>.rest.ass``
+    (``made_by``: the files to remove after the encode)."""
     import pysubs2
 
+    from service.domain.subtitles.ass import WORD_LAYERS
+
     subs = pysubs2.load(str(ass), encoding="utf-8")
+    words = [e for e in subs.events if e.layer in WORD_LAYERS]
+    if not any(_SWITCH.search(e.text) for e in words):
+        return _stream(ass, subs, canvas, width, height, settings, fps)
+    files = [canvas.with_suffix(".words.ass"), canvas.with_suffix(".rest.ass")]
+    parts = [_only(subs, words), _only(subs, [e for e in subs.events if e not in words])]
+    for file, part in zip(files, parts, strict=True):
+        file.write_text(part.to_string("ass"), encoding="utf-8")
+    under = _stream(files[0], parts[0], canvas, width, height, settings, fps)
+    rest = _stream(files[1], parts[1], canvas, width, height, settings, fps)
+    return replace(rest, under=under)
+
+
+def made_by(burn: Burn) -> tuple[Path, ...]:
+    """The files ``prepare`` wrote for ``burn``: its canvas and any split subtitles."""
+    if burn.under is None:
+        return (burn.canvas,)
+    return burn.canvas, burn.under.ass, burn.ass
+
+
+def _only(subs: pysubs2.SSAFile, events: list[pysubs2.SSAEvent]) -> pysubs2.SSAFile:
+    import pysubs2
+
+    out = pysubs2.SSAFile()
+    out.info, out.styles, out.events = dict(subs.info), dict(subs.styles), list(events)
+    return out
+
+
+def _stream(
+    ass: Path,
+    subs: pysubs2.SSAFile,
+    canvas: Path,
+    width: int,
+    height: int,
+    settings: Settings,
+    fps: float,
+) -> Burn:
+    """One stream of states: ``subs`` (the text of ``ass``) timed, its cover measured."""
     spans = spans_of(subs, fps)
     burn = Burn(ass, canvas, width, height, marks_of(spans), None)
     if not spans:
         return burn
-    sample = canvas.with_suffix(".ass")
+    sample = canvas.with_name(f"{canvas.stem}.{ass.stem}.sample.ass")
     sample.write_text(all_at_once(subs).to_string("ass"), encoding="utf-8")
     try:
         alpha = run(box_args(sample, width, height, settings), settings.ffmpeg_timeout).stdout

@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from service.adapters.ffmpeg.burn import Burn, canvas_listing, overlay_filters, prepare
+from service.adapters.ffmpeg.burn import Burn, listings, made_by, overlay_filters, prepare
 from service.adapters.ffmpeg.parts import Frames, Part, PartsEncoding, encode_parts
 from service.adapters.ffmpeg.probe import parse_probe, probe_args
 from service.adapters.process import Check, Running, run
@@ -77,15 +77,16 @@ def encode_video_args(
     output: Path,
     part: Part | None = None,
     progress: Path | None = None,
-    text: tuple[Burn, Path] | None = None,
+    text: tuple[Burn, tuple[Path, ...]] | None = None,
 ) -> list[str]:
     """The picture alone (no audio, no subtitle track): burned-in subtitles and/or the frozen
     last frame. It needs only the subtitles, so it can run while the narration is mixed.
 
-    ``text``: the burn-in and the listing of canvas frames its states are drawn on (see
-    burn.py). A ``part`` is encoded single-threaded (see PartsEncoding), its frames only:
-    the input is sought with its timestamps kept (-copyts), so the text is laid on each frame
-    by its own time, and the part starts at 0 for the join. ``progress``: where ffmpeg
+    ``text``: the burn-in and the listings of canvas frames its states are drawn on, one
+    per stream of states (see burn.py). A ``part`` is encoded single-threaded (see
+    PartsEncoding), its frames only: the input is sought with its timestamps kept
+    (-copyts), so the text is laid on each frame by its own time, and the part starts at 0
+    for the join. ``progress``: where ffmpeg
     reports the frames it has encoded."""
     start, end = (part or Part(0)).times(req.info.fps)
     argv = [settings.ffmpeg, "-nostdin", "-y", "-v", "error"]
@@ -100,9 +101,10 @@ def encode_video_args(
     chain = _freeze(req) if end is None else [f"trim=end={end:.6f}"]
     graph = f"[0:v:0]{','.join(chain) or 'null'}"
     if text is not None:
-        burn, listing = text
-        argv += ["-itsoffset", f"{start or 0.0:.6f}", "-protocol_whitelist", "file"]
-        argv += ["-f", "concat", "-safe", "0", "-i", str(listing)]  # our own: absolute paths
+        burn, lists = text
+        for listing in lists:
+            argv += ["-itsoffset", f"{start or 0.0:.6f}", "-protocol_whitelist", "file"]
+            argv += ["-f", "concat", "-safe", "0", "-i", str(listing)]  # ours: absolute paths
         graph = f"{graph}[main];{overlay_filters(burn, 1, '[main]')}"
     if start is not None:
         graph += ",setpts=PTS-STARTPTS"
@@ -251,18 +253,19 @@ class FfmpegMedia:
 
         def launch(part: Part | None, file: Path, progress: Path) -> tuple[Running, list[Path]]:
             text = None
-            if burn is not None and burn.box is not None:
-                listing = progress.with_suffix(".canvas.txt")
-                times = (part or Part(0)).times(info.fps)
-                listing.write_text(canvas_listing(burn, *times), encoding="utf-8")
-                text = (burn, listing)
+            lists: list[Path] = []
+            times = (part or Part(0)).times(info.fps)
+            for i, listed in enumerate(listings(burn, *times) if burn is not None else []):
+                lists.append(progress.with_suffix(f".canvas{i or ''}.txt"))
+                lists[-1].write_text(listed, encoding="utf-8")
+            text = (burn, tuple(lists)) if burn is not None and lists else None
             argv = encode_video_args(request, settings, file, part, progress, text)
-            return Running(argv), [text[1]] if text else []
+            return Running(argv), lists
 
         def join(listing: Path) -> list[str]:
             return join_args(listing, output, self.settings)
 
-        made = (burn.canvas,) if burn is not None else ()
+        made = made_by(burn) if burn is not None else ()
         return PartsEncoding(Frames(request), parts, launch, join, output, made)
 
     def audio_sink(self, request: MuxRequest, rate: int, output: Path) -> EncoderSink:

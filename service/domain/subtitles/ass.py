@@ -75,6 +75,8 @@ def _ass_event_text(c: Cue, canvas: Canvas, mode: str | None = None) -> str:
     if not c.translation:
         return own
     english = "\\N".join(_ass_text(_no_timing(line)) for line in _lines(c.translation))
+    if mode == "popped":  # laid out with the cue, never shown
+        english = "{\\alpha&HFF&}" + english
     if c.layer != NARRATION:
         return "\\N".join(_in_order(c, canvas, (own,), (english,)))
     if canvas.style.translation_above:
@@ -85,6 +87,8 @@ def _ass_event_text(c: Cue, canvas: Canvas, mode: str | None = None) -> str:
 ASS_BOX = "Box"
 BOX_LAYER = -1  # under every other layer: the narration's text draws over its box
 BOX_PAD = 0.12  # the box's margin around the word, in font sizes
+POP_LAYER = 5  # the popping word, over its line; a layer of its own, so never moved apart
+WORD_LAYERS = (BOX_LAYER, NARRATION, POP_LAYER)  # a narration cue's events, word by word
 
 
 def box_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
@@ -106,7 +110,8 @@ def box_style(canvas: Canvas, place: Place) -> pysubs2.SSAStyle:
 
 
 def _events(c: Cue, canvas: Canvas) -> list[pysubs2.SSAEvent]:
-    """A cue's event, and under a narration cue with words its box event (captions box)."""
+    """A cue's event, and under a narration cue with words its box event (captions box) or
+    over it the event that draws the popping word (captions pop)."""
     out = [
         pysubs2.SSAEvent(
             start=c.start_ms,
@@ -120,6 +125,10 @@ def _events(c: Cue, canvas: Canvas) -> list[pysubs2.SSAEvent]:
         boxes = _ass_event_text(replace(c, translation=()), canvas, "boxes")
         box = pysubs2.SSAEvent(c.start_ms, c.end_ms, boxes, style=ASS_BOX, layer=BOX_LAYER)
         out.insert(0, box)
+    if canvas.style.captions == "pop" and c.layer == NARRATION and c.words:
+        popped = _ass_event_text(c, canvas, "popped")
+        style = ASS_STYLES[c.layer]
+        out.append(pysubs2.SSAEvent(c.start_ms, c.end_ms, popped, style=style, layer=POP_LAYER))
     return out
 
 
@@ -144,7 +153,7 @@ def write_ass(cues: list[Cue], canvas: Canvas) -> str:
     return str(subs.to_string("ass"))
 
 
-WORD_LOOKS = ("highlight", "reveal", "pop", "boxes")
+WORD_LOOKS = ("highlight", "reveal", "pop", "boxes", "popped")
 
 
 def _word_by_word(cue: Cue, lines: list[str], canvas: Canvas, mode: str) -> str | None:

@@ -4,7 +4,10 @@ caption look (karaoke.py times the words).
 
 Looks: ``highlight`` (the word being spoken in the highlight colour), ``reveal`` (words
 hidden until spoken, holding their place), ``pop`` (the word being spoken in the highlight
-colour, entering at 120 % and settling to its size over 120 ms: ``\\t(\\fscx\\fscy)``),
+colour, entering at 120 % and settling to its size over 120 ms, in steps: 120 % then 110 %,
+60 ms each; the line itself stays still, the word hidden in it while it pops, and a second
+event over it, ``popped``, draws the popping word alone: the same line, every other piece
+hidden, laid out as the line is, so the scaled word stays centred where it sits),
 ``box`` (the text as static; a second event under it, ``boxes``, whose text is invisible
 and whose opaque box, BorderStyle 3, shows under the word being spoken only, from its onset
 to the next word's). Emphasis draws its pieces in the emphasis colour and size in every
@@ -30,6 +33,9 @@ from service.domain.subtitles.karaoke import (
 Span = tuple[int, int]
 POP_SCALE = 1.2  # a popping word starts this much larger
 POP_MS = 120  # and settles to its size in this long
+# ...in steps (ms into the pop, scale): each state of a pop is one libass drawing of the
+# burn-in, and a step holds a frame or two at 30 fps; the scales recur, so do the glyphs.
+POP_STEPS = ((0, POP_SCALE), (POP_MS // 2, (1 + POP_SCALE) / 2))
 HIDDEN = "&HFF&"
 
 
@@ -71,18 +77,46 @@ def _word_tags(
         return f"\\3a{HIDDEN}" + _switch(on, box) + f"\\t({off},{off},\\3a{HIDDEN})", (
             f"\\3a{HIDDEN}"
         )
+    if mode == "popped":
+        return _popped(w, t0, ink, emphasis)
     tags = _switch(on, f"\\1c{_bgr(ink.highlight)}") + f"\\t({off},{off},\\1c{base})"
-    if mode == "pop":
-        r = ink.scale if emphasis else 1.0
-        big = _scale(r * POP_SCALE)
-        start = max(on, 0)
+    if mode == "pop":  # hidden while the popped event draws it
+        hide, show = _alphas(ink, HIDDEN), _alphas(ink)
         tags = (
-            _switch(on, f"\\1c{_bgr(ink.highlight)}\\fscx{big}\\fscy{big}")
-            + f"\\t({start},{start + POP_MS},\\fscx{_scale(r)}\\fscy{_scale(r)})"
+            _switch(on, f"\\1c{_bgr(ink.highlight)}{hide}")
+            + f"\\t({_pop_end(on, off)},{_pop_end(on, off)},{show})"
             + f"\\t({off},{off},\\1c{base})"
         )
-        return tags, _rest(ink, emphasis)
+        return tags, f"\\1c{base}{show}"
     return tags, f"\\1c{base}"
+
+
+def _alphas(ink: Ink, hidden: str | None = None) -> str:
+    """The alphas of the fill, outline and shadow: the ink's, or all ``hidden``."""
+    inks = zip("134", (ink.color, ink.outline, ink.shadow), strict=True)
+    return "".join(f"\\{n}a{hidden or _alpha(c)}" for n, c in inks)
+
+
+def _pop_end(on: int, off: int) -> int:
+    """When a word's pop ends (ms into its event): its steps' time, or its end before."""
+    return min(off, max(on, 0) + POP_MS)
+
+
+def _popped(w: TimedWord, t0: int, ink: Ink, emphasis: bool) -> tuple[str, str]:
+    """A word in the ``popped`` event: hidden (the event's first tags hide every piece) and
+    at its size but while it pops, shown in the highlight colour at each step's scale."""
+    on, off = w.start_ms - t0, w.end_ms - t0
+    r = ink.scale if emphasis else 1.0
+    start, end = max(on, 0), _pop_end(on, off)
+    steps = [(start + at, scale) for at, scale in POP_STEPS if start + at < end]
+    tags = ""
+    for at, scale in steps:
+        size = _scale(r * scale)
+        shown = f"{_alphas(ink)}\\1c{_bgr(ink.highlight)}" if at == start else ""
+        tags += _switch(at, f"{shown}\\fscx{size}\\fscy{size}")
+    rest = f"\\fscx{_scale(r)}\\fscy{_scale(r)}"
+    tags += f"\\t({end},{end},{_alphas(ink, HIDDEN)}{rest})"
+    return tags, f"{_alphas(ink, HIDDEN)}{rest}"
 
 
 def _line(
@@ -144,7 +178,8 @@ def event_text(
         k = nxt
     if k < len(words):
         return None
-    return "\\N".join(out)
+    text = "\\N".join(out)
+    return "{\\alpha" + HIDDEN + "}" + text if mode == "popped" else text
 
 
 def karaoke_lines(

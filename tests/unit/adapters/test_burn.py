@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,10 @@ from service.adapters.ffmpeg.burn import (
     Burn,
     box_of,
     canvas_listing,
+    layers,
+    listings,
     marks_of,
+    overlay_filters,
 )
 from service.adapters.ffmpeg.probe import parse_probe
 from service.config import Settings
@@ -45,6 +49,28 @@ def test_a_part_draws_only_its_own_states_from_its_first_frame() -> None:
     assert len(files) == 2 and durations == [pytest.approx(1.3005)]
     files, durations = listed(canvas_listing(BURN, 2.5, None))  # a state starting on the cut
     assert len(files) == 2 and durations == [pytest.approx(1.5005)]
+
+
+def test_word_by_word_narration_is_laid_on_first_over_its_own_band() -> None:
+    words = Burn(
+        Path("/w/c.words.ass"), Path("/w/c.rgb"), 360, 640, (0, 100, 160, 220), Box(0, 500, 360, 60)
+    )
+    burn = replace(BURN, ass=Path("/w/c.rest.ass"), under=words)
+    assert [b.ass.name for b in layers(burn)] == ["c.words.ass", "c.rest.ass"]
+    assert [len(listed(x)[0]) for x in listings(burn, None, None)] == [4, 4]
+    graph = overlay_filters(burn, 1, "[0:v]")
+    # Input 1 (the narration's states) over the picture, then input 2 (the rest's) over that.
+    first, second = graph.split("[burnt0];")
+    assert (
+        first.startswith("[1:v]subtitles=filename='/w/c.words.ass'")
+        and "crop=360:60:0:500" in first
+    )
+    assert first.endswith("[0:v][text]overlay=0:500:eof_action=repeat")
+    assert second.startswith("[2:v]subtitles=filename='/w/c.rest.ass'")
+    assert second.endswith("[burnt0][text1]overlay=0:0:eof_action=repeat")
+    # A stream without any text is not drawn at all.
+    assert layers(replace(burn, box=None)) == (words,)
+    assert overlay_filters(BURN, 1, "[0:v]").count("overlay=") == 1
 
 
 def test_the_box_holds_every_covered_pixel_on_even_bounds() -> None:

@@ -142,7 +142,7 @@ def test_burn_in_encodes_the_picture_then_the_mux_copies_it() -> None:
         (0, 900),
         Box(0, 1600, 1080, 120),
     )
-    assert encode_video_args(burn, TOOLS, Path("/w/picture.mp4"), text=(text, Path("/w/canvas.txt"))) == [
+    assert encode_video_args(burn, TOOLS, Path("/w/picture.mp4"), text=(text, (Path("/w/canvas.txt"),))) == [
         "/opt/ff/ffmpeg", "-nostdin", "-y", "-v", "error",
         "-protocol_whitelist", "file", "-format_whitelist", FORMATS, "-i", "/w/in.mp4",
         "-itsoffset", "0.000000", "-protocol_whitelist", "file",

@@ -237,25 +237,100 @@ def test_box_draws_the_spoken_words_box_on_a_layer_under_the_text() -> None:
     assert "\\t(" not in re.sub(r"\{[^}]*fscx[^}]*\}", "", text.text)  # the text is static
 
 
-def test_pop_scales_each_word_in_over_120_ms_in_the_highlight_colour() -> None:
-    text = _events("pop")[0].text
+_TAG = re.compile(r"\\(t\((\d+),(\d+),([^)]*)\)|[^\\]+)")
+_NAMES = re.compile(r"(1c|1a|3a|4a|alpha|fscx|fscy)(.*)")
+
+
+def _apply(tags: str, state: dict[str, str], at: int) -> None:
+    """``tags`` (one override block's) applied to ``state`` at ``at`` ms into the event:
+    switches (``\\t(t,t,...)``) from their time on; an animation would fail the test."""
+    for m in _TAG.finditer(tags):
+        if m.group(2) is not None:
+            t1, t2 = int(m.group(2)), int(m.group(3))
+            assert t1 == t2, m.group(0)  # steps, never a continuous animation
+            if at >= t1:
+                _apply(m.group(4), state, at)
+            continue
+        name = _NAMES.match(m.group(1))
+        if name is None:
+            continue
+        key, value = name.groups()
+        for k in ("1a", "3a", "4a") if key == "alpha" else (key,):
+            state[k] = value
+
+
+def _drawn(text: str, at: int) -> list[tuple[str, dict[str, str]]]:
+    """What an event shows at ``at`` ms into it: each piece of text with the tags in force."""
+    state: dict[str, str] = {}
+    out = []
+    for block, piece in re.findall(r"\{([^}]*)\}|([^{]+)", text):
+        if block:
+            _apply(block, state, at)
+        elif piece:
+            out.append((piece, dict(state)))
+    return out
+
+
+def _visible(drawn: list[tuple[str, dict[str, str]]]) -> list[str]:
+    return [p for p, st in drawn if st.get("1a", "&H00&") != "&HFF&"]
+
+
+def _scale_of(drawn: list[tuple[str, dict[str, str]]], piece: str) -> str:
+    return next(st.get("fscx", "100") for p, st in drawn if p == piece)
+
+
+def test_pop_draws_the_spoken_word_alone_over_a_still_line_in_two_steps() -> None:
+    line, popped = _events("pop")
+    assert (line.layer, popped.layer) == (NARRATION, 5)
+    assert (popped.start, popped.end, popped.style) == (line.start, line.end, line.style)
     agent = _cue().words[1]
     on = agent.start_ms - 1000
-    assert (
-        f"\\t({on},{on},\\1c&H0AD6FF&\\fscx120\\fscy120)\\t({on},{on + 120},\\fscx100\\fscy100)"
-        in text
+    # Before its onset the word shows in the line, and nothing pops.
+    assert "Agent" in _visible(_drawn(line.text, on - 1)) and not _visible(
+        _drawn(popped.text, on - 1)
     )
-    # An emphasised word pops from 120 % of its own size.
-    assert re.search(r"\\fscx138\\fscy138\)\\t\(\d+,\d+,\\fscx115\\fscy115\)", text)
+    # From its onset: 120 %, then 110 % from 60 ms, in the highlight colour, hidden in the
+    # line meanwhile (one word drawn, not two); from 120 ms the line shows it at its size.
+    for at, scale in ((on, "120"), (on + 59, "120"), (on + 60, "110"), (on + 119, "110")):
+        shown = _drawn(popped.text, at)
+        assert _visible(shown) == ["Agent"], at
+        assert _scale_of(shown, "Agent") == scale
+        assert dict(shown)["Agent"]["1c"] == "&H0AD6FF&"
+        assert "Agent" not in _visible(_drawn(line.text, at))
+    settled = _drawn(line.text, on + 120)
+    assert "Agent" in _visible(settled) and dict(settled)["Agent"]["1c"] == "&H0AD6FF&"
+    assert _scale_of(settled, "Agent") == "100" and not _visible(_drawn(popped.text, on + 120))
 
 
-def test_the_burn_in_draws_every_frame_of_a_pop_and_its_largest_size() -> None:
+def test_the_popped_word_is_laid_out_as_the_line_is() -> None:
+    """Same pieces, every other one at the size the line draws it, at every instant: libass
+    lays the popped event's line out as the still one (centred), so the scaled word stays
+    centred where it sits in the line, and settles without a jump."""
+    line, popped = _events("pop")
+    for w in _cue().words:
+        for at in (w.start_ms - 1000 + d for d in (0, 30, 60, 90, 120)):
+            mine, theirs = _drawn(popped.text, at), _drawn(line.text, at)
+            assert [p for p, _ in mine] == [p for p, _ in theirs]
+            for (piece, st), (_, still) in zip(mine, theirs, strict=True):
+                if piece not in _visible(mine):  # the popping word's own size is its step's
+                    assert st.get("fscx", "100") == still.get("fscx", "100"), (at, piece)
+
+
+def test_an_emphasised_word_pops_from_120_percent_of_its_own_size() -> None:
+    _, popped = _events("pop")
+    spoken = next(w for w in _cue().words if w.text == "测试")
+    shown = _drawn(popped.text, spoken.start_ms - 1000)
+    assert _visible(shown) == ["测试"] and _scale_of(shown, "测试") == "138"
+    assert _scale_of(_drawn(popped.text, spoken.start_ms - 1000 + 60), "测试") == "126.5"
+
+
+def test_the_burn_in_draws_each_step_of_a_pop_and_its_largest_size() -> None:
     subs = pysubs2.SSAFile.from_string(WRITERS["ass"]([_cue()], _canvas("pop")))
     marks = {m for span in spans_of(subs, 30.0) for m in span}
     agent = _cue().words[1]
-    frames = [m for m in marks if agent.start_ms <= m <= agent.start_ms + 120]
-    assert len(frames) >= 4  # each of the ~4 frames of the animation: its own state
-    sample = all_at_once(subs).events[0].text
+    steps = sorted(m for m in marks if agent.start_ms <= m <= agent.start_ms + 120)
+    assert steps == [agent.start_ms, agent.start_ms + 60, agent.start_ms + 120]
+    sample = all_at_once(subs).events[-1].text
     assert sample.startswith("{\\alpha&H00&\\fscx138\\fscy138}")  # the cover holds them
 
 

@@ -22,7 +22,10 @@ def request(**kw: Any) -> MuxRequest:
 def test_the_picture_encode_needs_only_video_and_subtitles() -> None:
     text = Burn(Path("/w/subtitles.ass"), Path("/w/c.rgb"), 1080, 1920, (0,), Box(0, 0, 2, 2))
     argv = encode_video_args(
-        request(extend_to=12.5), Settings(), Path("/w/picture.mp4"), text=(text, Path("/w/c.txt"))
+        request(extend_to=12.5),
+        Settings(),
+        Path("/w/picture.mp4"),
+        text=(text, (Path("/w/c.txt"),)),
     )
     inputs = [argv[i + 1] for i, a in enumerate(argv) if a == "-i"]
     assert inputs == ["/w/source.video", "/w/c.txt"]  # the canvas the subtitles are drawn on
