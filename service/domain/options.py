@@ -4,7 +4,7 @@ API's ``options``), including the loudness target and the job preset they may st
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -13,11 +13,7 @@ from service.domain.errors import InputError
 from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers, loc_path
 from service.domain.lexicons import MAX_PER_JOB, LexiconId, LexiconRef
-from service.domain.style import StyleRef, StyleSpec
-
-if TYPE_CHECKING:
-    from service.domain.spec import JobSpec
-    from service.domain.spec_options import FitOptions
+from service.domain.style import StyleRef
 
 Engine = Literal["auto", "edge", "espeak", "kokoro", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
@@ -269,14 +265,6 @@ class RenderOptions(_Model):
         """The Traditional track's variant; None: the job has none."""
         return None if self.traditional == "none" else self.traditional
 
-    def shows_screen_text(self, spec: JobSpec) -> bool:
-        """Shot text is on when asked for (option, then script), else with burn-in only:
-        soft subtitle tracks are for the words spoken."""
-        for choice in (self.screen_text, spec.screen_text):
-            if choice is not None:
-                return choice
-        return self.burn_in
-
     @field_validator("masters")
     @classmethod
     def _masters(cls, v: list[MasterOptions]) -> list[MasterOptions]:
@@ -293,34 +281,6 @@ class RenderOptions(_Model):
     @classmethod
     def _speakers(cls, v: dict[str, str] | None) -> dict[str, str] | None:
         return None if v is None else check_speakers(v)
-
-    def apply(self, spec: JobSpec) -> JobSpec:
-        """The spec with this render's engine, voice, speakers and overflow policy in force."""
-        update: SpecUpdate = {}
-        if self.engine:
-            update["engine"] = self.engine
-        if self.voice:
-            update["voice"] = self.voice
-        if self.speakers:
-            update["speakers"] = {**spec.speakers, **self.speakers}
-        if self.style:
-            update["style"] = self.style
-        if self.captions:  # over the style's own (the resolved style then carries it)
-            style = update.get("style") or spec.style or StyleSpec()
-            update["style"] = style.model_copy(update={"captions": self.captions})
-        if self.on_overflow:
-            update["fit"] = spec.fit.model_copy(update={"on_overflow": self.on_overflow})
-        return spec.model_copy(update=update) if update else spec
-
-
-class SpecUpdate(TypedDict, total=False):
-    """What a render's options set on its spec (``RenderOptions.apply``)."""
-
-    engine: Engine
-    voice: str
-    speakers: dict[str, str]
-    style: StyleSpec
-    fit: FitOptions
 
 
 def options_error(errors: list[Any], what: str = "options") -> InputError:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -34,7 +34,7 @@ from service.domain.spec_options import FitOptions as FitOptions
 from service.domain.spec_options import Hook as Hook
 from service.domain.spec_options import SubtitleOptions as SubtitleOptions
 from service.domain.speech.lexicon import MAX_ENTRIES, LexiconError, parse_entries
-from service.domain.style import StyleRef
+from service.domain.style import StyleRef, StyleSpec
 
 Language = Literal["zh", "en"]
 
@@ -260,6 +260,32 @@ class JobSpec(_Model):
                 )
         return self
 
+    def rendered_with(self, options: RenderOptions) -> JobSpec:
+        """This spec with a render's engine, voice, speakers and overflow policy in force."""
+        update: SpecUpdate = {}
+        if options.engine:
+            update["engine"] = options.engine
+        if options.voice:
+            update["voice"] = options.voice
+        if options.speakers:
+            update["speakers"] = {**self.speakers, **options.speakers}
+        if options.style:
+            update["style"] = options.style
+        if options.captions:  # over the style's own (the resolved style then carries it)
+            style = update.get("style") or self.style or StyleSpec()
+            update["style"] = style.model_copy(update={"captions": options.captions})
+        if options.on_overflow:
+            update["fit"] = self.fit.model_copy(update={"on_overflow": options.on_overflow})
+        return self.model_copy(update=update) if update else self
+
+    def shows_screen_text(self, options: RenderOptions) -> bool:
+        """Shot text is on when asked for (option, then script), else with burn-in only:
+        soft subtitle tracks are for the words spoken."""
+        for choice in (options.screen_text, self.screen_text):
+            if choice is not None:
+                return choice
+        return options.burn_in
+
     def voice_of(self, index: int) -> str | None:
         """The voice a segment asks for (its own, its speaker's), or None for the job's."""
         seg = self.segments[index]
@@ -324,3 +350,13 @@ def json_schema() -> dict[str, Any]:
     """The job spec's JSON Schema (docs/jobspec.schema.json): a JSON document, as pydantic
     writes it."""
     return JobSpec.model_json_schema()
+
+
+class SpecUpdate(TypedDict, total=False):
+    """What a render's options set on its spec (``JobSpec.rendered_with``)."""
+
+    engine: Engine
+    voice: str
+    speakers: dict[str, str]
+    style: StyleSpec
+    fit: FitOptions

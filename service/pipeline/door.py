@@ -61,7 +61,7 @@ class Planner:
                 "options audio_only: this job makes an audio master only (preset "
                 f"{options.preset or 'none'}); submit it without a video"
             )
-        spec = options.apply(spec)
+        spec = spec.rendered_with(options)
         self.catalog.cast(spec, installed=self.engines)  # the job's own voice, even if unused
         voices = [c.chain for c in self.catalog.cast_all(spec, installed=self.engines)]
         asked = options

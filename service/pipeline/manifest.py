@@ -288,7 +288,7 @@ def build_manifest(
         loudness=Loudness.measured(loud, target),
         warnings=warnings,
         style=plan.style.applied,
-        screen_text=plan.options.shows_screen_text(spec),
+        screen_text=spec.shows_screen_text(plan.options),
         qualifier_display=spec.qualifier_display,
         music=music,
         subtitle_tracks=tracks.names,

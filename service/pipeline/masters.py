@@ -42,7 +42,7 @@ def plan_masters(
         finishing = {k: v for k, v in values.items() if k in MASTER_FIELDS}
         own = merged_values(merged_values(job, finishing), master.own())
         effective = RenderOptions.model_validate(own)
-        style_spec = effective.apply(spec)  # its style, and its captions over that
+        style_spec = spec.rendered_with(effective)  # its style, and its captions over that
         try:
             style = styles.job_style(style_spec)
         except InputError as exc:
@@ -82,7 +82,7 @@ def report(run: Finish) -> ManifestMaster:
         name=name,
         preset=run.master.preset,
         burn_in=run.plan.options.burn_in and run.mux is not None,
-        screen_text=run.plan.options.shows_screen_text(run.plan.spec),
+        screen_text=run.plan.spec.shows_screen_text(run.plan.options),
         style=run.plan.style.applied,
         loudness=Loudness.measured(made.loud, run.plan.loudness),
         music=made.music.loudness if made.music is not None else None,

@@ -95,7 +95,7 @@ def write_tracks(tools: Tools, run: Finish) -> list[Cue]:
     cues += overlay_cues([(o.text, o.start_ms, o.end_ms) for o in placed.overlays], layout)
     if spec.hook is not None:  # the hook title, over the first seconds
         cues.append(hook_cue(spec.hook.text, spec.hook.seconds, layout))
-    if plan.options.shows_screen_text(spec):  # each shot's 屏幕文字, its own layer
+    if spec.shows_screen_text(plan.options):  # each shot's 屏幕文字, its own layer
         shots = [(s.name, s.screen_text, s_to_ms(s.start), s_to_ms(s.end)) for s in spec.shots]
         cues += screen_cues(shots, layout)
     made = subtitle_tracks(plan, timed, placed.overlays, cues, layout, tools.converter)

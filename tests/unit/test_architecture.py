@@ -14,7 +14,7 @@ PACKAGES = ("service", "workers")
 # Circles known on this branch, each to go (none may join them): RenderOptions.apply names
 # JobSpec under TYPE_CHECKING while spec.py builds on options.py (service/domain: issue 34's
 # typed-domain work untangles it).
-KNOWN = [["service.domain.options", "service.domain.spec", "service.domain.spec_options"]]
+KNOWN: list[list[str]] = []
 
 
 def _module(path: Path) -> str:

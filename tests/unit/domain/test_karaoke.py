@@ -177,7 +177,7 @@ def test_captions_in_the_style_the_preset_and_the_options() -> None:
     assert resolve(STYLES, StyleSpec(preset="vertical-safe")).captions == "static"
     assert resolve(STYLES, None).narration.highlight_color == "#FFD60A"
     spec = spec_from_data({"segments": [{"text": "好", "seconds": 1}], "style": "vertical-safe"})
-    applied = RenderOptions(captions="reveal").apply(spec)
+    applied = spec.rendered_with(RenderOptions(captions="reveal"))
     assert applied.style is not None and applied.style.preset == "vertical-safe"
     assert resolve(STYLES, applied.style).captions == "reveal"
     with pytest.raises(ValueError, match="colour"):

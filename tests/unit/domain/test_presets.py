@@ -54,7 +54,7 @@ def test_the_jobs_options_win_field_by_field_over_the_presets() -> None:
             "segments": [{"text": "Hi.", "seconds": 2, "speaker": "host"}],
         }
     )
-    assert applied.apply(spec).speakers["host"] == "en-GB-RyanNeural"
+    assert spec.rendered_with(applied).speakers["host"] == "en-GB-RyanNeural"
 
 
 def test_an_unknown_preset_and_a_preset_in_a_preset_are_refused() -> None:

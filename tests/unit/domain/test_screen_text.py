@@ -89,12 +89,12 @@ def test_shot_text_never_collides_with_qualifiers_or_narration() -> None:
 
 def test_screen_text_switch() -> None:
     spec = gagar()
-    assert not RenderOptions().shows_screen_text(spec)  # soft subtitles: words spoken only
-    assert RenderOptions(burn_in=True).shows_screen_text(spec)
-    assert not RenderOptions(burn_in=True, screen_text=False).shows_screen_text(spec)
-    assert RenderOptions(screen_text=True).shows_screen_text(spec)
+    assert not spec.shows_screen_text(RenderOptions())  # soft subtitles: words spoken only
+    assert spec.shows_screen_text(RenderOptions(burn_in=True))
+    assert not spec.shows_screen_text(RenderOptions(burn_in=True, screen_text=False))
+    assert spec.shows_screen_text(RenderOptions(screen_text=True))
     on = spec.model_copy(update={"screen_text": True})
-    assert RenderOptions().shows_screen_text(on)
+    assert on.shows_screen_text(RenderOptions())
 
 
 def test_qualifier_display_in_markdown() -> None:

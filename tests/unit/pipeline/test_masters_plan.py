@@ -60,11 +60,11 @@ def test_each_master_takes_its_presets_finishing_fields_and_its_own_over_the_job
     )
     douyin, youtube, quiet, plain = plan.masters
     assert douyin.options.burn_in and douyin.style.name == "vertical-safe"
-    assert douyin.options.shows_screen_text(plan.spec)
+    assert plan.spec.shows_screen_text(douyin.options)
     assert douyin.loudness.target_lufs == -14 and douyin.loudness.true_peak_dbtp == -1
     assert douyin.options.music_level == -10  # douyin's over the job's -20
     assert not youtube.options.burn_in and youtube.style.name == "landscape"
-    assert not youtube.options.shows_screen_text(plan.spec)
+    assert not plan.spec.shows_screen_text(youtube.options)
     # A field left out of the master's loudness is its preset's, then the job's.
     assert (quiet.loudness.target_lufs, quiet.loudness.true_peak_dbtp) == (-18, -1)
     assert quiet.style == douyin.style and quiet.options.burn_in
