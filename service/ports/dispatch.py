@@ -8,7 +8,9 @@ tenant's next one starts."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
+
+from service.domain.wire import JsonObject
 
 
 class Lanes(Protocol):
@@ -43,11 +45,11 @@ class Lanes(Protocol):
         """Messages waiting in each tenant's lane."""
         ...
 
-    def waiting(self) -> list[dict[str, Any]]:
+    def waiting(self) -> list[JsonObject]:
         """Every message in every lane, as the broker would hold it (for the reconciler)."""
         ...
 
-    def queued(self) -> list[dict[str, Any]]:
+    def queued(self) -> list[JsonObject]:
         """Every message in the broker's queue that no worker has taken yet."""
         ...
 

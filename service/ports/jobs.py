@@ -28,8 +28,8 @@ class Queue(Protocol):
 
     def encode(self, name: str, args: list[Any]) -> str: ...
 
-    # A message as the broker holds it (kombu's envelope: a wire format of its own).
-    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+    # A message as the broker holds it: JSON (kombu's envelope, or the memory queue's own).
+    def step(self, message: JsonObject) -> tuple[str, str] | None:
         """(job id, step) of a message as the broker holds it (None: not a job step)."""
         ...
 
@@ -187,8 +187,8 @@ class QueueHeads(Protocol):
         while the broker was away); how many went back."""
         ...
 
-    # kombu's envelopes as the broker holds them: a wire format of its own.
-    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+    # kombu's envelopes as the broker holds them: JSON, read by Queue.step.
+    def broker_messages(self, queue: str) -> list[JsonObject]:
         """Every message the broker holds for ``queue``, waiting or delivered."""
         ...
 

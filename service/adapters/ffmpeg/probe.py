@@ -4,11 +4,54 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from service.config import Settings
 from service.domain.errors import MediaInputError
 from service.ports import VideoInfo
+
+
+class Disposition(TypedDict, total=False):
+    attached_pic: int  # 1: a cover picture, not the video
+
+
+class SideData(TypedDict, total=False):
+    side_data_type: str  # "Display Matrix" is the one with a rotation
+    rotation: int | float  # the display matrix's, in degrees
+
+
+class StreamTags(TypedDict, total=False):
+    rotate: str  # older files' rotation, in degrees
+
+
+class ProbeStream(TypedDict, total=False):
+    """The fields of ffprobe's ``-show_streams`` JSON read here (numbers as ffprobe writes
+    them: sizes as numbers, times and rates as text)."""
+
+    codec_type: str
+    codec_name: str
+    width: int
+    height: int
+    duration: str
+    start_time: str
+    avg_frame_rate: str
+    r_frame_rate: str
+    disposition: Disposition
+    side_data_list: list[SideData]
+    tags: StreamTags
+
+
+class ProbeFormat(TypedDict, total=False):
+    format_name: str
+    duration: str
+    start_time: str
+
+
+class ProbeOutput(TypedDict, total=False):
+    """ffprobe's ``-show_format -show_streams -of json`` output, as far as it is read."""
+
+    format: ProbeFormat
+    streams: list[ProbeStream]
 
 
 def probe_args(path: Path, settings: Settings) -> list[str]:
@@ -21,10 +64,10 @@ def probe_args(path: Path, settings: Settings) -> list[str]:
     ]  # fmt: skip
 
 
-def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInfo:
+def parse_probe(data: ProbeOutput, settings: Settings, name: str) -> VideoInfo:
     """Check ffprobe's figures against the limits before anything is decoded."""
-    fmt = data.get("format") or {}
-    streams = data.get("streams") or []
+    fmt: ProbeFormat = data.get("format") or {}
+    streams: list[ProbeStream] = data.get("streams") or []
     video = next(
         (
             s
@@ -74,7 +117,7 @@ def parse_probe(data: dict[str, Any], settings: Settings, name: str) -> VideoInf
     )
 
 
-def _rotation(video: dict[str, Any]) -> int:
+def _rotation(video: ProbeStream) -> int:
     """Degrees the player turns the picture (display matrix, or the older ``rotate`` tag)."""
     for side in video.get("side_data_list") or []:
         if "rotation" in side:

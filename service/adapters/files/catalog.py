@@ -16,7 +16,9 @@ def load_catalog(path: Path) -> Catalog:
     return Catalog.from_data(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:  # edge's, as listed
+# edge_tts.list_voices() records as edge's live JSON gives them (a wire format not ours, its fields
+# read with care one by one): domain.voices.edge_entries takes them in this type.
+def refresh_catalog(path: Path, listed: list[dict[str, Any]]) -> int:
     """Replace the edge part of the catalog file at ``path`` with ``listed`` (atomically);
     espeak voices and the defaults are kept. Returns the number of edge voices."""
     data: CatalogData = json.loads(path.read_text(encoding="utf-8"))

@@ -138,7 +138,7 @@ class HttpSender:
         netloc = host if parts.port is None else f"{host}:{parts.port}"
         pinned = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
         sent = {**headers, "host": parts.netloc.rpartition("@")[2]}
-        extensions: dict[str, Any] = {"timeout": dict.fromkeys(_PHASES, self.timeout)}
+        extensions: Extensions = {"timeout": dict.fromkeys(_PHASES, self.timeout)}
         if parts.scheme == "https":
             extensions["sni_hostname"] = parts.hostname  # the certificate is checked for it
         try:
@@ -154,7 +154,7 @@ class HttpSender:
         return status, f"HTTP {status}"
 
     def _status(
-        self, url: str, headers: dict[str, str], body: bytes, extensions: dict[str, Any]
+        self, url: str, headers: dict[str, str], body: bytes, extensions: Extensions
     ) -> int:
         """One request on its own connection (no proxy, no redirect, no keep-alive), under
         one deadline; the answer's status, its body left unread."""
@@ -176,3 +176,6 @@ class HttpSender:
 
 
 _PHASES = ("connect", "read", "write", "pool")
+# httpcore's request extensions this client sets: a timeout per phase, and the TLS server name
+# (httpcore takes a MutableMapping[str, Any]: a TypedDict is not one, so a dict of the values).
+Extensions = dict[str, dict[str, float] | str | None]

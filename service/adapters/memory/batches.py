@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import copy
 import threading
-from typing import Any
 
 from service.adapters.memory.events import MemoryEventLog
 from service.domain.batch import Batch
 from service.domain.errors import IdempotencyConflict
 from service.domain.job import page_cursor, parse_cursor
+from service.domain.wire import JsonObject
 
 
 class MemoryBatches:
@@ -67,7 +67,7 @@ class MemoryBatchEvents(MemoryEventLog):
         super().__init__()
         self._completed: set[str] = set()
 
-    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+    def complete(self, batch_id: str, data: JsonObject) -> bool:
         with self._events_lock:
             if batch_id in self._completed:
                 return False

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any
 
 from pydantic_core import to_jsonable_python
 
 from service.adapters.redis.job_events import EVENTS_MAX
 from service.domain.job import stream_after
+from service.domain.wire import JsonObject
 from service.ports.jobs import JobEvent
 
 
@@ -26,7 +26,7 @@ class MemoryEventLog:
         self._events: dict[str, list[JobEvent]] = {}
         self._last = (0, 0)
 
-    def publish(self, job_id: str, event: str, data: dict[str, Any]) -> None:
+    def publish(self, job_id: str, event: str, data: JsonObject) -> None:
         copied = json.loads(json.dumps(to_jsonable_python(data), ensure_ascii=False))
         with self._events_lock:
             ms = int(time.time() * 1000)

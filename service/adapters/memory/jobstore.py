@@ -21,6 +21,7 @@ from service.domain.errors import IdempotencyConflict
 from service.domain.job import Job, JobFilter, JobStatus, SegmentRecord, page_cursor, parse_cursor
 from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 from service.domain.job_record import read_segment, segment_json, write_segment
+from service.domain.wire import JsonObject
 from service.ports import Fleet
 
 Task = tuple[str, list[Any]]
@@ -214,7 +215,7 @@ class MemoryJobStore(MemoryEventLog):
     def hand_back_orphans(self, queue: str, older_than: float) -> int:
         return 0  # the memory queue hands out nothing it could lose
 
-    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+    def broker_messages(self, queue: str) -> list[JsonObject]:
         if self.queue is None or queue != self.queue.name:
             return []
         return [{"task": name, "args": args} for name, args in list(self.queue.pending)]

@@ -11,6 +11,7 @@ from typing import Any
 from service.adapters.memory.queue import MemoryQueue
 from service.adapters.redis.keys import LANE_PREFIX
 from service.adapters.redis.lanes import lane_key
+from service.domain.wire import JsonObject
 
 
 def _held(task: tuple[str, list[Any]]) -> str:
@@ -58,12 +59,12 @@ class MemoryLanes:
         with self.queue._lock:
             return {k[len(LANE_PREFIX) :]: len(v) for k, v in sorted(self.queue.lanes.items())}
 
-    def waiting(self) -> list[dict[str, Any]]:
+    def waiting(self) -> list[JsonObject]:
         with self.queue._lock:
             tasks = [t for lane in self.queue.lanes.values() for t in lane]
         return [{"task": name, "args": args} for name, args in tasks]
 
-    def queued(self) -> list[dict[str, Any]]:
+    def queued(self) -> list[JsonObject]:
         with self.queue._lock:
             return [{"task": name, "args": args} for name, args in self.queue.pending]
 

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from service.domain.wire import JsonObject
 from service.ports import FINALIZE_TASK, SEGMENT_TASK
 
 Task = tuple[str, list[Any]]
@@ -52,11 +53,13 @@ class MemoryQueue:
         with self._lock:
             return len(self.pending) + sum(map(len, self.lanes.values()))
 
-    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+    def step(self, message: JsonObject) -> tuple[str, str] | None:
         """(job id, step) of a message ``broker_messages`` gave (as CeleryQueue.step)."""
         name, args = message["task"], message["args"]
-        if name == SEGMENT_TASK:
-            return str(args[0]), f"segment:{int(args[1])}"
+        if not isinstance(args, list):
+            return None  # never: every task here carries its args as a list
+        if name == SEGMENT_TASK and isinstance(index := args[1], int | float | str):
+            return str(args[0]), f"segment:{int(index)}"
         return (str(args[0]), "finalize") if name == FINALIZE_TASK else None
 
     def drain(self, run: Callable[[str, list[Any]], None], limit: int = 10_000) -> int:

@@ -15,6 +15,7 @@ from service.adapters.redis.errors import store_errors
 from service.adapters.redis.job_events import EVENTS_MAX, EVENTS_TTL
 from service.adapters.redis.keys import key
 from service.domain.job import stream_after
+from service.domain.wire import JsonObject
 from service.ports.jobs import JobEvent
 
 # KEYS: flag, stream. ARGV: data (JSON), cap, ttl. 1: written now; 0: written before.
@@ -30,7 +31,7 @@ def _key(batch_id: str, what: str) -> str:
     return key("batch", batch_id, what)
 
 
-def _json(data: dict[str, Any]) -> str:
+def _json(data: JsonObject) -> str:
     return json.dumps(to_jsonable_python(data), ensure_ascii=False)
 
 
@@ -40,7 +41,7 @@ class RedisBatchEvents:
         self.r = client  # decode_responses=True
         self._complete = client.register_script(COMPLETE)
 
-    def publish(self, batch_id: str, event: str, data: dict[str, Any]) -> None:
+    def publish(self, batch_id: str, event: str, data: JsonObject) -> None:
         pipe = self.r.pipeline(transaction=True)
         stream = _key(batch_id, "events")
         pipe.xadd(
@@ -57,6 +58,6 @@ class RedisBatchEvents:
             for entry_id, fields in entries
         ]
 
-    def complete(self, batch_id: str, data: dict[str, Any]) -> bool:
+    def complete(self, batch_id: str, data: JsonObject) -> bool:
         keys = [_key(batch_id, "completed"), _key(batch_id, "events")]
         return bool(self._complete(keys=keys, args=[_json(data), EVENTS_MAX, EVENTS_TTL]))

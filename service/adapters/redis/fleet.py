@@ -23,6 +23,7 @@ from typing import Any
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.keys import HELD, LEASE, STORAGE, WORKERS
 from service.adapters.redis.lanes import LEASE_HELD
+from service.domain.wire import JsonObject
 from service.ports import Fleet
 
 UNACKED, UNACKED_INDEX = "unacked", "unacked_index"  # kombu's Channel defaults
@@ -119,7 +120,7 @@ class FleetStore:
             self.r.transaction(restore, HELD, UNACKED, UNACKED_INDEX, value_from_callable=True)
         )
 
-    def broker_messages(self, queue: str) -> list[dict[str, Any]]:
+    def broker_messages(self, queue: str) -> list[JsonObject]:
         """Every message the broker holds for ``queue``, waiting or delivered and unacked, in
         one atomic read (the whole queue: call it rarely)."""
         pipe = self.r.pipeline(transaction=True)

@@ -11,6 +11,7 @@ from pydantic_core import to_jsonable_python
 
 from service.adapters.redis.keys import job_events
 from service.domain.job import stream_after
+from service.domain.wire import JsonObject
 from service.ports.jobs import JobEvent
 
 EVENTS_MAX = 500
@@ -26,13 +27,13 @@ class JobEventLog:
 
     r: Any
 
-    def publish(self, job_id: str, event: str, data: dict[str, Any]) -> None:
+    def publish(self, job_id: str, event: str, data: JsonObject) -> None:
         pipe = self.r.pipeline(transaction=True)
         self.publish_on(pipe, job_id, event, data)
         pipe.execute()
 
     @staticmethod
-    def publish_on(pipe: Any, job_id: str, event: str, data: dict[str, Any]) -> None:
+    def publish_on(pipe: Any, job_id: str, event: str, data: JsonObject) -> None:
         """The event's writes queued on ``pipe`` (many jobs' events in one round trip)."""
         payload = json.dumps(to_jsonable_python(data), ensure_ascii=False)
         pipe.xadd(

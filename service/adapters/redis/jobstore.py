@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import redis
 
@@ -52,6 +52,7 @@ from service.domain.errors import IdempotencyConflict, StoreUnavailable
 from service.domain.job import Job, JobFilter, JobStatus, page_cursor, parse_cursor
 from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 from service.domain.job_record import (
+    FieldValue,
     field_value,
     new_record,
     read_segment,
@@ -267,9 +268,16 @@ class JobStoreLate(StoreUnavailable):
     An unavailable store, so every caller that handles one handles this."""
 
 
-def _advancing(job_id: str, to: Transition) -> dict[str, Any]:
+class ScriptCall(TypedDict):
+    """A registered Lua script's keywords (redis-py's Script.__call__): KEYS and ARGV."""
+
+    keys: list[str]
+    args: list[FieldValue]
+
+
+def _advancing(job_id: str, to: Transition) -> ScriptCall:
     """The ADVANCE script's keys and args for one job."""
-    args: list[Any] = [to.status.value, "updated", time.time()]
+    args: list[FieldValue] = [to.status.value, "updated", time.time()]
     for k, v in to.fields().items():
         args += [k, field_value(v)]
     args.append(job_id)

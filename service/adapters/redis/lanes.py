@@ -20,6 +20,7 @@ from typing import Any
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.keys import LANE_PREFIX, LANES, LEASE
+from service.domain.wire import JsonObject
 
 LEASE_HELD = ":held"  # the lease's name + this: when it was last held
 
@@ -113,14 +114,14 @@ class RedisLanes:
             pipe.llen(lane_key(t))
         return {t: int(n) for t, n in zip(tenants, pipe.execute(), strict=True)}
 
-    def waiting(self) -> list[dict[str, Any]]:
+    def waiting(self) -> list[JsonObject]:
         tenants = sorted(self.r.smembers(LANES))
         pipe = self.r.pipeline(transaction=True)  # one atomic read of every lane
         for t in tenants:
             pipe.lrange(lane_key(t), 0, -1)
         return [json.loads(m) for lane in pipe.execute() for m in lane]
 
-    def queued(self) -> list[dict[str, Any]]:
+    def queued(self) -> list[JsonObject]:
         found = []
         for m in self.r.lrange(self.queue, 0, -1):
             with contextlib.suppress(ValueError):  # not kombu's: not a step to count

@@ -12,6 +12,7 @@ from celery import Celery
 
 from service.adapters.redis import url as redis_url
 from service.config import Settings
+from service.domain.wire import JsonObject
 from service.ports import FINALIZE_TASK, QUEUE, SEGMENT_TASK
 
 
@@ -107,12 +108,15 @@ class CeleryQueue:
     def encode(self, name: str, args: list[Any]) -> str:
         return task_message(self.app, name, args)
 
-    def step(self, message: dict[str, Any]) -> tuple[str, str] | None:
+    def step(self, message: JsonObject) -> tuple[str, str] | None:
         """(job id, step) of a message as the broker holds it: step ``segment:<index>`` or
         ``finalize`` (the names the job store counts deliveries by); None for any other."""
+        headers, body = message.get("headers"), message.get("body")
+        if not isinstance(headers, dict) or not isinstance(body, str):
+            return None  # not kombu's envelope: not a job step
         try:
-            name = message["headers"]["task"]
-            args = json.loads(base64.b64decode(message["body"]))[0]
+            name = headers["task"]
+            args = json.loads(base64.b64decode(body))[0]
             if name == SEGMENT_TASK:
                 return str(args[0]), f"segment:{int(args[1])}"
             if name == FINALIZE_TASK:

@@ -11,13 +11,28 @@ lanes, the events, the fleet's heartbeats (redis-py's SentinelConnectionPool) an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import unquote, urlsplit
 
 import redis
 from redis.sentinel import Sentinel
 
 from service.domain.errors import InputError
+
+
+class ClientOptions(TypedDict):
+    """redis-py's connection keywords this module sets (Redis.from_url's, master_for's)."""
+
+    socket_timeout: float
+    socket_connect_timeout: float
+    decode_responses: bool
+
+
+class TransportOptions(TypedDict, total=False):
+    """kombu's Sentinel transport options (Celery's broker_transport_options)."""
+
+    master_name: str
+    sentinel_kwargs: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +75,7 @@ def parse_sentinel(url: str) -> SentinelUrl | None:
 def client(url: str, timeout: float, connect_timeout: float, decode: bool = True) -> Any:
     """A Redis client on ``url`` whose every call gives up after ``timeout`` s."""
     found = parse_sentinel(url)
-    options: dict[str, Any] = {
+    options: ClientOptions = {
         "socket_timeout": timeout,
         "socket_connect_timeout": connect_timeout,
         "decode_responses": decode,
@@ -77,7 +92,7 @@ def client(url: str, timeout: float, connect_timeout: float, decode: bool = True
     return sentinels.master_for(found.master, db=found.db, **auth, **options)  # type: ignore[no-untyped-call]
 
 
-def broker(url: str) -> tuple[str, dict[str, Any]]:
+def broker(url: str) -> tuple[str, TransportOptions]:
     """Celery's broker URL for ``url`` and the transport options it needs (kombu's form of
     Sentinel: one ``sentinel://`` URL per Sentinel, ';'-joined, and ``master_name``)."""
     found = parse_sentinel(url)
@@ -87,7 +102,7 @@ def broker(url: str) -> tuple[str, dict[str, Any]]:
     if found.password:
         auth = f"{found.username or ''}:{found.password}@"
     urls = ";".join(f"sentinel://{auth}{h}:{p}/{found.db}" for h, p in found.hosts)
-    options: dict[str, Any] = {"master_name": found.master}
+    options: TransportOptions = {"master_name": found.master}
     if found.password:
         options["sentinel_kwargs"] = {"password": found.password}
     return urls, options

@@ -15,10 +15,10 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypedDict
 
 from service.adapters.storage.local import artifact_file, check_ids, input_name, is_id, work_file
-from service.adapters.storage.s3client import S3Objects, translated
+from service.adapters.storage.s3client import HeadObject, S3Objects, translated
 from service.ports import Stored
 
 MANIFEST = "manifest.json"  # published last: a reader that sees it sees the whole set
@@ -56,6 +56,13 @@ class S3Workspace:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+class CompletedPart(TypedDict):
+    """One part as boto3's complete_multipart_upload takes it (MultipartUpload's Parts)."""
+
+    PartNumber: int
+    ETag: str
+
+
 class S3Incoming:
     """An upload streamed into a multipart upload, part by part (memory: one part). A local
     copy (``path``) is written alongside for the checks at the door; ``close`` removes it."""
@@ -66,7 +73,7 @@ class S3Incoming:
         self.buffer = bytearray()
         self.file: BinaryIO | None = None
         self.upload_id: str | None = None
-        self.parts: list[dict[str, Any]] = []
+        self.parts: list[CompletedPart] = []
 
     def write(self, chunk: bytes) -> None:
         if self.file is None:
@@ -163,7 +170,7 @@ class S3Artifact:
 
     path: Path | None = None
 
-    def __init__(self, objects: S3Objects, key: str, head: dict[str, Any]) -> None:
+    def __init__(self, objects: S3Objects, key: str, head: HeadObject) -> None:
         self.objects, self.key = objects, key
         self.size = int(head["ContentLength"])
         self.etag = str(head["ETag"])

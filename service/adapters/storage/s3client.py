@@ -11,8 +11,9 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
 from service.config import Settings
@@ -83,6 +84,14 @@ def log_retry(
         log.warning("object storage attempt %d failed: %s", attempts, why)
 
 
+class HeadObject(TypedDict):
+    """The fields of boto3's head_object answer the artifacts read."""
+
+    ContentLength: int
+    ETag: str
+    LastModified: datetime
+
+
 class S3Objects:
     """One bucket through one client (made on first use: after a worker forks)."""
 
@@ -141,10 +150,15 @@ class S3Objects:
             tmp.unlink(missing_ok=True)
         self.traffic.count(get=path.stat().st_size)
 
-    def head(self, key: str) -> dict[str, Any] | None:
+    def head(self, key: str) -> HeadObject | None:
         try:
             with translated("head", key):
-                return dict(self.client.head_object(Bucket=self.bucket, Key=key))
+                found = self.client.head_object(Bucket=self.bucket, Key=key)
+            return HeadObject(
+                ContentLength=found["ContentLength"],
+                ETag=found["ETag"],
+                LastModified=found["LastModified"],
+            )
         except FileNotFoundError:
             return None
 

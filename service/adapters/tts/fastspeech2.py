@@ -27,7 +27,7 @@ import threading
 import zlib
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -52,6 +52,12 @@ CLAUSE_PAUSE_MS = 200
 DRIVER = "narrate-fastspeech2/2 (pinyin front-end, seeded dropout, espeak en for words)"
 
 
+class PackMeta(TypedDict):
+    """The fields of a voice pack's pack.json this engine reads."""
+
+    key: str
+
+
 class FastSpeech2Engine:
     name = "fastspeech2"
     reader = "pinyin"
@@ -65,8 +71,9 @@ class FastSpeech2Engine:
         self._lock = threading.Lock()
 
     @cached_property
-    def meta(self) -> dict[str, Any]:
-        return dict(json.loads((self.pack / "pack.json").read_text(encoding="utf-8")))
+    def meta(self) -> PackMeta:
+        meta: PackMeta = json.loads((self.pack / "pack.json").read_text(encoding="utf-8"))
+        return meta
 
     @property
     def version(self) -> str:

@@ -22,7 +22,7 @@ from service.adapters.ffmpeg.burn import (
     marks_of,
     overlay_filters,
 )
-from service.adapters.ffmpeg.probe import parse_probe
+from service.adapters.ffmpeg.probe import ProbeOutput, ProbeStream, parse_probe
 from service.config import Settings
 
 BURN = Burn(Path("/w/s.ass"), Path("/w/c.rgb"), 360, 640, (0, 1000, 2500, 4000), Box(0, 0, 2, 2))
@@ -84,8 +84,13 @@ def test_the_box_holds_every_covered_pixel_on_even_bounds() -> None:
 
 
 def test_a_turned_video_is_sized_as_its_frames_are_shown() -> None:
-    stream = {"codec_type": "video", "width": 1920, "height": 1080, "avg_frame_rate": "30/1"}
-    data = {"format": {"duration": "9"}, "streams": [stream]}
+    stream: ProbeStream = {
+        "codec_type": "video",
+        "width": 1920,
+        "height": 1080,
+        "avg_frame_rate": "30/1",
+    }
+    data: ProbeOutput = {"format": {"duration": "9"}, "streams": [stream]}
     assert parse_probe(data, Settings(), "a.mp4").width == 1920
     stream["side_data_list"] = [{"side_data_type": "Display Matrix", "rotation": -90}]
     info = parse_probe(data, Settings(), "a.mp4")

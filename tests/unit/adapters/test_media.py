@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from service.adapters.ffmpeg.media import FfmpegMedia, mux_args
-from service.adapters.ffmpeg.probe import parse_probe, probe_args
+from service.adapters.ffmpeg.probe import ProbeOutput, parse_probe, probe_args
 from service.adapters.process import run
 from service.config import Settings
 from service.domain.errors import MediaError, MediaInputError
@@ -71,7 +71,7 @@ def test_probe_args_whitelist_protocol_and_formats() -> None:
         ),
     ],
 )
-def test_probe_figures_are_checked_against_limits(data: dict[str, object], needle: str) -> None:
+def test_probe_figures_are_checked_against_limits(data: ProbeOutput, needle: str) -> None:
     with pytest.raises(MediaInputError, match=needle):
         parse_probe(data, Settings(), "in.mp4")
 
