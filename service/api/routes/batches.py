@@ -17,10 +17,12 @@ from service.api.batch_uploads import read_batch_multipart
 from service.api.batch_views import BatchList, BatchOut, batch_out
 from service.api.deps import CurrentSettings, Jobs, Tenant
 from service.api.views import ERRORS
+from service.api.wire_types import RequestBody, request_body
 from service.api.zipstream import zip_stream
 from service.config import Settings
 from service.domain.batch import Batch, merged
 from service.domain.errors import StorageUnavailable
+from service.domain.wire import JsonObject
 from service.jobs import JobService
 from service.jobs.batches import BatchService
 from service.ports import Incoming
@@ -28,9 +30,9 @@ from service.ports import Incoming
 log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/batches", responses=ERRORS)
 
-_FILE = {"type": "array", "items": {"type": "string", "format": "binary"}}
-# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
-REQUEST_BODY: dict[str, Any] = {
+_FILE: JsonObject = {"type": "array", "items": {"type": "string", "format": "binary"}}
+# Published: the route reads its body itself (JSON or multipart).
+REQUEST_BODY: RequestBody = {
     "required": True,
     "content": {
         "application/json": {
@@ -135,9 +137,7 @@ async def _read(
     return parse_json(bytes(raw)), [], hashlib.sha256(raw).hexdigest()
 
 
-@router.post(
-    "", status_code=202, response_model=BatchOut, openapi_extra={"requestBody": REQUEST_BODY}
-)
+@router.post("", status_code=202, response_model=BatchOut, openapi_extra=request_body(REQUEST_BODY))
 async def create_batch(
     request: Request,
     response: Response,
