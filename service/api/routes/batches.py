@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -116,7 +116,7 @@ class Intake:
 
 async def _read(
     request: Request, settings: Settings, intake: Intake
-) -> tuple[dict[str, Any], list[tuple[str, bytes]], str]:
+) -> tuple[JsonObject, list[tuple[str, bytes]], str]:
     """The batch's JSON, its script parts and the body's hash (for Idempotency-Key)."""
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         up, digest = await read_batch_multipart(request, settings, intake.receive)
@@ -173,7 +173,7 @@ async def create_batch(
 def _accept(
     service: BatchService,
     intake: Intake,
-    data: dict[str, Any],
+    data: JsonObject,
     scripts: list[tuple[str, bytes]],
     digest: str,
     idempotency_key: str | None,
