@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from importlib.metadata import version
-from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
@@ -36,6 +35,7 @@ from service.api.routes import (
 )
 from service.config import Settings, get_settings
 from service.domain.spec import JobSpec
+from service.domain.wire import JsonObject
 from service.jobs import JobService
 
 log = logging.getLogger("narrate.api")
@@ -91,7 +91,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     stop.set()
 
 
-def openapi(app: FastAPI) -> dict[str, Any]:
+def openapi(app: FastAPI) -> JsonObject:
     """The job spec is read from the raw body (JSON or multipart), so publish its schema."""
     if app.openapi_schema is None:
         schema = get_openapi(
@@ -114,9 +114,18 @@ ANY_OPERATION = {
 }
 
 
-def _every_operation_answers(schema: dict[str, Any]) -> None:
+def _every_operation_answers(schema: JsonObject) -> None:
     """List ANY_OPERATION's answers on every operation (schemathesis saw both undocumented)."""
-    for ops in schema.get("paths", {}).values():
-        for op in ops.values():
+    for op in _operations(schema):
+        answers = op.setdefault("responses", {})
+        if isinstance(answers, dict):
             for code, said in ANY_OPERATION.items():
-                op.setdefault("responses", {}).setdefault(code, {"description": said})
+                answers.setdefault(code, {"description": said})
+
+
+def _operations(schema: JsonObject) -> Iterator[JsonObject]:
+    """The document's operation objects (each path item's, by method)."""
+    paths = schema.get("paths", {})
+    for item in paths.values() if isinstance(paths, dict) else ():
+        if isinstance(item, dict):
+            yield from (op for op in item.values() if isinstance(op, dict))

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from pydantic import ValidationError
 
@@ -31,6 +31,7 @@ from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.takes import is_take
+from service.domain.wire import JsonObject
 from service.jobs.batches import ItemRequest
 
 
@@ -77,7 +78,7 @@ class Entry:
 class Shared:
     """What the batch gives every item: its options and its preset."""
 
-    options: dict[str, Any]  # wire format: each item's own merged over them, then validated
+    options: JsonObject  # as sent: each item's own merged over them, then validated
     preset: object
 
     def options_of(self, entry: Entry) -> RenderOptions:
@@ -191,7 +192,7 @@ def _item(
 
 
 def parse_items(
-    data: dict[str, Any],  # the body's wire format (parse_json, or the multipart's parts)
+    data: JsonObject,  # the body as sent (parse_json, or the multipart's parts)
     scripts: list[tuple[str, bytes]],
     groups: Groups,
     new_id: Callable[[], str],
@@ -219,7 +220,7 @@ def parse_items(
     return items, bool(data.get("partial", False))
 
 
-def parse_json(body: bytes) -> dict[str, Any]:
+def parse_json(body: bytes) -> JsonObject:
     """The batch's JSON body, its wire format (parse_items reads it item by item)."""
     data = json_object(body)
     if "items" not in data:
@@ -227,7 +228,7 @@ def parse_json(body: bytes) -> dict[str, Any]:
     return data
 
 
-def parse_part(raw: str, field: str) -> dict[str, Any]:
+def parse_part(raw: str, field: str) -> JsonObject:
     """A multipart JSON field (``options``, ``batch``) as an object: its wire format."""
     try:
         found = json.loads(raw)

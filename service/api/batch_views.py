@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 from pydantic import BaseModel
 
+from service.api.wire_types import FreeObject
 from service.domain.batch import Batch, BatchItem, batch_status, counts
 from service.domain.job import Job
 from service.domain.notices import Notice
@@ -38,7 +37,7 @@ class BatchOut(BaseModel):
     counts: dict[str, int]  # items by state
     items: list[BatchItemOut]
     # Items refused at the door ("partial": true): name, detail; the 422 problems' wire shape.
-    refused: list[dict[str, Any]]
+    refused: list[FreeObject]
     links: dict[str, str]
 
 

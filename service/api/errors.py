@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
@@ -90,7 +90,15 @@ async def over_quota(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc)}, 429, headers={"Retry-After": wait})
 
 
-def problem(code: str, msg: str, loc: tuple[str | int, ...] | list[Any]) -> dict[str, Any]:
+class ProblemItem(TypedDict):
+    """One problem of a 422's ``detail`` (the Problem schema's items)."""
+
+    code: str
+    msg: str
+    loc: list[str | int]
+
+
+def problem(code: str, msg: str, loc: tuple[str | int, ...] | list[Any]) -> ProblemItem:
     return {"code": code, "msg": msg, "loc": list(loc)}
 
 

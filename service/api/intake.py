@@ -7,7 +7,6 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from fastapi import HTTPException, Request
 from pydantic import ValidationError
@@ -19,6 +18,7 @@ from service.domain.errors import InputError
 from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
+from service.domain.wire import JsonObject
 from service.ports import Incoming
 
 
@@ -85,7 +85,7 @@ def parse_body(body: bytes | Upload) -> JobRequest:
     return parsed
 
 
-def json_object(body: bytes) -> dict[str, Any]:
+def json_object(body: bytes) -> JsonObject:
     """The body as a JSON object: its wire format, validated by the caller (a spec, a batch)."""
     try:
         data = json.loads(body)

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from typing_extensions import TypedDict  # pydantic validates these below 3.12
 
+from service.api.wire_types import FreeObject
 from service.config import ROOT, Settings
 from service.domain.errors import NarrateError
 from service.domain.job import Job
@@ -65,7 +66,7 @@ class PresetView(TypedDict):
     name: str
     kind: str  # shipped or saved
     description: str
-    values: dict[str, Any]  # wire format: the render options it sets, as a job's JSON holds them
+    values: FreeObject  # wire format: the render options it sets, as a job's JSON holds them
 
 
 class Tools:
@@ -192,7 +193,7 @@ def _register_jobs(server: MCPServer, tools: Tools) -> None:
     async def submit_job(
         script: str,
         ctx: Context,
-        options: dict[str, Any] | None = None,  # wire format: options as POST /v1/jobs takes
+        options: FreeObject | None = None,  # wire format: options as POST /v1/jobs takes
     ) -> JobView:
         """Submit a script (Markdown as in the script format, or a JSON job spec) with render
         options (engine, voice, preset, ... as POST /v1/jobs takes them); returns the job at
@@ -204,7 +205,7 @@ def _register_jobs(server: MCPServer, tools: Tools) -> None:
     async def render_script(
         script: str,
         ctx: Context,
-        options: dict[str, Any] | None = None,  # wire format, as submit_job's
+        options: FreeObject | None = None,  # wire format, as submit_job's
         timeout_seconds: float = 600,
     ) -> JobView:
         """submit_job, then wait until the job is done (at most timeout_seconds, 3600 at

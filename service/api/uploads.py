@@ -10,7 +10,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
@@ -19,6 +19,9 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 
 from service.domain.errors import InputError, InsufficientStorage
 from service.ports import Incoming
+
+if TYPE_CHECKING:  # python_multipart declares its callbacks for type checkers only
+    from python_multipart.multipart import MultipartCallbacks
 
 FIELDS = ("script", "video", "music", "options")
 
@@ -60,7 +63,7 @@ class _Reader:
         self.header_field = bytearray()
         self.header_value = bytearray()
 
-    def callbacks(self) -> dict[str, Any]:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_header_field": lambda d, a, b: self.header_field.extend(d[a:b]),
             "on_header_value": lambda d, a, b: self.header_value.extend(d[a:b]),
@@ -159,7 +162,7 @@ async def read_multipart_with(
     boundary = params.get(b"boundary")
     if not boundary or len(boundary) > 70:  # RFC 2046: 1 to 70 characters
         raise InputError("multipart body without a valid boundary (1 to 70 characters)")
-    parser = MultipartParser(boundary, reader.callbacks())  # type: ignore[arg-type]
+    parser = MultipartParser(boundary, reader.callbacks())
     try:
         async for chunk in request.stream():
             parser.write(chunk)

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 
 from service.api.schemas import JobOut, Links, Problem, SegmentState
+from service.api.wire_types import answers
 from service.domain.job import Job
 
-# OpenAPI response objects, as FastAPI takes them (a wire format of OpenAPI's own).
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": Problem},
-    404: {"model": Problem},
-    409: {"model": Problem},
-    413: {"model": Problem},
-    422: {"model": Problem},
-    503: {"model": Problem},
-}
+# The errors any route may answer (OpenAPI response objects).
+ERRORS = answers({code: {"model": Problem} for code in (401, 404, 409, 413, 422, 503)})
 
 
 def links(request: Request, job: Job) -> Links:

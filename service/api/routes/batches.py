@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -17,10 +17,12 @@ from service.api.batch_uploads import read_batch_multipart
 from service.api.batch_views import BatchList, BatchOut, batch_out
 from service.api.deps import CurrentSettings, Jobs, Tenant
 from service.api.views import ERRORS
+from service.api.wire_types import RequestBody, request_body
 from service.api.zipstream import zip_stream
 from service.config import Settings
 from service.domain.batch import Batch, merged
 from service.domain.errors import StorageUnavailable
+from service.domain.wire import JsonObject
 from service.jobs import JobService
 from service.jobs.batches import BatchService
 from service.ports import Incoming
@@ -28,9 +30,9 @@ from service.ports import Incoming
 log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/batches", responses=ERRORS)
 
-_FILE = {"type": "array", "items": {"type": "string", "format": "binary"}}
-# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
-REQUEST_BODY: dict[str, Any] = {
+_FILE: JsonObject = {"type": "array", "items": {"type": "string", "format": "binary"}}
+# Published: the route reads its body itself (JSON or multipart).
+REQUEST_BODY: RequestBody = {
     "required": True,
     "content": {
         "application/json": {
@@ -114,7 +116,7 @@ class Intake:
 
 async def _read(
     request: Request, settings: Settings, intake: Intake
-) -> tuple[dict[str, Any], list[tuple[str, bytes]], str]:
+) -> tuple[JsonObject, list[tuple[str, bytes]], str]:
     """The batch's JSON, its script parts and the body's hash (for Idempotency-Key)."""
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         up, digest = await read_batch_multipart(request, settings, intake.receive)
@@ -135,9 +137,7 @@ async def _read(
     return parse_json(bytes(raw)), [], hashlib.sha256(raw).hexdigest()
 
 
-@router.post(
-    "", status_code=202, response_model=BatchOut, openapi_extra={"requestBody": REQUEST_BODY}
-)
+@router.post("", status_code=202, response_model=BatchOut, openapi_extra=request_body(REQUEST_BODY))
 async def create_batch(
     request: Request,
     response: Response,
@@ -173,7 +173,7 @@ async def create_batch(
 def _accept(
     service: BatchService,
     intake: Intake,
-    data: dict[str, Any],
+    data: JsonObject,
     scripts: list[tuple[str, bytes]],
     digest: str,
     idempotency_key: str | None,

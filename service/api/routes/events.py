@@ -22,6 +22,7 @@ from starlette.background import BackgroundTask
 
 from service.api.deps import CurrentSettings, Jobs, OwnedJob
 from service.api.views import ERRORS, job_out
+from service.api.wire_types import answers
 from service.config import Settings
 from service.domain.errors import StoreUnavailable
 from service.domain.job import TERMINAL
@@ -38,10 +39,7 @@ def sse(event: str, data: Any, event_id: str | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-# OpenAPI response objects, as FastAPI takes them (a wire format of OpenAPI's own).
-STREAM: dict[int | str, dict[str, Any]] = {
-    200: {"description": "the job's events", "content": {"text/event-stream": {}}}
-}
+STREAM = answers({200: {"description": "the job's events", "content": {"text/event-stream": {}}}})
 
 
 def take_room(request: Request, settings: Settings, tenant: str) -> Callable[[], None]:

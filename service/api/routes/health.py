@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Iterator
-from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -39,7 +38,7 @@ async def healthz() -> Health:
 async def readyz(request: Request) -> JSONResponse:
     # On the event loop, not the request path's thread pool: the answer is read (one Redis
     # call, in a thread of its own) at most once a second, however many probes wait on it.
-    found: dict[str, Any] = await ready_cache(request.app).get()  # /readyz's JSON body
+    found = await ready_cache(request.app).get()  # /readyz's JSON body
     ok = bool(found["ready"])  # Redis, a worker, and (fair share) a dispatcher lately
     checks = {k: v for k, v in found.items() if k != "ready"}
     return JSONResponse(

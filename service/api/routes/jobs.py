@@ -14,6 +14,7 @@ from service.api.deps import CurrentSettings, Jobs, OwnedJob, Tenant
 from service.api.intake import parse_body, read_body
 from service.api.schemas import Created, JobList, JobOut
 from service.api.views import ERRORS, job_out, links
+from service.api.wire_types import RequestBody, request_body
 from service.api.zipstream import zip_stream
 from service.domain.errors import StorageUnavailable
 from service.domain.job import Job, JobFilter
@@ -24,8 +25,8 @@ log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
 Q = "a piece of the job's title (its script's 标题) or of its id, case-insensitive"
 
-# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
-REQUEST_BODY: dict[str, Any] = {
+# Published: the route reads its body itself (JSON or multipart).
+REQUEST_BODY: RequestBody = {
     "required": True,
     "content": {
         "application/json": {"schema": {"$ref": "#/components/schemas/JobSpec"}},
@@ -59,7 +60,7 @@ REQUEST_BODY: dict[str, Any] = {
     "",
     status_code=202,
     response_model=Created,
-    openapi_extra={"requestBody": REQUEST_BODY},
+    openapi_extra=request_body(REQUEST_BODY),
 )
 async def create_job(
     request: Request,

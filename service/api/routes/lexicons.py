@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePath
-from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -14,6 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from service.api.deps import Jobs, Tenant
 from service.api.views import ERRORS
+from service.api.wire_types import RequestBody, request_body
 from service.domain.errors import InputError
 from service.domain.fields import loc_path
 from service.domain.lexicons import (
@@ -33,8 +33,8 @@ from service.jobs.lexicons import Dictionary, Summary
 router = APIRouter(prefix="/v1/lexicons", responses=ERRORS, tags=["lexicons"])
 PLS_TYPE = "application/pls+xml"
 
-# An OpenAPI request body object, as FastAPI takes it (a wire format of OpenAPI's own).
-REQUEST_BODY: dict[str, Any] = {
+# Published: the route reads its body itself (JSON or multipart).
+REQUEST_BODY: RequestBody = {
     "required": True,
     "content": {
         "multipart/form-data": {
@@ -134,7 +134,7 @@ async def _from_form(request: Request) -> Rules:
 
 
 @router.post(
-    "", status_code=201, response_model=LexiconOut, openapi_extra={"requestBody": REQUEST_BODY}
+    "", status_code=201, response_model=LexiconOut, openapi_extra=request_body(REQUEST_BODY)
 )
 async def create_lexicon(request: Request, who: Tenant, service: Jobs) -> LexiconOut:
     """Import a dictionary, version 1: a PLS file (multipart ``file``, ``name``) or JSON
@@ -160,7 +160,7 @@ def get_lexicon(
     return _rules_out(_found(service, who, lexicon_id, version))
 
 
-@router.put("/{lexicon_id}", response_model=LexiconOut, openapi_extra={"requestBody": REQUEST_BODY})
+@router.put("/{lexicon_id}", response_model=LexiconOut, openapi_extra=request_body(REQUEST_BODY))
 async def update_lexicon(
     lexicon_id: str, request: Request, who: Tenant, service: Jobs
 ) -> LexiconOut:

@@ -3,18 +3,18 @@ deleting its own. Another tenant's presets do not exist for you."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException
 from pydantic import BaseModel, Field
 
 from service.api.deps import Jobs, Tenant
 from service.api.views import ERRORS
+from service.api.wire_types import FreeObject, answers
 from service.jobs.presets import Found, ShippedPreset
 
 router = APIRouter(prefix="/v1/presets", responses=ERRORS, tags=["presets"])
-# An OpenAPI response object, as FastAPI takes it (a wire format of OpenAPI's own).
-SHIPPED: dict[int | str, dict[str, Any]] = {409: {"description": "a shipped preset: read-only"}}
+SHIPPED = answers({409: {"description": "a shipped preset: read-only"}})
 
 
 class PresetOut(BaseModel):
@@ -23,7 +23,7 @@ class PresetOut(BaseModel):
     description: str
     source: str = Field(description="where its loudness figure comes from")
     # The options as the client writes them (RenderOptions' JSON, a wire format): any of them.
-    values: dict[str, Any] = Field(description="the job options it sets")
+    values: FreeObject = Field(description="the job options it sets")
 
 
 def _out(found: Found) -> PresetOut:
@@ -56,9 +56,10 @@ def put_preset(
     who: Tenant,
     service: Jobs,
     # The client's JSON object, checked by Presets.save (a wire format until then).
-    body: dict[str, Any] = Body(  # noqa: B008 (FastAPI's way to take a JSON object)
-        ..., description="job options (RenderOptions, without preset) plus description, source"
-    ),
+    body: Annotated[
+        FreeObject,
+        Body(description="job options (RenderOptions, without preset) plus description, source"),
+    ],
 ) -> PresetOut:
     """Save (or replace) one of your presets, validated as job options are."""
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from service.api.deps import Jobs, OwnedJob, Tenant
 from service.api.schemas import Created, Links
 from service.api.views import ERRORS
+from service.api.wire_types import FreeObject
 from service.domain.notices import Notice
 from service.domain.spec import RenderOptions
 from service.jobs import studio as use
@@ -54,7 +55,7 @@ class ParsedSegment(BaseModel):
 class Parsed(BaseModel):
     # Wire formats: a job spec as JSON, its defaults left out (what the studio edits and sends
     # back), and below the job's spec and options as submitted.
-    spec: dict[str, Any]
+    spec: FreeObject
     segments: list[ParsedSegment]
     duration: float
     warnings: list[Notice]
@@ -62,15 +63,15 @@ class Parsed(BaseModel):
 
 class Source(BaseModel):
     id: str
-    spec: dict[str, Any]
-    options: dict[str, Any]
+    spec: FreeObject
+    options: FreeObject
     has_video: bool
     parent: str | None
 
 
 class Rerender(BaseModel):
     # A wire format: checked by edited_spec, for its errors to say what a script's say.
-    spec: dict[str, Any] = Field(description="the edited job spec (JobSpec)")
+    spec: FreeObject = Field(description="the edited job spec (JobSpec)")
     options: RenderOptions | None = Field(None, description="default: the parent's options")
 
 
