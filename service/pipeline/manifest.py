@@ -8,8 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, WithJsonSchema
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field
 
 from service import audio as dsp
 from service.domain.ducking import under_speech
@@ -20,30 +19,14 @@ from service.domain.style import AppliedStyle
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
 from service.domain.units import ms_to_s
+from service.domain.wire import AS_GIVEN, CHECK_OBJECT, OBJECT_SCHEMA
 from service.pipeline.listen import SpeechCheckSummary, speech_summary
 from service.pipeline.results import JobPlan, SegmentResult
-
-
-def _an_object(value: object) -> object:
-    """Checked as the plain object it always was (the same error as before), not re-made."""
-    if not isinstance(value, dict):
-        raise PydanticCustomError("dict_type", "Input should be a valid dictionary")
-    return value
-
-
-def _as_applied(style: AppliedStyle) -> Any:  # Any: written as resolve() made it
-    return style
-
 
 # The style as applied, as style.resolve() made it, written as it is: a styles file's 0 stays
 # 0 and key order stays (a re-run writes the same bytes), where LookData's float fields would
 # write 0.0. Its schema stays the plain object it was (docs/manifest.schema.json).
-ManifestStyle = Annotated[
-    AppliedStyle,
-    PlainValidator(_an_object),
-    PlainSerializer(_as_applied),
-    WithJsonSchema({"additionalProperties": True, "type": "object"}),
-]
+ManifestStyle = Annotated[AppliedStyle, CHECK_OBJECT, AS_GIVEN, OBJECT_SCHEMA]
 
 
 @dataclass
