@@ -19,6 +19,7 @@ from service.domain.pls import read_pls
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import StyleSpec
+from service.domain.wire import JsonObject
 
 
 def read_script(path: Path) -> JobSpec:
@@ -183,7 +184,7 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
-def master_option(value: str, n: int) -> dict[str, Any]:
+def master_option(value: str, n: int) -> JsonObject:
     """``--master NAME[=PRESET]`` (preset NAME by default) or a JSON object of its fields: a
     master's options JSON (wire format), validated with the rest by RenderOptions."""
     if not value.lstrip().startswith("{"):
