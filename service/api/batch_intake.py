@@ -31,7 +31,7 @@ from service.domain.options import options_error
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions, spec_from_data
 from service.domain.takes import is_take
-from service.domain.wire import JsonObject
+from service.domain.wire import JsonObject, JsonValue
 from service.jobs.batches import ItemRequest
 
 
@@ -79,7 +79,7 @@ class Shared:
     """What the batch gives every item: its options and its preset."""
 
     options: JsonObject  # as sent: each item's own merged over them, then validated
-    preset: object
+    preset: JsonValue  # as sent, validated with the options
 
     def options_of(self, entry: Entry) -> RenderOptions:
         own = {} if entry.options is ABSENT else entry.options

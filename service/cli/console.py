@@ -19,6 +19,7 @@ from service.domain.pls import read_pls
 from service.domain.script import parse_script
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.style import StyleSpec
+from service.domain.wire import JsonObject
 
 
 def read_script(path: Path) -> JobSpec:
@@ -183,7 +184,7 @@ def style_option(value: str | None) -> StyleSpec | None:
         ) from None
 
 
-def master_option(value: str, n: int) -> dict[str, Any]:
+def master_option(value: str, n: int) -> JsonObject:
     """``--master NAME[=PRESET]`` (preset NAME by default) or a JSON object of its fields: a
     master's options JSON (wire format), validated with the rest by RenderOptions."""
     if not value.lstrip().startswith("{"):
@@ -239,7 +240,7 @@ def render_options(args: argparse.Namespace) -> RenderOptions:
 
 def _render_options(args: argparse.Namespace) -> RenderOptions:
     """Only the flags given: the preset's values (and the defaults) fill the rest."""
-    given: dict[str, Any] = {  # the flags as options JSON (wire format), validated below
+    given: JsonObject = {  # the flags as options JSON, validated below
         name: getattr(args, name, None)
         for name in (
             "preset",
@@ -259,7 +260,7 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
             "on_mismatch",
         )
     }
-    given["style"] = style_option(getattr(args, "style", None))
+    style = style_option(getattr(args, "style", None))  # already a model: added last
     if getattr(args, "lexicon", None):
         given["lexicons"] = list(args.lexicon)
     exports = getattr(args, "exports", None)
@@ -277,4 +278,5 @@ def _render_options(args: argparse.Namespace) -> RenderOptions:
         given["loudness"] = loudness
     if getattr(args, "master", None):
         given["masters"] = [master_option(m, n) for n, m in enumerate(args.master, 1)]
-    return RenderOptions.model_validate({k: v for k, v in given.items() if v is not None})
+    data = {k: v for k, v in given.items() if v is not None}
+    return RenderOptions.model_validate(data if style is None else {**data, "style": style})

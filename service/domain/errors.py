@@ -96,7 +96,9 @@ class NarrateError(Exception):
 
 
 def _rebuild(cls: type[NarrateError], args: tuple[Any, ...], state: dict[str, Any]) -> NarrateError:
-    """``state``: the error's ``__dict__`` as pickle carried it (its wire format, any fields)."""
+    """``state``: the error's ``__dict__`` as pickle carried it (its wire format: pickle's
+    state, any attribute a subclass set, Python objects such as the ``also`` errors, not
+    JSON; typeshed's own type for an instance's ``__dict__``)."""
     err = cls.__new__(cls)
     err.args = args
     err.__dict__.update(state)

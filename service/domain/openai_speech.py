@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from service.domain.wire import JsonObject
+
 ENGINES = ("kokoro", "edge", "espeak", "fastspeech2", "auto")
 # OpenAI's own model names: a client written against OpenAI runs unchanged, on narrate's
 # casting (edge where it answers, else the offline voices).
@@ -97,7 +99,7 @@ class SpeechAsk:
     lexicons: tuple[object, ...] = ()
 
 
-def _text(body: dict[str, Any], name: str, required: bool = True) -> str | None:
+def _text(body: JsonObject, name: str, required: bool = True) -> str | None:
     """Field ``name`` of the body (its wire format: any JSON object) as a string, checked."""
     value = body.get(name)
     if value is None and not required:

@@ -14,6 +14,7 @@ from service.domain.fields import Model as _Model
 from service.domain.fields import check_speakers, loc_path
 from service.domain.lexicons import MAX_PER_JOB, LexiconId, LexiconRef
 from service.domain.style import StyleRef
+from service.domain.wire import JsonObject, JsonObjectField
 
 Engine = Literal["auto", "edge", "espeak", "kokoro", "fastspeech2"]
 OnOverflow = Literal["fail", "squeeze", "extend"]
@@ -106,7 +107,7 @@ class MasterOptions(_Model):
     preset: str | None = Field(
         None, description="a job preset whose finishing fields this master takes"
     )
-    preset_values: dict[str, Any] | None = Field(  # wire format: options JSON, as a preset's
+    preset_values: JsonObjectField | None = Field(
         None, description="the preset's values as applied, recorded at submission"
     )
     loudness: LoudnessTarget | None = None
@@ -154,7 +155,7 @@ class MasterOptions(_Model):
             f"{field} {_JOB_ONLY[field]}: set it in the job's options, not in a master"
         )
 
-    def own(self) -> dict[str, Any]:
+    def own(self) -> JsonObject:
         """The finishing fields it sets itself, as JSON (a None is not set: a stored job's
         options hold every field): options JSON, merged over the job's then validated."""
         fields = set(MASTER_FIELDS)
@@ -168,7 +169,7 @@ class RenderOptions(_Model):
     preset: str | None = Field(
         None, description="a job preset (`narrate presets`, /v1/presets); these options win"
     )
-    preset_values: dict[str, Any] | None = Field(  # wire format: options JSON (Preset.values)
+    preset_values: JsonObjectField | None = Field(
         None,
         description="the preset's values as applied, recorded at submission: a job that "
         "carries them keeps them (a later edit of the preset does not change it)",

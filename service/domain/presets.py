@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError, field_validator
 from service.domain.errors import InputError
 from service.domain.fields import loc_path, one_line, plain
 from service.domain.options import RenderOptions
+from service.domain.wire import JsonObject
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,39}$")
 MAX_SAVED = 100  # presets one tenant may save
@@ -50,7 +51,7 @@ class Preset(RenderOptions):
             raise ValueError("a preset holds no masters: a job's masters each name a preset")
         return v
 
-    def values(self) -> dict[str, Any]:
+    def values(self) -> JsonObject:
         """The option values it sets, as JSON (what a job records as applied): the wire
         format of options, merged key by key under a job's (merged_values)."""
         skip = set(ABOUT | NOT_IN_A_PRESET)
@@ -78,7 +79,7 @@ def preset_from_data(data: Any, what: str = "preset") -> Preset:
         raise InputError(f"{what}{' ' + where if where else ''}: {msg}") from None
 
 
-def merged_values(under: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def merged_values(under: JsonObject, over: JsonObject) -> JsonObject:
     """``over`` on ``under``, objects merged key by key (a job's ``loudness.target_lufs``
     keeps the preset's true-peak ceiling). Options JSON (wire format), validated after."""
     out = dict(under)

@@ -346,7 +346,7 @@ def spec_from_json(text: str) -> JobSpec:
     return spec_from_data(data)
 
 
-def json_schema() -> dict[str, Any]:
+def json_schema() -> dict[str, Any]:  # a JSON Schema document (wire format), as pydantic types it
     """The job spec's JSON Schema (docs/jobspec.schema.json): a JSON document, as pydantic
     writes it."""
     return JobSpec.model_json_schema()

@@ -6,10 +6,11 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from service.domain.errors import InputError, VoiceError
 from service.domain.spec import JobSpec
+from service.domain.wire import JsonObject
 
 OFFLINE = "espeak"
 # The opt-in neural offline voice: used only once installed (its licence is non-commercial).
@@ -242,7 +243,7 @@ class Catalog:
 MAX_REFRESHED_VOICES = 5000  # the live list has ~320; anything far beyond is not a voice list
 
 
-def edge_entries(listed: list[dict[str, Any]], previous: Catalog) -> list[VoiceEntry]:
+def edge_entries(listed: list[JsonObject], previous: Catalog) -> list[VoiceEntry]:
     """edge_tts.list_voices() records (wire format: edge's live JSON, each field read with
     care) -> catalog entries; the default voices of the previous catalog stay the defaults
     when they are still listed."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,11 +15,18 @@ from service.domain.ducking import under_speech
 from service.domain.notices import Notice
 from service.domain.options import PASS_LU, MasterLoudness
 from service.domain.speech_compare import SpeechCheck
+from service.domain.style import AppliedStyle
 from service.domain.subtitles import Cue
 from service.domain.timeline import Slot, TimedOverlay
 from service.domain.units import ms_to_s
+from service.domain.wire import AS_GIVEN, CHECK_OBJECT, OBJECT_SCHEMA
 from service.pipeline.listen import SpeechCheckSummary, speech_summary
 from service.pipeline.results import JobPlan, SegmentResult
+
+# The style as applied, as style.resolve() made it, written as it is: a styles file's 0 stays
+# 0 and key order stays (a re-run writes the same bytes), where LookData's float fields would
+# write 0.0. Its schema stays the plain object it was (docs/manifest.schema.json).
+ManifestStyle = Annotated[AppliedStyle, CHECK_OBJECT, AS_GIVEN, OBJECT_SCHEMA]
 
 
 @dataclass
@@ -161,7 +168,7 @@ class ManifestMaster(BaseModel):
     preset: str | None
     burn_in: bool
     screen_text: bool
-    style: dict[str, Any] = Field(description="its subtitle style as applied")  # as Manifest's
+    style: ManifestStyle = Field(description="its subtitle style as applied")
     loudness: Loudness = Field(description="its narration.wav, measured against its target")
     music: Loudness | None = Field(None, description="its mix.wav (with music), measured")
     picture: str | None = Field(
@@ -197,8 +204,7 @@ class Manifest(BaseModel):
     cues: list[ManifestCue]
     loudness: Loudness
     warnings: list[Notice]
-    # A wire format: the style as applied, in the styles file's own JSON (domain/style.py).
-    style: dict[str, Any] = Field(description="the subtitle style as applied")
+    style: ManifestStyle = Field(description="the subtitle style as applied")
     screen_text: bool
     qualifier_display: str
     music: MusicReport | None = None
