@@ -9,8 +9,6 @@ import { keyed } from "./morph.js";
 import { go } from "./router.js";
 import { set, state } from "./store.js";
 
-// The terminal states from the API's JobStatus enum (job-states.js is made from it).
-export { TERMINAL };
 /** Another tab's studio hears of this key's changes through this localStorage key (tabs.js). */
 export const JOBS_BUMP = "narrate.jobs";
 
