@@ -40,7 +40,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         row[k] += after[k] - before[k]
 
 
-def _folder(config: pytest.Config) -> Path:
+def _folder() -> Path:
     # the controller picks it before its workers start (they inherit the environment)
     if "NARRATE_TEST_CPU_DIR" not in os.environ:
         os.environ["NARRATE_TEST_CPU_DIR"] = tempfile.mkdtemp(prefix="narrate-testcpu-")
@@ -48,19 +48,19 @@ def _folder(config: pytest.Config) -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _folder(config)
+    _folder()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    (_folder(session.config) / f"{worker}.json").write_text(json.dumps(_totals))
+    (_folder() / f"{worker}.json").write_text(json.dumps(_totals))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     merged: dict[str, list[float]] = {}
-    for part in _folder(terminalreporter.config).glob("*.json"):
+    for part in _folder().glob("*.json"):
         for name, row in json.loads(part.read_text()).items():
             merged[name] = [a + b for a, b in zip(merged.get(name, [0.0] * 3), row, strict=True)]
     if not merged:
