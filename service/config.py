@@ -24,7 +24,8 @@ class Settings(BaseSettings):
     # or a Sentinel-managed primary: sentinel://[:password@]host:port[,host:port...]/<master>[/db]
     # (store, broker, lanes and events all follow a failover; service/adapters/redis/url.py).
     # memory://: every store and the queue in this one process, nothing kept, tasks run only
-    # when the queue is drained (the fast test tier's backend; service/adapters/backend.py).
+    # when the queue is drained (the fast test tier's backend; service/adapters/backend.py);
+    # narrate serve, worker and reconcile and uvicorn service.api.main:app refuse it.
     redis_url: str | None = None
     # The shipped catalog; styles.json and lexicon/ are read from the same folder.
     voices_file: Path = VOICES_DIR / "catalog.json"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from service.config import Settings
+from service.domain.errors import InputError
 from service.ports.stores import Stores
 
 if TYPE_CHECKING:
@@ -17,6 +18,19 @@ MEMORY = "memory://"
 
 def in_memory(settings: Settings) -> bool:
     return (settings.redis_url or "").startswith(MEMORY)
+
+
+def require_shared(settings: Settings, who: str) -> None:
+    """Refuse ``memory://`` where ``who`` runs in a process of its own: its stores and queue
+    would be that process's alone, so a job submitted elsewhere would wait for ever, unseen."""
+    if in_memory(settings):
+        raise InputError(
+            f"NARRATE_REDIS_URL={settings.redis_url}: memory:// keeps the stores and the queue "
+            f"inside one process, and {who} runs in processes of its own, so no job would "
+            "reach it. Set NARRATE_REDIS_URL to a redis:// (or sentinel://) URL that the API, "
+            "the workers and the reconciler share, or leave it unset for `narrate serve`'s "
+            "own Redis."
+        )
 
 
 def open_stores(settings: Settings, app: Celery | None = None) -> Stores:

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import TypeAlias
 
+from service.adapters.backend import require_shared
 from service.cli import batch as cli_batch
 from service.cli import mcp as cli_mcp
 from service.cli import ops as cli_ops
@@ -130,6 +131,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ["NARRATE_HOST"] = args.host
     get_settings.cache_clear()
     settings = get_settings()
+    require_shared(settings, "narrate serve (its API, workers and reconciler)")
     stack = Stack(settings)
     try:
         stack.start_redis()
@@ -150,6 +152,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from service.cli.stack import WORKER_ENV, worker_argv
     from service.cli.supervisor import supervise
 
+    require_shared(get_settings(), "narrate worker")
     logs.configure(get_settings().log_format)
     return supervise(worker_argv(args.name, args.concurrency), dict(os.environ) | WORKER_ENV)
 
@@ -157,6 +160,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_reconcile(args: argparse.Namespace) -> int:
     from service import wiring
 
+    require_shared(get_settings(), "narrate reconcile")
     reconciler = wiring.reconciler(get_settings())
     if args.once:
         print(json.dumps(reconciler.reconcile()))
