@@ -50,6 +50,10 @@ phase "eslint" node_modules/.bin/eslint --max-warnings 0 --cache --cache-strateg
   --cache-location "$HOME/.cache/narrate/eslint/"
 phase "tsc --checkJs" node_modules/.bin/tsc -p jsconfig.json --incremental \
   --tsBuildInfoFile "$HOME/.cache/narrate/tsc/studio.tsbuildinfo"
+# the unit tests too, with node's types (jsconfig.tests.json), beside the page's own check,
+# which has the browser's alone
+phase "tsc --checkJs (studio tests)" node_modules/.bin/tsc -p jsconfig.tests.json \
+  --incremental --tsBuildInfoFile "$HOME/.cache/narrate/tsc/studio-tests.tsbuildinfo"
 phase "node --test (studio helpers)" node --test tests/js/
 wait_for_build() {  # wait_for_build PID LOG: its exit status, its log shown if it failed
   if ! wait "$1"; then

@@ -8,13 +8,20 @@ const { window } = new JSDOM("<!doctype html><body></body>");
 const doc = window.document;
 /** @param {string} html */
 const frag = (html) => { const d = doc.createElement("div"); d.innerHTML = html; return d; };
+/** The first element child of ``parent``, which the test's markup puts there.
+ * @param {ParentNode} parent @returns {HTMLElement} */
+const element = (parent) => {
+  const el = parent.firstElementChild;
+  assert.ok(el instanceof window.HTMLElement, "an element child");
+  return el;
+};
 
 test("a node still there keeps its identity; its attributes, style and text follow the new one", () => {
   const a = frag('<p class="x" title="old" data-gone="1">old <b>bold</b></p>');
-  a.firstElementChild.style.cssText = "color: red;";
-  const p = a.firstElementChild, b = p.lastChild;
+  element(a).style.cssText = "color: red;";
+  const p = element(a), b = p.lastChild;
   const next = frag('<p class="y" title="new">new <b>bolder</b></p>');
-  next.firstElementChild.style.cssText = "color: blue;";
+  element(next).style.cssText = "color: blue;";
   morph(a, next);
   assert.equal(a.firstElementChild, p);
   assert.equal(p.lastChild, b);
@@ -24,7 +31,7 @@ test("a node still there keeps its identity; its attributes, style and text foll
 test("a node of another tag is replaced; extra children go, missing ones come", () => {
   const a = frag("<span>1</span><span>2</span><span>3</span>");
   const first = a.firstChild;
-  patch(a, [frag("<em>1</em>").firstChild, "two"]);
+  patch(a, [element(frag("<em>1</em>")), "two"]);
   assert.equal(a.innerHTML, "<em>1</em>two");
   assert.notEqual(a.firstChild, first);
   patch(a, [doc.createTextNode("x"), "y", "z"]);
@@ -34,7 +41,7 @@ test("a node of another tag is replaced; extra children go, missing ones come", 
 test("the focus stays in a morphed node", () => {
   const box = frag('<button id="b">old</button>');
   doc.body.append(box);
-  const btn = box.querySelector("button");
+  const btn = element(box);
   btn.focus();
   morph(box, frag('<button id="b">new</button>'));
   assert.equal(doc.activeElement, btn);

@@ -52,7 +52,7 @@ export async function readBatch(id) {
     const e = /** @type {import("./api.js").ApiError} */ (err);
     if (id !== state.batchId) return;
     $("batch-error-view").textContent = e.status === 404 ? t("noSuchJob") : e.message;
-    if (e.status !== 404 && e.status !== 401) set({ batchTimer: setTimeout(() => readBatch(id), 2000) });
+    if (e.status !== 404 && e.status !== 401) set({ batchTimer: window.setTimeout(() => readBatch(id), 2000) });
     return;
   }
   if (id !== state.batchId) return;
@@ -60,7 +60,7 @@ export async function readBatch(id) {
   for (const it of b.items) listed({ id: it.job, status: it.status });  // the job list agrees
   if (TERMINAL.includes(b.status)) { loadJobs(); if (state.batchStream) state.batchStream.close(); set({ batchStream: null }); return; }
   if (state.batchStream) return;
-  if (state.batchNoStream) { set({ batchTimer: setTimeout(() => readBatch(id), 800) }); return; }
+  if (state.batchNoStream) { set({ batchTimer: window.setTimeout(() => readBatch(id), 800) }); return; }
   let pending = false;
   const changed = () => {
     if (pending || id !== state.batchId) return;

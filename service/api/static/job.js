@@ -52,7 +52,7 @@ async function poll() {
     const e = /** @type {import("./api.js").ApiError} */ (err);
     if (id !== state.jobId) return;
     $("job-error").textContent = e.status === 404 ? t("noSuchJob") : e.message;
-    if (e.status !== 404 && e.status !== 401) set({ timer: setTimeout(poll, 2000) });
+    if (e.status !== 404 && e.status !== 401) set({ timer: window.setTimeout(poll, 2000) });
     return;
   }
   if (id !== state.jobId) return;
@@ -60,7 +60,7 @@ async function poll() {
   const terminal = TERMINAL.includes(job.status);
   // EventSource cannot send the Authorization header: with a key the stream is read by fetch().
   if (!terminal && !state.noStream) follow(id);
-  else if (!terminal) set({ timer: setTimeout(poll, 400) });
+  else if (!terminal) set({ timer: window.setTimeout(poll, 400) });
   else { stopPolling(); loadJobs(); if (state.loaded !== job.id) { set({ loaded: job.id }); await loadResult(job); } }
 }
 /**

@@ -35,7 +35,7 @@ export async function loadJobs() {
     // Jobs still under way: the list follows them (every 3 s) until they end; otherwise it is
     // read again now and then (a job submitted elsewhere, another tab) and when the tab is shown.
     const busy = data.jobs.some((j) => !TERMINAL.includes(j.status));
-    set({ listTimer: setTimeout(loadJobs, busy ? 3000 : 20000) });
+    set({ listTimer: window.setTimeout(loadJobs, busy ? 3000 : 20000) });
   } catch (e) { $("jobs-msg").textContent = /** @type {Error} */ (e).message; }
 }
 /** The list's entry for a job the page has just read (its state changes before the list is read again). @param {{ id: string, status: string }} j */
@@ -62,8 +62,8 @@ function filterJobs() {
   if ($("job-list").children.length) $("jobs-msg").textContent = shown ? "" : t("noMatch");
   // Nothing listed matches: the server searches all of this key's jobs (titles, ids) after a pause.
   clearTimeout(state.searchTimer);
-  if (!shown && q && !served) set({ searchTimer: setTimeout(() => { set({ search: true }); loadJobs(); }, 300) });
-  else if (!q && state.search) set({ search: false, searchTimer: setTimeout(loadJobs, 0) });
+  if (!shown && q && !served) set({ searchTimer: window.setTimeout(() => { set({ search: true }); loadJobs(); }, 300) });
+  else if (!q && state.search) set({ search: false, searchTimer: window.setTimeout(loadJobs, 0) });
 }
 $("refresh-jobs").addEventListener("click", loadJobs);
 $("job-search").addEventListener("input", filterJobs);

@@ -80,5 +80,5 @@ export async function audition(id, msg, { text, rate, pitch, note } = {}) {
 $("audition").addEventListener("click", () => audition(field("voice").value || defaultVoice(scriptLanguage()), $("audition-msg")));
 $("script").addEventListener("input", () => {
   clearTimeout(state.langTimer);
-  set({ langTimer: setTimeout(() => scriptVoices(), 300) });
+  set({ langTimer: window.setTimeout(() => scriptVoices(), 300) });
 });
