@@ -80,10 +80,15 @@ def guard(settings: Settings, use_redis: bool | None = None) -> Guard:
     )
 
 
-def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsEngine]:
+def engines(
+    settings: Settings,
+    use_redis: bool | None = None,
+    files: LocalStorage | S3Storage | None = None,
+) -> dict[str, TtsEngine]:
     """espeak-ng always, edge-tts too; kokoro once its pack is installed in the data dir (the
     set-up installs it), the neural fastspeech2 voice once its pack is (opt-in:
-    non-commercial licence); each behind the shared TTS cache unless it is off."""
+    non-commercial licence); each behind the shared TTS cache unless it is off (kept in
+    ``files``, the service's storage, when it has one: one client, not a second)."""
     edge = EdgeEngine(
         EdgeConfig(
             wss_url=settings.edge_wss_url,
@@ -110,7 +115,7 @@ def engines(settings: Settings, use_redis: bool | None = None) -> dict[str, TtsE
 
         found.append(FastSpeech2Engine(pack, english=espeak))  # models load on first use
     if settings.tts_cache:
-        cache = storage(settings).cache()
+        cache = (files or storage(settings)).cache()
         return {e.name: CachedEngine(e, cache) for e in found}
     return {e.name: e for e in found}
 
@@ -120,13 +125,17 @@ def warm_speech(misses: bool = False) -> None:
     warm(misses)
 
 
-def pipeline(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
+def pipeline(
+    settings: Settings,
+    media: FfmpegMedia | None = None,
+    files: LocalStorage | S3Storage | None = None,
+) -> Pipeline:
     """The pipeline on this machine's adapters (the speech front-end's tools load on first
-    use)."""
+    use; the TTS cache in ``files``, if given, else in a storage of its own)."""
     lexicons = settings.voices_file.parent / "lexicon"
     return Pipeline(
         settings,
-        engines(settings),
+        engines(settings, files=files),
         media or FfmpegMedia(settings),
         load_catalog(settings.voices_file),
         tagged_words,
@@ -195,7 +204,7 @@ class Built:
 
     @cached_property
     def pipeline(self) -> Pipeline:
-        return pipeline(self.settings)
+        return pipeline(self.settings, files=self.storage)
 
     @cached_property
     def lanes(self) -> Lanes | None:
