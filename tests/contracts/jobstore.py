@@ -75,6 +75,12 @@ class Under:
 
 @pytest.fixture
 def under(request: pytest.FixtureRequest) -> Under:
+    return open_under(request)
+
+
+def open_under(request: pytest.FixtureRequest) -> Under:
+    """The backend's stores, fresh (the other role suites of the job store open theirs here
+    too: tests/contracts/fleet.py, sweep.py, figures.py)."""
     if request.getfixturevalue("backend") == "memory":
         stores = open_stores(Settings(redis_url="memory://"))
         queue = stores.queue
