@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from devtools.stack import free_port  # noqa: E402
 from service.adapters.redis.jobstore import JobStore  # noqa: E402
 from service.cli.stack import redis_argv, wait_for_redis  # noqa: E402
+from service.ports import NewJob  # noqa: E402
 from tests.support.jobs import make_job  # noqa: E402
 
 
@@ -48,7 +49,7 @@ def main() -> None:
                 ids = [f"j{n}x{i}" for i in range(n)]
                 for job_id in ids:
                     store.create(
-                        make_job(job_id, "alpha", now, n=4, options={"engine": "espeak"})
+                        NewJob(make_job(job_id, "alpha", now, n=4, options={"engine": "espeak"}))
                     )  # fmt: skip
                 one = median_ms(lambda ids=ids: [store.get(j) for j in ids])  # type: ignore[misc]
                 many = median_ms(lambda ids=ids: store.get_many(ids))  # type: ignore[misc]

@@ -24,7 +24,7 @@ from service.domain.lexicons import (
     used,
 )
 from service.domain.options import RenderOptions
-from service.ports import LexiconStore
+from service.ports import LexiconStore, LexiconVersion
 
 ADD_TRIES = 5  # read-modify-writes raced before an add gives up
 
@@ -88,12 +88,12 @@ class Lexicons:
         """A new dictionary, version 1 (LexiconFileError naming a bad rule)."""
         body = _checked(body)
         lexicon_id, now = uuid.uuid4().hex, self.clock()
-        about, data = _about(body, now), body.model_dump_json()
-        if not self._store().create(tenant, lexicon_id, about, data, MAX_DICTIONARIES):
+        version = LexiconVersion(tenant, lexicon_id, _about(body, now), body.model_dump_json())
+        if not self._store().create(version, MAX_DICTIONARIES):
             raise LexiconLimit(
                 f"a tenant may keep at most {MAX_DICTIONARIES} dictionaries: delete one first"
             )
-        return _summary(lexicon_id, 1, about)
+        return _summary(lexicon_id, 1, version.about)
 
     def update(self, tenant: str, lexicon_id: str, body: Rules) -> Summary | None:
         """The dictionary's next version (None: no such dictionary)."""
@@ -101,8 +101,8 @@ class Lexicons:
         if not _well_formed(lexicon_id):
             return None
         about = _about(body, self.clock())
-        n = self._store().update(tenant, lexicon_id, about, body.model_dump_json(), MAX_VERSIONS)
-        return self._updated(lexicon_id, n, about)
+        version = LexiconVersion(tenant, lexicon_id, about, body.model_dump_json())
+        return self._updated(lexicon_id, self._store().update(version, MAX_VERSIONS), about)
 
     def add(self, tenant: str, lexicon_id: str, rules: list[Rule]) -> Summary | None:
         """``rules`` over the latest version's (one of the same word and kind replaced): a
@@ -114,9 +114,9 @@ class Lexicons:
             s, given = current.summary, [*current.rules, *rules]
             where = [f"rules[{i - len(current.rules)}]" for i in range(len(given))]
             merged = Rules(name=s.name, language=s.language, rules=check_rules(given, where))
-            about, data = _about(merged, self.clock()), merged.model_dump_json()
-            store = self._store()
-            n = store.update(tenant, lexicon_id, about, data, MAX_VERSIONS, after=s.version)
+            about = _about(merged, self.clock())
+            version = LexiconVersion(tenant, lexicon_id, about, merged.model_dump_json())
+            n = self._store().update(version, MAX_VERSIONS, after=s.version)
             if n != -2:
                 return self._updated(lexicon_id, n, about)
         raise StoreUnavailable(f"dictionary {lexicon_id}: changed {ADD_TRIES} times while adding")

@@ -40,6 +40,7 @@ from service.ports import (
     JobRecords,
     JobTransitions,
     Metrics,
+    NewJob,
     Queue,
     Workspace,
 )
@@ -214,8 +215,9 @@ class JobService:
         tenant's lane with fair share, else the queue)."""
         messages = [self.queue.encode(SEGMENT_TASK, [job.id, i]) for i in range(job.segments_total)]
         to = self.lanes.lane(job.tenant) if self.lanes is not None else self.queue.name
+        new = NewJob(job, idem, messages, to, budget=self.settings.redis_timeout / 2)
         try:
-            return self.records.create(job, idem, messages, to, self.settings.redis_timeout / 2)
+            return self.records.create(new)
         except StoreUnavailable as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(f"the job was not stored: {exc}") from exc

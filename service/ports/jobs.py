@@ -80,21 +80,29 @@ class JobSweep(Protocol):
 # read, service/domain/schemas.py).
 
 
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    """A job as JobRecords.create stores it, with what the same atomic step writes: its
+    Idempotency-Key ``idem`` (key, body hash; None: none) and its first queue ``messages``
+    (each a Queue's ``encode``) for ``queue`` (a queue's or a lane's name; "": the store's
+    default). ``budget``: the seconds the step has to reach the store (a store that can tell,
+    Redis, writes nothing later and raises StoreUnavailable)."""
+
+    job: Job
+    idem: tuple[str, str] | None = None
+    messages: Sequence[str] = ()
+    queue: str = ""
+    budget: float = 3600.0
+
+
 class JobRecords(Protocol):
     """Job records: stored with their first tasks, read one, many or a page at a time."""
 
     def ping(self) -> bool: ...
 
-    def create(
-        self,
-        job: Job,
-        idem: tuple[str, str] | None = None,
-        messages: list[str] | None = None,
-        queue: str = "",
-        budget: float = 3600.0,
-    ) -> tuple[Job, bool]:
-        """Store ``job`` and hand its first queue ``messages`` to ``queue`` in one step, unless
-        ``idem`` (key, body hash) names a job already: then that job and False."""
+    def create(self, new: NewJob) -> tuple[Job, bool]:
+        """Store ``new.job`` and hand its first ``messages`` to ``queue`` in one step, unless
+        ``idem`` names a job already: then that job and False."""
         ...
 
     def discard(self, job: Job) -> None: ...
@@ -299,26 +307,29 @@ class PresetStore(Protocol):
     def delete(self, tenant: str, name: str) -> bool: ...
 
 
-class LexiconStore(Protocol):
-    """Each tenant's pronunciation dictionaries, shared by every API process. Per dictionary,
-    every version's ``data`` (its rules) and ``about`` (a small summary: name, counts), both
-    JSON written by service/jobs/lexicons.py, version 1 first. Redis in adapters/redis/lexicons.py,
-    memory in adapters/memory/lexicons.py."""
+@dataclass(frozen=True, slots=True)
+class LexiconVersion:
+    """One version of ``tenant``'s dictionary ``lexicon_id`` as a LexiconStore writes it: its
+    ``about`` (a small summary: name, counts) and ``data`` (its rules), both JSON written by
+    service/jobs/lexicons.py."""
 
-    def create(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> bool:
-        """Store version 1 of a new dictionary; False, storing nothing, when ``tenant``
-        already has ``limit`` dictionaries (or one of that id)."""
+    tenant: str
+    lexicon_id: str
+    about: str
+    data: str
+
+
+class LexiconStore(Protocol):
+    """Each tenant's pronunciation dictionaries, shared by every API process: per dictionary,
+    every version's ``about`` and ``data`` (LexiconVersion), version 1 first. Redis in
+    adapters/redis/lexicons.py, memory in adapters/memory/lexicons.py."""
+
+    def create(self, version: LexiconVersion, limit: int) -> bool:
+        """Store ``version`` as version 1 of a new dictionary; False, storing nothing, when
+        its tenant already has ``limit`` dictionaries (or one of that id)."""
         ...
 
-    def update(
-        self,
-        tenant: str,
-        lexicon_id: str,
-        about: str,
-        data: str,
-        limit: int,
-        after: int | None = None,
-    ) -> int:
+    def update(self, version: LexiconVersion, limit: int, after: int | None = None) -> int:
         """Store the next version and return its number; 0 when there is no such dictionary,
         -1 when it already has ``limit`` versions, -2 when ``after`` is given and the latest
         version is another (a read-modify-write raced): nothing stored in those cases."""

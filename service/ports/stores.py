@@ -6,54 +6,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.ports.dispatch import Lanes, Lease
-from service.ports.jobs import (
-    ActiveJobs,
-    BatchEvents,
-    BatchStore,
-    Counts,
-    Deliveries,
-    EventLog,
-    FleetRegistry,
-    JobRecords,
-    JobSweep,
-    JobTransitions,
-    LexiconStore,
-    Metrics,
-    PresetStore,
-    Queue,
-    QueueHeads,
-    Quotas,
-    SegmentLedger,
-)
-from service.ports.tenants import TenantKeys
-from service.ports.webhooks import Outbox, WebhookEndpoints
+from service.ports import dispatch, jobs, tenants, webhooks
 
 
 @dataclass(frozen=True, slots=True)
 class Stores:
     """One backend's stores; several roles may be one object (the job store plays the
-    first nine)."""
+    first nine: service/adapters/stores.py says which plays which). Each field names its
+    port's module."""
 
-    records: JobRecords
-    transitions: JobTransitions
-    ledger: SegmentLedger
-    deliveries: Deliveries
-    events: EventLog
-    active: ActiveJobs
-    heads: QueueHeads
-    fleet: FleetRegistry
-    sweep: JobSweep
-    lanes: Lanes
-    lease: Lease
-    batches: BatchStore
-    batch_events: BatchEvents
-    webhook_endpoints: WebhookEndpoints
-    outbox: Outbox
-    presets: PresetStore
-    quotas: Quotas
-    lexicons: LexiconStore
-    tenant_keys: TenantKeys
-    metrics: Metrics
-    counts: Counts
-    queue: Queue
+    records: jobs.JobRecords
+    transitions: jobs.JobTransitions
+    ledger: jobs.SegmentLedger
+    deliveries: jobs.Deliveries
+    events: jobs.EventLog
+    active: jobs.ActiveJobs
+    heads: jobs.QueueHeads
+    fleet: jobs.FleetRegistry
+    sweep: jobs.JobSweep
+    lanes: dispatch.Lanes
+    lease: dispatch.Lease
+    batches: jobs.BatchStore
+    batch_events: jobs.BatchEvents
+    webhook_endpoints: webhooks.WebhookEndpoints
+    outbox: webhooks.Outbox
+    presets: jobs.PresetStore
+    quotas: jobs.Quotas
+    lexicons: jobs.LexiconStore
+    tenant_keys: tenants.TenantKeys
+    metrics: jobs.Metrics
+    counts: jobs.Counts
+    queue: jobs.Queue

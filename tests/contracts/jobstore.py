@@ -25,6 +25,7 @@ from service.ports import (
     EventLog,
     JobRecords,
     JobTransitions,
+    NewJob,
     QueueHeads,
     SegmentLedger,
 )
@@ -74,6 +75,12 @@ class Under:
 
 @pytest.fixture
 def under(request: pytest.FixtureRequest) -> Under:
+    return open_under(request)
+
+
+def open_under(request: pytest.FixtureRequest) -> Under:
+    """The backend's stores, fresh (the other role suites of the job store open theirs here
+    too: tests/contracts/fleet.py, sweep.py, figures.py)."""
     if request.getfixturevalue("backend") == "memory":
         stores = open_stores(Settings(redis_url="memory://"))
         queue = stores.queue
@@ -102,7 +109,7 @@ def job(job_id: str, tenant: str = "alpha", created: float | None = None, **kw: 
 
 
 def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
-    _, new = under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
+    _, new = under.records.create(NewJob(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q))
     assert new and under.queued() == 2
     found = under.records.get("a1")
     assert found is not None and (found.status, found.title, found.tenant) == (
@@ -115,17 +122,17 @@ def test_a_job_is_stored_with_its_tasks_in_one_step(under: Under) -> None:
 
 
 def test_an_idempotency_key_maps_one_body_to_one_job(under: Under) -> None:
-    under.records.create(job("a1"), ("k", "body-1"), [msg("a1", 0)], Q)
-    again, new = under.records.create(job("a2"), ("k", "body-1"), [msg("a1", 0)], Q)
+    under.records.create(NewJob(job("a1"), ("k", "body-1"), [msg("a1", 0)], Q))
+    again, new = under.records.create(NewJob(job("a2"), ("k", "body-1"), [msg("a1", 0)], Q))
     assert not new and again.id == "a1" and under.queued() == 1
     with pytest.raises(IdempotencyConflict):
-        under.records.create(job("a3"), ("k", "body-2"), [msg("a1", 0)], Q)
-    other_tenant, new = under.records.create(job("b1", "beta"), ("k", "body-2"), [], Q)
+        under.records.create(NewJob(job("a3"), ("k", "body-2"), [msg("a1", 0)], Q))
+    other_tenant, new = under.records.create(NewJob(job("b1", "beta"), ("k", "body-2"), [], Q))
     assert new and other_tenant.id == "b1"  # keys are per tenant
 
 
 def test_status_only_moves_forward_and_never_out_of_a_terminal_state(under: Under) -> None:
-    under.records.create(job("a1"))
+    under.records.create(NewJob(job("a1")))
     assert under.transitions.advance("a1", to("running", stage="synthesize"))
     assert not under.transitions.advance("a1", to("queued"))
     assert under.transitions.advance("a1", to("succeeded", artifacts=["narration.wav"]))
@@ -138,7 +145,7 @@ def test_status_only_moves_forward_and_never_out_of_a_terminal_state(under: Unde
 
 
 def test_each_segment_counts_once_and_only_the_last_reports_it(under: Under) -> None:
-    under.records.create(job("a1", n=3))
+    under.records.create(NewJob(job("a1", n=3)))
     under.ledger.set_segment("a1", 1, SegmentUpdate(state="running", worker="w1"))
     under.ledger.set_segment("a1", 1, SegmentUpdate(state="done"))
     found = under.records.get("a1")
@@ -156,8 +163,8 @@ def test_each_segment_counts_once_and_only_the_last_reports_it(under: Under) -> 
 def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Under) -> None:
     base = 1_700_000_000.0
     for i in range(5):
-        under.records.create(job(f"a{i}", created=base + i))
-    under.records.create(job("b0", "beta", created=base + 9))
+        under.records.create(NewJob(job(f"a{i}", created=base + i)))
+    under.records.create(NewJob(job("b0", "beta", created=base + 9)))
     under.transitions.advance("a3", to("running"))
     first, cursor = under.records.page("alpha", None, 2, None)
     assert [j.id for j in first] == ["a4", "a3"] and cursor is not None
@@ -169,7 +176,7 @@ def test_pages_are_newest_first_filtered_and_continue_below_the_cursor(under: Un
 
 def test_many_jobs_are_read_at_once_in_the_order_asked(under: Under) -> None:
     for i in range(3):
-        under.records.create(job(f"a{i}", n=2))
+        under.records.create(NewJob(job(f"a{i}", n=2)))
     under.ledger.set_segment("a1", 1, SegmentUpdate(state="done", engine="espeak"))
     assert under.transitions.advance("a2", to("running", stage="synthesize"))
     found = under.records.get_many(["a2", "gone", "a0", "a1", "a2"])
@@ -185,9 +192,11 @@ def test_pages_filter_by_batch_and_title_and_continue_with_the_filter(under: Und
     for i in range(6):
         spec = {"title": f"{'Launch' if i % 2 else '发布会'} clip {i}"}
         under.records.create(
-            job(f"a{i}", created=base + i, title=spec["title"], batch="b1" if i < 4 else None)
+            NewJob(
+                job(f"a{i}", created=base + i, title=spec["title"], batch="b1" if i < 4 else None)
+            )
         )
-    under.records.create(job("b0", "beta", created=base + 9, batch="b1", title="launch"))
+    under.records.create(NewJob(job("b0", "beta", created=base + 9, batch="b1", title="launch")))
     under.transitions.advance("a1", to("running"))
     batch = [j.id for j in under.records.page("alpha", JobFilter(batch="b1"), 10, None)[0]]
     assert batch == ["a3", "a2", "a1", "a0"]  # never beta's job of the same batch id
@@ -204,7 +213,7 @@ def test_pages_filter_by_batch_and_title_and_continue_with_the_filter(under: Und
 
 
 def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
-    made, _ = under.records.create(job("a1"), ("k", "body-1"))
+    made, _ = under.records.create(NewJob(job("a1"), ("k", "body-1")))
     under.deliveries.deliveries("a1", "finalize")
     under.ledger.segment_done("a1", 0)
     under.records.discard(made)
@@ -214,12 +223,12 @@ def test_a_discarded_job_leaves_no_trace(under: Under) -> None:
         under.deliveries.delivered("a1", "finalize") == 0
         and under.ledger.done_segments("a1") == set()
     )
-    again, new = under.records.create(job("a2"), ("k", "body-2"))
+    again, new = under.records.create(NewJob(job("a2"), ("k", "body-2")))
     assert new and again.id == "a2"  # the key went with its job
 
 
 def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -> None:
-    made, _ = under.records.create(job("a1"))
+    made, _ = under.records.create(NewJob(job("a1")))
     assert under.transitions.advance("a1", to("running", stage="synthesize"))
     assert not under.transitions.advance("a1", to("queued"))  # no change: no event
     under.ledger.set_segment("a1", 0, SegmentUpdate(state="running", worker="w1"))
@@ -243,8 +252,8 @@ def test_every_change_is_an_event_in_order_and_goes_with_its_job(under: Under) -
 
 
 def test_a_finalize_pushed_first_is_taken_before_the_backlog(under: Under) -> None:
-    under.records.create(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q)
-    under.records.create(job("a2"), None, [msg("a2", 0)], Q)
+    under.records.create(NewJob(job("a1"), None, [msg("a1", 0), msg("a1", 1)], Q))
+    under.records.create(NewJob(job("a2"), None, [msg("a2", 0)], Q))
     assert json.loads(under.first()) == ["narrate.segment", ["a1", 0]]  # first in, first out
     finalize = json.dumps(["narrate.finalize", ["a1"]])
     under.heads.push_first(Q, finalize)
@@ -256,7 +265,9 @@ def test_errors_and_warnings_are_kept_as_notices(
 ) -> None:
     """A job's error and warnings read back as notices (a record stored before they were
     typed: tests/unit/domain/test_job_records.py)."""
-    under.records.create(job("a1", warnings=[warning("pace.squeezed", "segment 2: squeezed", 2)]))
+    under.records.create(
+        NewJob(job("a1", warnings=[warning("pace.squeezed", "segment 2: squeezed", 2)]))
+    )
     under.ledger.set_segment(
         "a1", 1, SegmentUpdate(warnings=[warning("text.unspoken", "segment 2: '☃'", 2)])
     )
@@ -274,7 +285,7 @@ def test_errors_and_warnings_are_kept_as_notices(
 
 def test_an_event_id_past_what_a_stream_can_hold_reads_from_the_start(under: Under) -> None:
     """A Last-Event-ID past 2^64 - 1 (the probe's cut its stream: Redis refuses it)."""
-    under.records.create(job("a1"))
+    under.records.create(NewJob(job("a1")))
     assert under.transitions.advance("a1", to("running"))
     every = [e.id for e in under.events.events("a1")]
     assert every and [e.id for e in under.events.events("a1", "18446744073709551616-0")] == every
@@ -286,7 +297,7 @@ def test_many_jobs_advance_at_once_each_as_alone(under: Under) -> None:
     """advance_many (a batch cancel's writes, pipelined on Redis): each job moves as its own
     advance would, a terminal one refused, an event for each that moved."""
     for i in range(3):
-        under.records.create(job(f"a{i}"))
+        under.records.create(NewJob(job(f"a{i}")))
     assert under.transitions.advance("a1", to("succeeded"))
     assert under.transitions.advance_many(["a0", "a1", "gone", "a2"], to("canceled")) == [
         True, False, False, True,

@@ -16,6 +16,7 @@ from service.adapters.memory.jobstore import MemoryJobStore
 from service.adapters.memory.lanes import MemoryLanes, MemoryLease
 from service.adapters.memory.queue import MemoryQueue
 from service.domain.job import Job
+from service.ports import NewJob
 from service.ports.dispatch import Lanes, Lease
 from tests.support.jobs import make_job
 
@@ -68,7 +69,7 @@ def pushed(u: Under, message: str) -> str:
 
 def create(u: Under, job_id: str, tenant: str) -> None:
     raw = [pushed(u, msg(u, job_id, i)) for i in range(2)]
-    u.store.create(_job(job_id, tenant), None, raw, u.lanes.lane(tenant))
+    u.store.create(NewJob(_job(job_id, tenant), None, raw, u.lanes.lane(tenant)))
 
 
 def test_a_create_fills_the_tenants_lane_in_order_and_lists_the_tenant(under: Under) -> None:

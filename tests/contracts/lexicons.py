@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from service.adapters.memory.lexicons import MemoryLexicons
-from service.ports import LexiconStore
+from service.ports import LexiconStore, LexiconVersion
 
 
 @pytest.fixture
@@ -24,15 +24,20 @@ def store(request: pytest.FixtureRequest) -> LexiconStore:
     return RedisLexicons(jobs.r)
 
 
+def v(tenant: str, lexicon_id: str, about: str = "{}", data: str = "[]") -> LexiconVersion:
+    """A version to write (the rules and summary as JSON: these tests only compare them)."""
+    return LexiconVersion(tenant, lexicon_id, about, data)
+
+
 def test_each_tenant_has_its_own_dictionaries(store: LexiconStore) -> None:
-    assert store.create("alpha", "d1", '{"name": "a"}', '["v1"]', 10)
-    assert store.create("beta", "d1", '{"name": "b"}', '["other"]', 10)
+    assert store.create(v("alpha", "d1", '{"name": "a"}', '["v1"]'), 10)
+    assert store.create(v("beta", "d1", '{"name": "b"}', '["other"]'), 10)
     assert store.get("alpha", "d1") == (1, '["v1"]')
     assert store.get("beta", "d1") == (1, '["other"]')
     assert store.get("gamma", "d1") is None and store.latest("gamma") == {}
-    assert store.versions("gamma", "d1") == [] and store.update("gamma", "d1", "{}", "[]", 9) == 0
+    assert store.versions("gamma", "d1") == [] and store.update(v("gamma", "d1"), 9) == 0
     assert store.latest("alpha") == {"d1": (1, '{"name": "a"}')}
-    assert not store.create("alpha", "d1", "{}", "[]", 10)  # that id is taken: nothing stored
+    assert not store.create(v("alpha", "d1"), 10)  # that id is taken: nothing stored
     assert store.get("alpha", "d1") == (1, '["v1"]')
     assert store.delete("alpha", "d1") and not store.delete("alpha", "d1")
     assert store.get("alpha", "d1") is None and store.versions("alpha", "d1") == []
@@ -40,10 +45,10 @@ def test_each_tenant_has_its_own_dictionaries(store: LexiconStore) -> None:
 
 
 def test_an_update_is_a_new_version_and_the_older_ones_stay(store: LexiconStore) -> None:
-    assert store.create("alpha", "d1", '{"n": 1}', '["v1"]', 10)
-    assert store.update("alpha", "d1", '{"n": 2}', '["v2"]', 3) == 2
-    assert store.update("alpha", "d1", '{"n": 3}', '["v3"]', 3) == 3
-    assert store.update("alpha", "d1", '{"n": 4}', '["v4"]', 3) == -1  # at the limit
+    assert store.create(v("alpha", "d1", '{"n": 1}', '["v1"]'), 10)
+    assert store.update(v("alpha", "d1", '{"n": 2}', '["v2"]'), 3) == 2
+    assert store.update(v("alpha", "d1", '{"n": 3}', '["v3"]'), 3) == 3
+    assert store.update(v("alpha", "d1", '{"n": 4}', '["v4"]'), 3) == -1  # at the limit
     assert store.get("alpha", "d1") == (3, '["v3"]')
     assert store.get("alpha", "d1", 1) == (1, '["v1"]')
     assert store.get("alpha", "d1", 2) == (2, '["v2"]')
@@ -53,18 +58,18 @@ def test_an_update_is_a_new_version_and_the_older_ones_stay(store: LexiconStore)
 
 
 def test_the_limits_hold_even_when_written_at_once(store: LexiconStore) -> None:
-    assert all(store.create("alpha", f"d{i}", "{}", "[]", 3) for i in range(3))
-    assert not store.create("alpha", "d3", "{}", "[]", 3)  # a fourth: refused
+    assert all(store.create(v("alpha", f"d{i}"), 3) for i in range(3))
+    assert not store.create(v("alpha", "d3"), 3)  # a fourth: refused
     assert store.get("alpha", "d3") is None and len(store.latest("alpha")) == 3
     store.delete("alpha", "d0")
     made: list[bool] = []
     threads = [
-        threading.Thread(target=lambda n=n: made.append(store.create("alpha", n, "{}", "[]", 3)))
+        threading.Thread(target=lambda n=n: made.append(store.create(v("alpha", n), 3)))
         for n in ("x", "y", "z", "w")
     ]
     numbers: list[int] = []
     threads += [
-        threading.Thread(target=lambda: numbers.append(store.update("alpha", "d1", "{}", "[]", 9)))
+        threading.Thread(target=lambda: numbers.append(store.update(v("alpha", "d1"), 9)))
         for _ in range(4)
     ]
     for t in threads:
@@ -78,9 +83,9 @@ def test_the_limits_hold_even_when_written_at_once(store: LexiconStore) -> None:
 def test_an_update_after_a_version_is_refused_once_another_came_first(
     store: LexiconStore,
 ) -> None:
-    assert store.create("alpha", "d1", "{}", '["v1"]', 10)
-    assert store.update("alpha", "d1", "{}", '["v2"]', 10, after=1) == 2
-    assert store.update("alpha", "d1", "{}", '["late"]', 10, after=1) == -2  # v2 came first
+    assert store.create(v("alpha", "d1", "{}", '["v1"]'), 10)
+    assert store.update(v("alpha", "d1", "{}", '["v2"]'), 10, after=1) == 2
+    assert store.update(v("alpha", "d1", "{}", '["late"]'), 10, after=1) == -2  # v2 came first
     assert store.get("alpha", "d1") == (2, '["v2"]')
-    assert store.update("alpha", "d1", "{}", "[]", 10, after=7) == -2
-    assert store.update("alpha", "nope", "{}", "[]", 10, after=1) == 0
+    assert store.update(v("alpha", "d1"), 10, after=7) == -2
+    assert store.update(v("alpha", "nope"), 10, after=1) == 0

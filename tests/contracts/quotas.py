@@ -13,7 +13,7 @@ import pytest
 from service.adapters.memory.jobstore import MemoryJobStore
 from service.adapters.memory.queue import MemoryQueue
 from service.adapters.memory.quotas import MemoryQuotas
-from service.ports import Quotas
+from service.ports import NewJob, Quotas
 from tests.contracts.jobstore import job, msg
 from tests.support.jobs import to
 
@@ -47,8 +47,8 @@ def test_the_bucket_gives_a_minutes_worth_at_once_then_says_how_long(under: Unde
 def test_counts_follow_each_tenants_jobs_through_their_states(under: Under) -> None:
     s = under.store
     for i in range(3):
-        s.create(job(f"a{i}"), None, [msg(f"a{i}", 0)], "q")
-    s.create(job("b0", "beta"), None, [msg("b0", 0)], "q")
+        s.create(NewJob(job(f"a{i}"), None, [msg(f"a{i}", 0)], "q"))
+    s.create(NewJob(job("b0", "beta"), None, [msg("b0", 0)], "q"))
     assert under.quotas.in_use("alpha") == (3, 0) and under.quotas.in_use("beta") == (1, 0)
     assert s.advance("a0", to("running")) and s.advance("a1", to("running"))
     assert not s.advance("a0", to("queued"))  # never back: the counts do not move either
@@ -65,7 +65,7 @@ def test_a_reservation_counts_as_queued_until_released(under: Under) -> None:
     """Admission reserves its jobs in one atomic step (10 batches of 10 at once against a
     limit of 10 got 30 queued when the count was read, then stored after planning)."""
     s, q = under.store, under.quotas
-    s.create(job("a0"), None, [msg("a0", 0)], "q")
+    s.create(NewJob(job("a0"), None, [msg("a0", 0)], "q"))
     assert q.reserve("alpha", "r1", 9, 10, 60) == (True, 1)  # 1 queued + 9 now held
     assert q.reserve("alpha", "r2", 1, 10, 60) == (False, 10)  # nothing held by a refusal
     assert q.reserve("beta", "r3", 10, 10, 60) == (True, 0)  # each tenant its own

@@ -1,5 +1,5 @@
 """The BatchStore port in this process's memory (the fast test tier's twin of
-batchstore.py): the same rules under one lock."""
+adapters/redis/batches.py): the same rules under one lock."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import copy
 import threading
 
 from service.adapters.memory.events import MemoryEventLog
+from service.adapters.memory.idem import IdempotencyKeys
 from service.domain.batch import Batch
-from service.domain.errors import IdempotencyConflict
 from service.domain.job import page_cursor, parse_cursor
 from service.domain.wire import JsonObject
 
@@ -17,27 +17,20 @@ class MemoryBatches:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._batches: dict[str, Batch] = {}
-        self._idem: dict[tuple[str, str], tuple[str, str]] = {}  # (tenant, key) -> (hash, id)
+        self._idem = IdempotencyKeys()
 
     def create(self, batch: Batch, idem: tuple[str, str] | None = None) -> tuple[Batch, bool]:
         with self._lock:
-            if idem is not None:
-                found = self._idem.get((batch.tenant, idem[0]))
-                if found is not None:
-                    if found[0] != idem[1]:
-                        raise IdempotencyConflict(idem[0])
-                    if found[1] in self._batches:
-                        return copy.deepcopy(self._batches[found[1]]), False
-                self._idem[(batch.tenant, idem[0])] = (idem[1], batch.id)
+            made = self._idem.claim(batch.tenant, idem, batch.id, self._batches)
+            if made is not None:
+                return copy.deepcopy(self._batches[made]), False
             self._batches[batch.id] = copy.deepcopy(batch)
         return batch, True
 
     def discard(self, batch: Batch, idem: str | None = None) -> None:
         with self._lock:
             self._batches.pop(batch.id, None)
-            for k, (_, batch_id) in list(self._idem.items()):
-                if batch_id == batch.id:
-                    del self._idem[k]
+            self._idem.forget(batch.id)
 
     def get(self, batch_id: str) -> Batch | None:
         with self._lock:
@@ -61,7 +54,7 @@ class MemoryBatches:
 
 
 class MemoryBatchEvents(MemoryEventLog):
-    """The BatchEvents port in memory (the twin of batchevents.py)."""
+    """The BatchEvents port in memory (the twin of adapters/redis/batch_events.py)."""
 
     def __init__(self) -> None:
         super().__init__()

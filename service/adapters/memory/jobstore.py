@@ -16,13 +16,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from service.adapters.memory.events import MemoryEventLog
+from service.adapters.memory.idem import IdempotencyKeys
 from service.adapters.memory.queue import MemoryQueue
-from service.domain.errors import IdempotencyConflict
 from service.domain.job import Job, JobFilter, JobStatus, SegmentRecord, page_cursor, parse_cursor
 from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 from service.domain.job_record import read_segment, segment_json, write_segment
 from service.domain.wire import JsonObject
-from service.ports import Fleet
+from service.ports import Fleet, NewJob
 
 Task = tuple[str, list[Any]]
 
@@ -38,40 +38,27 @@ class MemoryJobStore(MemoryEventLog):
         self._done: dict[str, set[int]] = {}
         self._remaining: dict[str, int] = {}
         self._deliveries: dict[str, dict[str, int]] = {}
-        self._idem: dict[tuple[str, str], tuple[str, str]] = {}  # (tenant, key) -> (hash, id)
-        self._job_idem: dict[str, tuple[str, str]] = {}
+        self._idem = IdempotencyKeys()
         self._active: set[str] = set()
         MemoryEventLog.__init__(self)
 
     def ping(self) -> bool:
         return True
 
-    def create(
-        self,
-        job: Job,
-        idem: tuple[str, str] | None = None,
-        messages: list[str] | None = None,
-        queue: str = "",
-        budget: float = 3600.0,
-    ) -> tuple[Job, bool]:
+    def create(self, new: NewJob) -> tuple[Job, bool]:
+        job = new.job
         with self._lock:
-            if idem is not None:
-                found = self._idem.get((job.tenant, idem[0]))
-                if found is not None:
-                    if found[0] != idem[1]:
-                        raise IdempotencyConflict(idem[0])
-                    if found[1] in self._jobs:
-                        return self._copy(found[1]), False
-                self._idem[(job.tenant, idem[0])] = (idem[1], job.id)
-                self._job_idem[job.id] = (job.tenant, idem[0])
+            made = self._idem.claim(job.tenant, new.idem, job.id, self._jobs)
+            if made is not None:
+                return self._copy(made), False
             stored = copy.deepcopy(job)
             stored.status = JobStatus.QUEUED
             stored.segments = {i: SegmentRecord() for i in range(job.segments_total)}
             self._jobs[job.id] = stored
             self._remaining[job.id] = job.segments_total
             self._active.add(job.id)
-            if messages and self.queue is not None:
-                self.queue.push_encoded(messages, queue or None)
+            if new.messages and self.queue is not None:
+                self.queue.push_encoded(list(new.messages), new.queue or None)
         return job, True
 
     def discard(self, job: Job) -> None:
@@ -81,9 +68,7 @@ class MemoryJobStore(MemoryEventLog):
                 table.pop(job.id, None)
             self._active.discard(job.id)
             self.forget_events(job.id)
-            idem = self._job_idem.pop(job.id, None)
-            if idem is not None:
-                self._idem.pop(idem, None)
+            self._idem.forget(job.id)
 
     def _copy(self, job_id: str) -> Job:
         return copy.deepcopy(self._jobs[job_id])

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+from service.ports import LexiconVersion
+
 
 class MemoryLexicons:
     """The LexiconStore port in memory: per tenant, id -> every version's (about, data)."""
@@ -13,32 +15,24 @@ class MemoryLexicons:
         self._kept: dict[str, dict[str, list[tuple[str, str]]]] = {}
         self._lock = threading.Lock()
 
-    def create(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> bool:
+    def create(self, version: LexiconVersion, limit: int) -> bool:
         with self._lock:
-            mine = self._kept.setdefault(tenant, {})
-            if lexicon_id in mine or len(mine) >= limit:
+            mine = self._kept.setdefault(version.tenant, {})
+            if version.lexicon_id in mine or len(mine) >= limit:
                 return False
-            mine[lexicon_id] = [(about, data)]
+            mine[version.lexicon_id] = [(version.about, version.data)]
             return True
 
-    def update(
-        self,
-        tenant: str,
-        lexicon_id: str,
-        about: str,
-        data: str,
-        limit: int,
-        after: int | None = None,
-    ) -> int:
+    def update(self, version: LexiconVersion, limit: int, after: int | None = None) -> int:
         with self._lock:
-            kept = self._kept.get(tenant, {}).get(lexicon_id)
+            kept = self._kept.get(version.tenant, {}).get(version.lexicon_id)
             if kept is None:
                 return 0
             if after is not None and len(kept) != after:
                 return -2
             if len(kept) >= limit:
                 return -1
-            kept.append((about, data))
+            kept.append((version.about, version.data))
             return len(kept)
 
     def get(

@@ -14,34 +14,24 @@ from service.adapters.memory.queue import MemoryQueue
 from service.adapters.memory.quotas import MemoryQuotas
 from service.adapters.memory.tenant_keys import MemoryTenantKeys
 from service.adapters.memory.webhooks import MemoryWebhooks
+from service.adapters.stores import backend_stores
 from service.ports.stores import Stores
 
 
 def memory_stores() -> Stores:
     queue = MemoryQueue()
-    jobs, hooks = MemoryJobStore(queue), MemoryWebhooks()
-    counted = MemoryMetrics(jobs, queue)
-    return Stores(
-        records=jobs,
-        transitions=jobs,
-        ledger=jobs,
-        deliveries=jobs,
-        events=jobs,
-        active=jobs,
-        heads=jobs,
-        fleet=jobs,
-        sweep=jobs.sweeping(),
+    jobs = MemoryJobStore(queue)
+    return backend_stores(
+        jobs,
+        MemoryWebhooks(),
+        MemoryMetrics(jobs, queue),
         lanes=MemoryLanes(queue),
         lease=MemoryLease(),
         batches=MemoryBatches(),
         batch_events=MemoryBatchEvents(),
-        webhook_endpoints=hooks,
-        outbox=hooks,
         presets=MemoryPresets(),
         quotas=MemoryQuotas(jobs),
         lexicons=MemoryLexicons(),
         tenant_keys=MemoryTenantKeys(),
-        metrics=counted,
-        counts=counted,
         queue=queue,
     )

@@ -16,9 +16,9 @@ from typing import Any
 import redis
 
 from service.adapters.redis.errors import store_errors
+from service.adapters.redis.idem import made_before
 from service.adapters.redis.keys import key
 from service.domain.batch import Batch
-from service.domain.errors import IdempotencyConflict
 from service.domain.job import page_cursor, parse_cursor
 
 CREATE = """
@@ -64,14 +64,9 @@ class RedisBatches:
             batch.id,
             self.keep,
         ]
-        outcome = self._create(keys=keys, args=args)
-        if outcome[0] == "conflict":
-            raise IdempotencyConflict(idem[0] if idem else "")
-        if outcome[0] == "exists":
-            found = self.get(outcome[1])
-            if found is not None:
-                return found, False
-        return batch, True
+        made = made_before(self._create(keys=keys, args=args), idem)
+        found = self.get(made) if made is not None else None
+        return (found, False) if found is not None else (batch, True)
 
     def discard(self, batch: Batch, idem: str | None = None) -> None:
         pipe = self.r.pipeline(transaction=True)

@@ -33,6 +33,7 @@ import redis
 
 from service.adapters.redis.errors import store_errors
 from service.adapters.redis.fleet import FleetStore
+from service.adapters.redis.idem import made_before
 from service.adapters.redis.job_events import JobEventLog
 from service.adapters.redis.job_read import JobReads
 from service.adapters.redis.job_sweep import JobSweep
@@ -48,7 +49,7 @@ from service.adapters.redis.scripts import (
     TOUCH,
     UPDATE_IF_JOB,
 )
-from service.domain.errors import IdempotencyConflict, StoreUnavailable
+from service.domain.errors import StoreUnavailable
 from service.domain.job import Job, JobFilter, JobStatus, page_cursor, parse_cursor
 from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 from service.domain.job_record import (
@@ -59,6 +60,7 @@ from service.domain.job_record import (
     segment_json,
     write_segment,
 )
+from service.ports.jobs import NewJob
 
 
 @store_errors
@@ -92,14 +94,7 @@ class JobStore(JobReads, FleetStore, JobEventLog):
             return False
 
     # -- creation -------------------------------------------------------------------------
-    def create(
-        self,
-        job: Job,
-        idem: tuple[str, str] | None = None,
-        messages: list[str] | None = None,
-        queue: str = "",
-        budget: float = 3600.0,
-    ) -> tuple[Job, bool]:
+    def create(self, new: NewJob) -> tuple[Job, bool]:
         """Store a new job and push its queue ``messages`` onto ``queue``, in one atomic step,
         unless ``idem`` (key, body hash) names an existing job: then return that job and
         False. A key reused with another body raises IdempotencyConflict.
@@ -108,8 +103,9 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         first, so the API host's clock does not matter); later, it writes nothing and
         JobStoreLate is raised. Keep ``budget`` under the socket timeout: a call that timed
         out then can never take effect afterwards."""
+        job, idem, messages = new.job, new.idem, list(new.messages)
         seconds, micros = self.r.time()
-        deadline_ms = int(seconds) * 1000 + int(micros) // 1000 + int(budget * 1000)
+        deadline_ms = int(seconds) * 1000 + int(micros) // 1000 + int(new.budget * 1000)
         record = new_record(job, idem[0] if idem else "")
         args: list[Any] = [
             deadline_ms,
@@ -120,14 +116,14 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         ]
         for k, v in record.items():
             args += [k, v]
-        args += [job.segments_total, len(messages or []), *(messages or [])]
+        args += [job.segments_total, len(messages), *messages]
         keys = [
             key("job", job.id),
             key("job", job.id, "remaining"),
             key("job", job.id, "seg"),
             key("tenant", job.tenant, "jobs"),
             key("active"),
-            queue or key("unused"),
+            new.queue or key("unused"),
             key("idem", job.tenant, idem[0]) if idem else "",
             JOB_COUNTS,
             TENANT_COUNTS,
@@ -136,14 +132,13 @@ class JobStore(JobReads, FleetStore, JobEventLog):
         outcome = self._create(keys=keys, args=args)
         if outcome[0] == "late":
             raise JobStoreLate(f"job {job.id} reached the store after its deadline")
-        if outcome[0] == "conflict":
-            raise IdempotencyConflict(idem[0] if idem else "")
-        if outcome[0] == "exists":
-            found = self.get(outcome[1])
-            if found is not None:
-                return found, False
-            raise JobStoreLate(f"job {outcome[1]} was deleted meanwhile")  # the client may retry
-        return job, True
+        made = made_before(outcome, idem)
+        if made is None:
+            return job, True
+        found = self.get(made)
+        if found is None:  # the client may retry
+            raise JobStoreLate(f"job {made} was deleted meanwhile")
+        return found, False
 
     def discard(self, job: Job) -> None:
         """Remove every trace of a job (its enqueue failed, or it was deleted)."""

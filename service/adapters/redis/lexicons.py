@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.adapters.redis.keys import LEXICONS, lexicon
+from service.ports import LexiconVersion
 
 CREATE = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1
@@ -55,22 +56,16 @@ class RedisLexicons:
         one = lexicon(tenant, lexicon_id)
         return [LEXICONS + tenant, LEXICONS + tenant + ":n", one + ":data", one + ":about"]
 
-    def create(self, tenant: str, lexicon_id: str, about: str, data: str, limit: int) -> bool:
-        keys = self._keys(tenant, lexicon_id)
-        return bool(self._create(keys=keys, args=[lexicon_id, about, data, limit]))
+    def create(self, version: LexiconVersion, limit: int) -> bool:
+        keys = self._keys(version.tenant, version.lexicon_id)
+        args = [version.lexicon_id, version.about, version.data, limit]
+        return bool(self._create(keys=keys, args=args))
 
-    def update(
-        self,
-        tenant: str,
-        lexicon_id: str,
-        about: str,
-        data: str,
-        limit: int,
-        after: int | None = None,
-    ) -> int:
-        keys = self._keys(tenant, lexicon_id)
+    def update(self, version: LexiconVersion, limit: int, after: int | None = None) -> int:
+        keys = self._keys(version.tenant, version.lexicon_id)
         expected = "" if after is None else str(after)
-        return int(self._update(keys=keys, args=[lexicon_id, about, data, limit, expected]))
+        args = [version.lexicon_id, version.about, version.data, limit, expected]
+        return int(self._update(keys=keys, args=args))
 
     def get(
         self, tenant: str, lexicon_id: str, version: int | None = None

@@ -18,6 +18,7 @@ from service.adapters.redis.queue import CeleryQueue, make_celery
 from service.adapters.redis.quotas import RedisQuotas
 from service.adapters.redis.tenant_keys import RedisTenantKeys
 from service.adapters.redis.webhooks import RedisWebhooks
+from service.adapters.stores import backend_stores
 from service.config import Settings
 from service.ports import QUEUE
 from service.ports.stores import Stores
@@ -35,30 +36,18 @@ def redis_stores(settings: Settings, app: Celery | None = None) -> Stores:
     timeout = settings.redis_timeout
     log.info("Redis calls time out after %g s", timeout)
     client = redis_url.client(settings.broker_url, timeout, timeout)
-    jobs, hooks = JobStore(client), RedisWebhooks(client)
-    counted = Metrics(client)
     keep = (settings.keep_jobs_days + 1) * 86400  # a batch outlives its jobs by a day
-    return Stores(
-        records=jobs,
-        transitions=jobs,
-        ledger=jobs,
-        deliveries=jobs,
-        events=jobs,
-        active=jobs,
-        heads=jobs,
-        fleet=jobs,
-        sweep=jobs.sweeping(),
+    return backend_stores(
+        JobStore(client),
+        RedisWebhooks(client),
+        Metrics(client),
         lanes=RedisLanes(client, QUEUE),
         lease=RedisLease(client),
         batches=RedisBatches(client, keep),
         batch_events=RedisBatchEvents(client),
-        webhook_endpoints=hooks,
-        outbox=hooks,
         presets=RedisPresets(client),
         quotas=RedisQuotas(client),
         lexicons=RedisLexicons(client),
         tenant_keys=RedisTenantKeys(client),
-        metrics=counted,
-        counts=counted,
         queue=CeleryQueue(app or make_celery(settings)),
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from service.ports import NewJob
 from tests.contracts.jobstore import *  # noqa: F403 (the suite: its tests and fixture)
 from tests.contracts.jobstore import job
 
@@ -24,7 +25,7 @@ def test_redis_reads_many_jobs_in_one_round_trip(
     store = RedisJobStore.from_url(redis_url, 2.0, 2.0)
     store.r.flushdb()
     for i in range(20):
-        store.create(job(f"a{i}"))
+        store.create(NewJob(job(f"a{i}")))
     trips: list[int] = []
     pipeline = store.r.pipeline
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from service.ports import NewJob
 from tests.contracts.jobstore import job, msg
 from tests.contracts.quotas import *  # noqa: F403 (the suite: its tests and fixture)
 from tests.support.jobs import to
@@ -31,8 +32,8 @@ def test_redis_metrics_read_the_tenant_counts(redis_url: str) -> None:
 
     store = RedisJobStore.from_url(redis_url, 2.0, 2.0)
     store.r.flushdb()
-    store.create(job("a0", "beta"), None, [msg("a0", 0)], "q")
-    store.create(job("a1", "alpha"), None, [msg("a1", 0)], "q")
+    store.create(NewJob(job("a0", "beta"), None, [msg("a0", 0)], "q"))
+    store.create(NewJob(job("a1", "alpha"), None, [msg("a1", 0)], "q"))
     assert store.advance("a1", to("running"))
     found = Metrics(store.r).tenant_jobs()
     assert found[("alpha", "running")] == 1 and found[("alpha", "queued")] == 0

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from service import audio as dsp
+from service.ports import NewJob
 from tests.integration.stack.shared import MAX_VIDEO_BYTES, own_tenant
 from tests.support.data import SHORT_SCRIPT
 from tests.support.helpers import check_render, eventually, ffprobe, stream_md5
@@ -326,7 +327,7 @@ def test_listing_pages_through_jobs_made_in_the_same_millisecond(stack: Stack) -
         for n in range(40):
             job = make_job(f"{ms}{n:02d}" + "ab" * 15, "beta", (base + ms) / 1000, n=0)
             job.updated = base / 1000
-            store.create(job)
+            store.create(NewJob(job))
             made.append(job)
     try:
         seen: list[str] = []

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from devtools.stack import until
+from service.ports import NewJob
 from tests.support.data import ROOT
 from tests.support.jobs import make_job
 from tests.support.stack import Stack, free_port, start_stack, submit
@@ -290,13 +291,13 @@ def test_a_create_that_reaches_redis_late_writes_nothing(idle: Stack) -> None:
     def job(n: int) -> Job:
         return make_job(f"j{n}", "alpha", time.time(), n=1)
 
-    store.create(job(0), ("k0", "h"), ["m0"], "narrate", budget=0.5)  # the script is loaded
+    store.create(NewJob(job(0), ("k0", "h"), ["m0"], "narrate", budget=0.5))  # the script is loaded
     before = store.r.time()
     store.r.time = lambda: before  # TIME answered just before Redis hung
     idle.procs["redis"].send_signal(signal.SIGSTOP)
     try:
         with pytest.raises(StoreUnavailable):
-            store.create(job(1), ("k1", "h"), ["m1"], "narrate", budget=0.5)
+            store.create(NewJob(job(1), ("k1", "h"), ["m1"], "narrate", budget=0.5))
     finally:
         idle.procs["redis"].send_signal(signal.SIGCONT)
     r = idle.redis()

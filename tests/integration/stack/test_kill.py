@@ -4,6 +4,7 @@ clean run's."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -27,6 +28,7 @@ from service.domain.job import Job
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
 from service.jobs.service import JobService
+from service.ports import NewJob
 from tests.support.data import SHORT_SCRIPT
 from tests.support.stack import Stack, start_stack, submit, wait_for
 
@@ -61,19 +63,13 @@ def doubling_service(stack: Stack) -> JobService:
     service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
     create = service.records.create
 
-    def create_twice(
-        job: Job,
-        idem: tuple[str, str] | None = None,
-        messages: list[str] | None = None,
-        queue: str = "",
-        budget: float = 3600.0,
-    ) -> tuple[Job, bool]:
+    def create_twice(new: NewJob) -> tuple[Job, bool]:
         doubled: list[str] = []
-        for m in messages or []:
+        for m in new.messages:
             copy = json.loads(m)
             copy["properties"]["delivery_tag"] = uuid.uuid4().hex
             doubled += [m, json.dumps(copy)]
-        return create(job, idem, doubled, queue, budget)
+        return create(dataclasses.replace(new, messages=doubled))
 
     service.records.create = create_twice  # type: ignore[method-assign]
     return service

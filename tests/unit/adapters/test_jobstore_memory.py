@@ -9,6 +9,7 @@ import pytest
 
 from devtools.stack import free_port
 from service.domain.errors import StoreUnavailable
+from service.ports import NewJob
 from tests.contracts.jobstore import *  # noqa: F403 (the suite: its tests and fixture)
 from tests.contracts.jobstore import job
 
@@ -32,7 +33,7 @@ def test_an_unreachable_redis_is_a_store_unavailable_error_not_a_redis_one() -> 
     calls: list[Callable[[], object]] = [
         lambda: store.get("a1"),
         lambda: store.get_many(["a1", "a2"]),
-        lambda: store.create(job("a1")),
+        lambda: store.create(NewJob(job("a1"))),
         lambda: store.fleet(10.0),
         lambda: Metrics(store.r).tts_calls(),
         guard.allow,
