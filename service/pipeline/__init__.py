@@ -3,6 +3,7 @@
 manifest). The CLI runs it in one process; the workers run ``render_segment`` per segment and
 ``finalize`` once, with the same code."""
 
+from service.pipeline.context import Handoff
 from service.pipeline.core import Pipeline
 from service.pipeline.manifest import Manifest, Rendered
 from service.pipeline.results import (
@@ -16,6 +17,7 @@ from service.pipeline.results import (
 
 __all__ = [
     "ARTIFACTS",
+    "Handoff",
     "JobPlan",
     "Manifest",
     "Pipeline",
