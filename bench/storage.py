@@ -62,7 +62,7 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     t["segments"] = time.perf_counter()
     steps.run_finalize(job_id, "bench")
     t["finalize"] = time.perf_counter()
-    done = service.records.get(job_id)
+    done = service.store.records.get(job_id)
     assert done is not None and done.status == "succeeded", done and done.error
     for name in done.artifacts:
         artifact = service.artifact(done, name)
@@ -76,8 +76,10 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     out["job"] = t["download"] - t["start"]
     out["put_mb"], out["get_mb"] = TRAFFIC.put / 1e6, TRAFFIC.get / 1e6
     service.files.delete("bench", job_id)
-    assert isinstance(service.records, RedisJobStore)  # the port has no flush: the bench's Redis
-    service.records.r.flushdb()
+    assert isinstance(
+        service.store.records, RedisJobStore
+    )  # the port has no flush: the bench's Redis
+    service.store.records.r.flushdb()
     return out
 
 

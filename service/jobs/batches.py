@@ -136,7 +136,7 @@ class BatchService:
         except BaseException:
             log.warning("batch %s: not stored whole; removing its %d jobs", batch.id, len(stored))
             for job in stored:
-                self.jobs.records.discard(job)  # its queued tasks find no job and do nothing
+                self.jobs.store.records.discard(job)  # its queued tasks find no job and do nothing
             self.store.discard(batch, idem[0] if idem else None)
             raise
 
@@ -151,7 +151,9 @@ class BatchService:
 
     def jobs_of(self, batch: Batch) -> list[tuple[BatchItem, Job | None]]:
         """Each item with its job (None: deleted since)."""
-        found = self.jobs.records.get_many([item.job for item in batch.items])  # one round trip
+        found = self.jobs.store.records.get_many(
+            [item.job for item in batch.items]
+        )  # one round trip
         return list(zip(batch.items, found, strict=True))
 
     def cancel(self, batch: Batch) -> int:

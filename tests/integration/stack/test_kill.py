@@ -59,7 +59,7 @@ def doubling_service(stack: Stack) -> JobService:
     same task, as a redelivery would)."""
     settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
     service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
-    create = service.records.create
+    create = service.store.records.create
 
     def create_twice(
         job: Job,
@@ -75,7 +75,7 @@ def doubling_service(stack: Stack) -> JobService:
             doubled += [m, json.dumps(copy)]
         return create(job, idem, doubled, queue, budget)
 
-    service.records.create = create_twice  # type: ignore[method-assign]
+    service.store.records.create = create_twice  # type: ignore[method-assign]
     return service
 
 

@@ -70,5 +70,7 @@ def test_ten_batches_of_ten_at_once_queue_at_most_the_limit(
     for t in threads:
         t.join(60)
     assert sorted(outcomes) == ["accepted"] + ["refused"] * (N - 1)
-    queued = [j for j in jobs.records.page("alpha", None, 1000, None)[0] if j.status == "queued"]
+    queued = [
+        j for j in jobs.store.records.page("alpha", None, 1000, None)[0] if j.status == "queued"
+    ]
     assert len(queued) == N
