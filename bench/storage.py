@@ -35,7 +35,7 @@ from service.cli.stack import redis_argv, wait_for_redis  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
-from service.jobs import JobService, WorkerSteps  # noqa: E402
+from service.jobs import JobService, Submission, WorkerSteps  # noqa: E402
 
 GAGAR = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
 STAGES = ("upload", "segments", "finalize", "download")
@@ -54,7 +54,9 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
             if incoming.pending():
                 incoming.flush()
     incoming.commit()
-    job, _ = service.submit("bench", job_id, spec, RenderOptions(engine="espeak"), incoming.path)
+    job, _ = service.submit(
+        Submission("bench", job_id, spec, RenderOptions(engine="espeak"), incoming.path)
+    )
     incoming.close()
     t["upload"] = time.perf_counter()
     for i in range(job.segments_total):

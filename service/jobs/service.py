@@ -66,6 +66,23 @@ class Figures:
 
 
 @dataclass(frozen=True, slots=True)
+class Submission:
+    """A job as asked for: the tenant's, its id, the script and options, its uploads (local
+    paths: the video, the music, recorded takes by part name), and the job it re-renders
+    (``parent``) or the batch it is an item of."""
+
+    tenant: str
+    job_id: str
+    spec: JobSpec
+    options: RenderOptions
+    video: Path | None = None
+    takes: dict[str, Path] = field(default_factory=dict)  # part name -> its upload
+    music: Path | None = None
+    parent: str | None = None
+    batch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServedJobs:
     """The job store's roles the API works through, and /metrics' figures."""
 
@@ -128,18 +145,7 @@ class JobService:
         """Remove what a request that made no new job left behind."""
         self.files.delete(tenant, job_id)
 
-    def submit(
-        self,
-        tenant: str,
-        job_id: str,
-        spec: JobSpec,
-        options: RenderOptions,
-        video: Path | None,
-        idem: tuple[str, str] | None = None,
-        parent: str | None = None,
-        music: Path | None = None,
-        takes: dict[str, Path] | None = None,
-    ) -> tuple[Job, bool]:
+    def submit(self, ask: Submission, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
 
@@ -147,51 +153,40 @@ class JobService:
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
         QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
-        with self.admitted(tenant):
-            job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
-            return self.store_job(job, idem)
+        with self.admitted(ask.tenant):
+            return self.store_job(self.prepare(ask), idem)
 
     def admitted(self, tenant: str, jobs: int = 1) -> AbstractContextManager[None]:
         """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission);
         inside, they count as queued until stored (quotas.py ``admitted``)."""
         return self.quotas.admitted(tenant, jobs) if self.quotas is not None else nullcontext()
 
-    def prepare(
-        self,
-        tenant: str,
-        job_id: str,
-        spec: JobSpec,
-        options: RenderOptions,
-        video: Path | None,
-        parent: str | None = None,
-        music: Path | None = None,
-        batch: str | None = None,
-        takes: dict[str, Path] | None = None,
-    ) -> Job:
+    def prepare(self, ask: Submission) -> Job:
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
-        options = self.presets.resolve(tenant, options)  # once: the job keeps the values
-        kept = self._kept_lexicons(tenant, parent)
+        tenant = ask.tenant
+        options = self.presets.resolve(tenant, ask.options)  # once: the job keeps the values
+        kept = self._kept_lexicons(tenant, ask.parent)
         options, lexicons = self.lexicons.resolve(tenant, options, kept)  # and the versions
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.door.plan(spec, options, video, takes, lexicons)
-        if music is not None:
-            self.pipeline.door.check_music(music)
+        plan = self.pipeline.door.plan(ask.spec, options, ask.video, ask.takes, lexicons)
+        if ask.music is not None:
+            self.pipeline.door.check_music(ask.music)
         now = time.time()
         return Job(
-            id=job_id,
+            id=ask.job_id,
             tenant=tenant,
             status=JobStatus.QUEUED,
             created=now,
             updated=now,
             planned=plan,
-            has_video=video is not None,
+            has_video=ask.video is not None,
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
-            parent=parent,
-            has_music=music is not None,
-            batch=batch,
+            parent=ask.parent,
+            has_music=ask.music is not None,
+            batch=ask.batch,
         )
 
     def _kept_lexicons(self, tenant: str, parent: str | None) -> list[UsedLexicon]:

@@ -1,6 +1,6 @@
 """One job end to end through the ports: the door (door.py) -> synthesize + fit each segment
-(segment.py) -> the finishing stages (stages.py: place, tracks, picture, mix, mux, exports,
-manifest). The CLI runs it in one process; the workers run ``render_segment`` per segment and
+(segment.py) -> the finishing stages (stages.py: place, tracks, picture, mix, encode, mux,
+exports, manifest). The CLI runs it in one process; the workers run ``render_segment`` per segment and
 ``finalize`` once, with the same code."""
 
 from service.pipeline.context import Handoff

@@ -26,7 +26,7 @@ from service.config import Settings
 from service.domain.job import Job
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
-from service.jobs.service import JobService
+from service.jobs.service import JobService, Submission
 from tests.support.data import SHORT_SCRIPT
 from tests.support.stack import Stack, start_stack, submit, wait_for
 
@@ -92,7 +92,9 @@ def test_same_task_delivered_twice_at_once(slow_stack: Stack) -> None:
         clean = wait_for(c, submit(c, TWICE).json()["id"])
         gate.close()
         options = RenderOptions(engine="espeak")
-        submitted = service.submit("alpha", service.new_id(), parse_script(TWICE), options, None)
+        submitted = service.submit(
+            Submission("alpha", service.new_id(), parse_script(TWICE), options)
+        )
         job_id = submitted[0].id
         seen: list[str] = []
 
