@@ -43,6 +43,7 @@ from service.domain.options import RenderOptions  # noqa: E402
 from service.domain.style import StyleSpec, resolve  # noqa: E402
 from service.domain.subtitles import Canvas, timed_words  # noqa: E402
 from service.domain.subtitles.writers import placements  # noqa: E402
+from service.pipeline import Handoff  # noqa: E402
 
 FPS = 30.0
 FRAME = 1000 / FPS
@@ -75,12 +76,12 @@ def timing(script: Path, engine: str, work: Path) -> tuple[list[float], list[flo
     settings = get_settings()
     pipe = wiring.pipeline(settings)
     spec = read_script(script)
-    plan = pipe.plan(spec, RenderOptions(engine=engine, captions="highlight"))
+    plan = pipe.door.plan(spec, RenderOptions(engine=engine, captions="highlight"))
     ws = LocalWorkspace(work / "ws")
     results = [pipe.render_segment(plan, i, ws) for i in range(len(plan.spec.segments))]
     out = work / "out"
     out.mkdir()
-    pipe.finalize(plan, results, ws, out)
+    pipe.finalize(Handoff(plan, results, ws, out))
     colour = plan.style.narration.highlight_color
     shown = highlights((out / "subtitles.ass").read_text(encoding="utf-8"), colour)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

@@ -38,7 +38,7 @@ def main() -> None:
                 spec = read_script(example)
                 for run in ("cold", "cached"):
                     server.reset()
-                    plan = pipeline.plan(spec, RenderOptions(engine="edge"))
+                    plan = pipeline.door.plan(spec, RenderOptions(engine="edge"))
                     t = time.perf_counter()
                     segs = [
                         pipeline.render_segment(plan, i, work) for i in range(len(spec.segments))

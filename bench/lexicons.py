@@ -65,7 +65,7 @@ def main(runs: int) -> None:
 
         def door(options: RenderOptions = options) -> int:
             opts, used = store.resolve("t", options)
-            plan = pipeline.plan(spec, opts, lexicons=used)
+            plan = pipeline.door.plan(spec, opts, lexicons=used)
             pipeline.plan_lexicon(plan)  # what each segment task builds
             return len(plan.model_dump_json())
 

@@ -83,18 +83,18 @@ def run_case(case: str, arg: float, data_dir: Path) -> dict[str, Any]:
         }
         t = time.perf_counter()
         spec = spec_from_data(data)
-        pipeline.plan(spec, options)
+        pipeline.door.plan(spec, options)
         first = time.perf_counter() - t
         # Each segment task plans the job again from its stored record, in a worker process
         # that has planned it before.
         stored = spec.model_dump(mode="json")
         t = time.perf_counter()
-        pipeline.plan(spec_from_data(stored), options)
+        pipeline.door.plan(spec_from_data(stored), options)
         return {"seconds": first, "again": time.perf_counter() - t}
     data = segments_script(int(arg), 3.6) if case == "segments" else timeline_script(arg)
     spec = spec_from_data(data)
     t = time.perf_counter()
-    plan = pipeline.plan(spec, options)
+    plan = pipeline.door.plan(spec, options)
     with tempfile.TemporaryDirectory(dir=data_dir) as out:
         rendered = pipeline.render(plan, Path(out, "out"))
     return {

@@ -35,7 +35,7 @@ from service.cli.stack import redis_argv, wait_for_redis  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.domain.script import parse_script  # noqa: E402
 from service.domain.spec import RenderOptions  # noqa: E402
-from service.jobs import JobService, WorkerSteps  # noqa: E402
+from service.jobs import JobService, Submission, WorkerSteps  # noqa: E402
 
 GAGAR = ROOT / "examples" / "gagar-grpo-quality-ranking.md"
 STAGES = ("upload", "segments", "finalize", "download")
@@ -54,7 +54,9 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
             if incoming.pending():
                 incoming.flush()
     incoming.commit()
-    job, _ = service.submit("bench", job_id, spec, RenderOptions(engine="espeak"), incoming.path)
+    job, _ = service.submit(
+        Submission("bench", job_id, spec, RenderOptions(engine="espeak"), incoming.path)
+    )
     incoming.close()
     t["upload"] = time.perf_counter()
     for i in range(job.segments_total):
@@ -62,7 +64,7 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     t["segments"] = time.perf_counter()
     steps.run_finalize(job_id, "bench")
     t["finalize"] = time.perf_counter()
-    done = service.records.get(job_id)
+    done = service.store.records.get(job_id)
     assert done is not None and done.status == "succeeded", done and done.error
     for name in done.artifacts:
         artifact = service.artifact(done, name)
@@ -76,8 +78,10 @@ def one_job(service: JobService, steps: WorkerSteps, video: Path, job_id: str) -
     out["job"] = t["download"] - t["start"]
     out["put_mb"], out["get_mb"] = TRAFFIC.put / 1e6, TRAFFIC.get / 1e6
     service.files.delete("bench", job_id)
-    assert isinstance(service.records, RedisJobStore)  # the port has no flush: the bench's Redis
-    service.records.r.flushdb()
+    assert isinstance(
+        service.store.records, RedisJobStore
+    )  # the port has no flush: the bench's Redis
+    service.store.records.r.flushdb()
     return out
 
 

@@ -162,7 +162,7 @@ def _espeak_tracks(path: Path) -> dict[str, list[Cue]] | None:
     spec = parse_script(path.read_text(encoding="utf-8"))
     pipeline = wiring.pipeline(Settings())
     options = RenderOptions(engine="espeak", traditional="tw" if spec.language == "zh" else None)
-    plan = pipeline.plan(spec, options)
+    plan = pipeline.door.plan(spec, options)
     with tempfile.TemporaryDirectory() as tmp:
         rendered = pipeline.render(plan, Path(tmp) / "out")
         tracks: dict[str, list[Cue]] = {

@@ -26,7 +26,7 @@ from service.domain.errors import NarrateError
 from service.domain.job import Job
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions, spec_from_data
-from service.jobs import JobService
+from service.jobs import JobService, Submission
 from service.jobs.rerender import rerender
 
 EXAMPLES = ROOT / "examples"
@@ -104,7 +104,7 @@ class Tools:
         """``options``: as the agent sent them, validated here as POST /v1/jobs does."""
         spec = parse_script(script)
         opts = RenderOptions.model_validate(options or {})
-        job, _ = self.service.submit(tenant, self.service.new_id(), spec, opts, None)
+        job, _ = self.service.submit(Submission(tenant, self.service.new_id(), spec, opts))
         return job
 
     def rerender(self, tenant: str, job_id: str, segment: int, text: str) -> Job:

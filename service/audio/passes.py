@@ -107,7 +107,7 @@ class Reused(Streamed):
         self._over: np.ndarray | None = None
         self._sample_state: np.ndarray | None = None  # the filters after the last sampled block
         # The passes after the first read nothing from ``src``: a source that asks whether its
-        # job was canceled as it is read (pipeline/checked.py) is asked each block instead.
+        # job was canceled as it is read (checked.py) is asked each block instead.
         self.poll: Callable[[], None] | None = getattr(src, "poll", None)
 
     def first(self, i: int, x: Audio, meter: LoudnessMeter, sample: LoudnessMeter | None) -> None:

@@ -79,7 +79,7 @@ def _render(args: argparse.Namespace, settings: Settings, spec: JobSpec) -> int:
     for part, path in takes.items():
         if not path.is_file():
             raise InputError(f"--take: {part}: no such file {path}")
-    plan = pipeline.plan(spec, options, video, takes, lexicons)
+    plan = pipeline.door.plan(spec, options, video, takes, lexicons)
     for w in plan.warnings:
         print(f"warning: {w.message}", file=sys.stderr)
     music = Path(args.music).absolute() if getattr(args, "music", None) else None

@@ -15,7 +15,7 @@ from service.domain.video import VideoInfo
 
 
 class JobPlan(BaseModel):
-    """A job as checked at the door, once (``Pipeline.plan``): the spec with the options
+    """A job as checked at the door, once (``Planner.plan``): the spec with the options
     applied, the options, each segment's voice chain, the resolved subtitle style, the video's
     facts, the warnings and the loudness target. The job record keeps it whole; every segment
     task and finalize load it, and never re-plan, re-probe or re-cast. ``narrate render`` runs

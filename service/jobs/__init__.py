@@ -5,7 +5,7 @@ cancel); ``WorkerSteps`` are the two steps the Celery tasks run (segment, finali
 
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.reconcile import Reconciler
-from service.jobs.service import JobService
+from service.jobs.service import JobService, Submission
 from service.jobs.steps import WorkerSteps
 
-__all__ = ["JobService", "Lifecycle", "Reconciler", "WorkerSteps"]
+__all__ = ["JobService", "Lifecycle", "Reconciler", "Submission", "WorkerSteps"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from service.domain.job import TERMINAL, Job, JobStatus
@@ -25,18 +26,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("narrate.jobs")
 
 
+@dataclass(frozen=True, slots=True)
 class BatchProgress:
-    def __init__(
-        self,
-        jobs: JobRecords,
-        batches: BatchStore,
-        events: BatchEvents,
-        webhooks: Webhooks | None = None,
-    ) -> None:
-        self.jobs = jobs
-        self.batches = batches
-        self.events = events
-        self.webhooks = webhooks
+    """Batch items' changes on their batches' streams (``events``), read from the ``jobs``
+    and ``batches`` records; the batch's webhook through ``webhooks``."""
+
+    jobs: JobRecords
+    batches: BatchStore
+    events: BatchEvents
+    webhooks: Webhooks | None = None
 
     def stage(self, job: Job, stage: str) -> None:
         if job.batch:

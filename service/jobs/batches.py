@@ -23,7 +23,7 @@ from service.domain.errors import InputError, Problem
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.jobs.quotas import check_batch_size
-from service.jobs.service import JobService
+from service.jobs.service import JobService, Submission
 from service.ports import Artifact, BatchStore
 
 log = logging.getLogger("narrate.jobs")
@@ -120,8 +120,10 @@ class BatchService:
             return item.problems
         try:
             return self.jobs.prepare(
-                tenant, item.job_id, item.spec, item.options, item.video,
-                music=item.music, batch=batch_id, takes=item.takes,
+                Submission(
+                    tenant, item.job_id, item.spec, item.options, item.video, item.takes,
+                    item.music, batch=batch_id,
+                )
             )  # fmt: skip
         except InputError as exc:  # a take's named by its file, as the batch got it
             return item_problems(i, item.name, by_file(exc, item.take_files))
@@ -136,7 +138,7 @@ class BatchService:
         except BaseException:
             log.warning("batch %s: not stored whole; removing its %d jobs", batch.id, len(stored))
             for job in stored:
-                self.jobs.records.discard(job)  # its queued tasks find no job and do nothing
+                self.jobs.store.records.discard(job)  # its queued tasks find no job and do nothing
             self.store.discard(batch, idem[0] if idem else None)
             raise
 
@@ -151,7 +153,9 @@ class BatchService:
 
     def jobs_of(self, batch: Batch) -> list[tuple[BatchItem, Job | None]]:
         """Each item with its job (None: deleted since)."""
-        found = self.jobs.records.get_many([item.job for item in batch.items])  # one round trip
+        found = self.jobs.store.records.get_many(
+            [item.job for item in batch.items]
+        )  # one round trip
         return list(zip(batch.items, found, strict=True))
 
     def cancel(self, batch: Batch) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from service.config import Settings
@@ -22,22 +23,18 @@ if TYPE_CHECKING:
 log = logging.getLogger("narrate.jobs")
 
 
+@dataclass(slots=True)
 class Lifecycle:
-    def __init__(
-        self,
-        settings: Settings,
-        store: JobRecords,
-        transitions: JobTransitions,
-        storage: JobFiles,
-        webhooks: Webhooks | None = None,
-        batches: BatchProgress | None = None,
-    ) -> None:
-        self.settings = settings
-        self.store = store
-        self.transitions = transitions
-        self.storage = storage
-        self.webhooks = webhooks
-        self.batches = batches  # a batch item's changes on its batch's stream
+    """A job's end on the job store's records and ``transitions``, its files in
+    ``storage``; its events to ``webhooks`` and, for a batch item, to its batch's stream
+    (``batches``)."""
+
+    settings: Settings
+    store: JobRecords
+    transitions: JobTransitions
+    storage: JobFiles
+    webhooks: Webhooks | None = None
+    batches: BatchProgress | None = None
 
     def ended(self, job_id: str, retry: bool = True, settle_batch: bool = True) -> None:
         """The job just reached its end (this call moved it): its webhooks' event goes to the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from service import logs
 from service.config import Settings
@@ -40,24 +40,17 @@ class ReconciledJobs:
     heads: QueueHeads  # what the broker holds, delivered or not
 
 
+@dataclass(slots=True)
 class Reconciler:
-    def __init__(
-        self,
-        settings: Settings,
-        jobs: ReconciledJobs,
-        queue: Queue,
-        lifecycle: Lifecycle,
-        sweeper: Sweeper,
-        lanes: Lanes | None = None,
-    ) -> None:
-        self.settings = settings
-        self.jobs = jobs
-        self.queue = queue
-        self.lanes = lanes  # fair share: steps also wait in the tenants' lanes
-        self.lifecycle = lifecycle
-        self._looked = float("-inf")  # when the broker's messages were last read in full
-        self.sweeper = sweeper
-        self.swept_at = 0.0  # monotonic time of the last sweep (0: none yet)
+    settings: Settings
+    jobs: ReconciledJobs
+    queue: Queue
+    lifecycle: Lifecycle
+    sweeper: Sweeper
+    lanes: Lanes | None = None  # fair share: steps also wait in the tenants' lanes
+    # when the broker's messages were last read in full
+    _looked: float = field(default=float("-inf"), init=False)
+    swept_at: float = field(default=0.0, init=False)  # monotonic (0: no sweep yet)
 
     def reconcile(self, now: float | None = None) -> dict[str, int]:
         """Give every job a bounded time to a terminal state.

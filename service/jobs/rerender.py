@@ -11,7 +11,7 @@ from service.domain.errors import InputError
 from service.domain.job import Job
 from service.domain.spec import JobSpec, RenderOptions
 from service.domain.takes import kept_takes
-from service.jobs.service import JobService
+from service.jobs.service import JobService, Submission
 
 
 def rerender(
@@ -33,16 +33,10 @@ def rerender(
         for kind in _kept_takes(parent, spec):
             if service.copy_input(parent.tenant, parent.id, new_id, kind):
                 takes[kind] = work.input(kind)
-        child, _ = service.submit(
-            parent.tenant,
-            new_id,
-            spec,
-            options,
-            inputs["video"],
-            parent=parent.id,
-            music=inputs["music"],
-            takes=takes,
+        ask = Submission(
+            parent.tenant, new_id, spec, options, inputs["video"], takes, inputs["music"], parent.id
         )
+        child, _ = service.submit(ask)
     finally:
         work.close()
     return child

@@ -58,7 +58,7 @@ class Samples:
         data = {"language": language, "segments": [segment]}  # as a script's JSON gives it
         spec = spec_from_data(data)  # rate, pitch checked
         engine = "auto" if voice.engine == "edge" else voice.engine
-        plan = pipeline.plan(spec, RenderOptions.model_validate({"engine": engine}))
+        plan = pipeline.door.plan(spec, RenderOptions.model_validate({"engine": engine}))
         renderer = pipeline.segments
         speaker = renderer.spoken_segment(plan, 0)
         if text.strip():  # the tenant's own words: its own cache entry (the sample line: all's)

@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.config import Settings
@@ -67,6 +67,23 @@ class Figures:
 
 
 @dataclass(frozen=True, slots=True)
+class Submission:
+    """A job as asked for: the tenant's, its id, the script and options, its uploads (local
+    paths: the video, the music, recorded takes by part name), and the job it re-renders
+    (``parent``) or the batch it is an item of."""
+
+    tenant: str
+    job_id: str
+    spec: JobSpec
+    options: RenderOptions
+    video: Path | None = None
+    takes: dict[str, Path] = field(default_factory=dict)  # part name -> its upload
+    music: Path | None = None
+    parent: str | None = None
+    batch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServedJobs:
     """The job store's roles the API works through, and /metrics' figures."""
 
@@ -78,41 +95,34 @@ class ServedJobs:
     counts: Counts
 
 
+def no_lexicons() -> Lexicons:
+    return Lexicons(None)
+
+
+@dataclass
 class JobService:
-    def __init__(
-        self,
-        settings: Settings,
-        jobs: ServedJobs,
-        files: JobFiles,
-        artifacts: Artifacts,
-        pipeline: Pipeline,
-        queue: Queue,
-        lifecycle: Lifecycle,
-        presets: Presets,
-        quotas: QuotaGate | None = None,
-        lanes: Lanes | None = None,
-        lexicons: Lexicons | None = None,
-        keys: KeyStore | None = None,
-    ) -> None:
-        self.settings = settings
-        self.records = jobs.records
-        self.transitions = jobs.transitions
-        self.event_log = jobs.events
-        self.fleet = jobs.fleet
-        self.metrics = jobs.metrics
-        self.counts = jobs.counts
-        self.files = files  # the jobs' uploads and work files
-        self.artifacts = artifacts  # what they publish, served from here
-        self.pipeline = pipeline
-        self.queue = queue
-        self.lifecycle = lifecycle
-        self.webhooks: Webhooks | None = lifecycle.webhooks
-        self.lanes = lanes  # None: no fair share, tasks go straight to the queue
-        self.presets = presets
-        self.quotas = quotas
-        self.lexicons = lexicons or Lexicons(None)
-        self.keys = keys  # the tenants' keys the API signs callers in with
-        self._elsewhere: list[str] = []  # workers last seen on another storage (/readyz)
+    """The job store's roles (``store``), the jobs' files and ``artifacts``, the pipeline's
+    door, the queue (or the tenants' ``lanes``: fair share), and what a submission is
+    checked against: presets, quotas, lexicons, and the tenants' ``keys``."""
+
+    settings: Settings
+    store: ServedJobs
+    files: JobFiles  # the jobs' uploads and work files
+    artifacts: Artifacts  # what they publish, served from here
+    pipeline: Pipeline
+    queue: Queue
+    lifecycle: Lifecycle
+    presets: Presets
+    quotas: QuotaGate | None = None
+    lanes: Lanes | None = None  # None: no fair share, tasks go straight to the queue
+    lexicons: Lexicons = field(default_factory=no_lexicons)
+    keys: KeyStore | None = None  # the tenants' keys the API signs callers in with
+    # The workers last seen on another storage (/readyz).
+    _elsewhere: list[str] = field(default_factory=list, init=False)
+
+    @property
+    def webhooks(self) -> Webhooks | None:
+        return self.lifecycle.webhooks
 
     def new_id(self) -> str:
         return uuid.uuid4().hex
@@ -136,18 +146,7 @@ class JobService:
         """Remove what a request that made no new job left behind."""
         self.files.delete(tenant, job_id)
 
-    def submit(
-        self,
-        tenant: str,
-        job_id: str,
-        spec: JobSpec,
-        options: RenderOptions,
-        video: Path | None,
-        idem: tuple[str, str] | None = None,
-        parent: str | None = None,
-        music: Path | None = None,
-        takes: dict[str, Path] | None = None,
-    ) -> tuple[Job, bool]:
+    def submit(self, ask: Submission, idem: tuple[str, str] | None = None) -> tuple[Job, bool]:
         """Validate at the door, then store the record and one task per segment in one
         atomic step. Returns the job and whether it is new (False: an Idempotency-Key replay).
 
@@ -155,51 +154,40 @@ class JobService:
         refuses to run later than half the socket timeout after it was sent (by Redis's
         clock), so a call that timed out on a hung Redis cannot take effect when it resumes.
         QuotaExceeded (before anything is planned) when the tenant is at one of its limits."""
-        with self.admitted(tenant):
-            job = self.prepare(tenant, job_id, spec, options, video, parent, music, takes=takes)
-            return self.store_job(job, idem)
+        with self.admitted(ask.tenant):
+            return self.store_job(self.prepare(ask), idem)
 
     def admitted(self, tenant: str, jobs: int = 1) -> AbstractContextManager[None]:
         """QuotaExceeded unless ``tenant`` may submit ``jobs`` new jobs (one submission);
         inside, they count as queued until stored (quotas.py ``admitted``)."""
         return self.quotas.admitted(tenant, jobs) if self.quotas is not None else nullcontext()
 
-    def prepare(
-        self,
-        tenant: str,
-        job_id: str,
-        spec: JobSpec,
-        options: RenderOptions,
-        video: Path | None,
-        parent: str | None = None,
-        music: Path | None = None,
-        batch: str | None = None,
-        takes: dict[str, Path] | None = None,
-    ) -> Job:
+    def prepare(self, ask: Submission) -> Job:
         """The job's record, validated and planned (InputError names what is wrong); nothing
         is stored yet."""
-        options = self.presets.resolve(tenant, options)  # once: the job keeps the values
-        kept = self._kept_lexicons(tenant, parent)
+        tenant = ask.tenant
+        options = self.presets.resolve(tenant, ask.options)  # once: the job keeps the values
+        kept = self._kept_lexicons(tenant, ask.parent)
         options, lexicons = self.lexicons.resolve(tenant, options, kept)  # and the versions
         if options.webhook_url and self.webhooks is not None:
             self.webhooks.check_job_url(tenant, options.webhook_url)
-        plan = self.pipeline.plan(spec, options, video, takes, lexicons)
-        if music is not None:
-            self.pipeline.check_music(music)
+        plan = self.pipeline.door.plan(ask.spec, options, ask.video, ask.takes, lexicons)
+        if ask.music is not None:
+            self.pipeline.door.check_music(ask.music)
         now = time.time()
         return Job(
-            id=job_id,
+            id=ask.job_id,
             tenant=tenant,
             status=JobStatus.QUEUED,
             created=now,
             updated=now,
             planned=plan,
-            has_video=video is not None,
+            has_video=ask.video is not None,
             segments_total=len(plan.spec.segments),
             warnings=plan.warnings,
-            parent=parent,
-            has_music=music is not None,
-            batch=batch,
+            parent=ask.parent,
+            has_music=ask.music is not None,
+            batch=ask.batch,
         )
 
     def _kept_lexicons(self, tenant: str, parent: str | None) -> list[UsedLexicon]:
@@ -217,7 +205,7 @@ class JobService:
         to = self.lanes.lane(job.tenant) if self.lanes is not None else self.queue.name
         new = NewJob(job, idem, messages, to, budget=self.settings.redis_timeout / 2)
         try:
-            return self.records.create(new)
+            return self.store.records.create(new)
         except StoreUnavailable as exc:
             log.warning("job %s not stored: %s", job.id, exc)
             raise QueueUnavailable(f"the job was not stored: {exc}") from exc
@@ -225,12 +213,12 @@ class JobService:
     # -- read ------------------------------------------------------------------------------
     def owned(self, job_id: str, tenant: str) -> Job | None:
         """The job, if it exists and belongs to ``tenant`` (another's does not exist for you)."""
-        job = self.records.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
+        job = self.store.records.get(job_id) if job_id.isalnum() and len(job_id) <= 64 else None
         return job if job is not None and job.tenant == tenant else None
 
     def events(self, job_id: str, after: str = "0-0") -> list[JobEvent]:
         """The job's change events after id ``after`` (GET /v1/jobs/{id}/events)."""
-        return self.event_log.events(job_id, after)
+        return self.store.events.events(job_id, after)
 
     def batch_events(self, batch_id: str, after: str = "0-0") -> list[JobEvent]:
         """A batch's events after id ``after`` (GET /v1/batches/{id}/events)."""
@@ -240,7 +228,7 @@ class JobService:
     def page(
         self, tenant: str, where: JobFilter | str | None, limit: int, cursor: str | None
     ) -> tuple[list[Job], str | None]:
-        return self.records.page(tenant, where, limit, cursor)
+        return self.store.records.page(tenant, where, limit, cursor)
 
     def artifact(self, job: Job, name: str) -> Artifact | None:
         """A published artifact, or None."""
@@ -256,7 +244,7 @@ class JobService:
         """Cancel a queued or running job; False when it had ended (by the time the cancel
         was written: it keeps what it made). ``settle_batch`` False: the caller settles the
         job's batch once for all the items it cancels (service/jobs/batches.py)."""
-        if job.terminal or not self.transitions.advance(job.id, CANCELED):
+        if job.terminal or not self.store.transitions.advance(job.id, CANCELED):
             return False
         # the outbox (workers' senders send it), and the item's event on its batch's stream
         self.lifecycle.ended(job.id, retry=False, settle_batch=settle_batch)
@@ -267,7 +255,7 @@ class JobService:
         """``cancel`` (its batch left to the caller to settle) for many jobs, their moves
         written together (JobStore.advance_many); how many were canceled."""
         live = [j for j in jobs if not j.terminal]
-        moved = self.transitions.advance_many([j.id for j in live], CANCELED)
+        moved = self.store.transitions.advance_many([j.id for j in live], CANCELED)
         for job in (j for j, ok in zip(live, moved, strict=True) if ok):
             self.lifecycle.ended(job.id, retry=False, settle_batch=False)
             self.lifecycle.discard_work(job)
@@ -278,7 +266,7 @@ class JobService:
         if self.cancel(job):
             return "canceled"
         self.files.delete(job.tenant, job.id)
-        self.records.discard(job)
+        self.store.records.discard(job)
         return "deleted"
 
     # -- operations ------------------------------------------------------------------------
@@ -290,7 +278,7 @@ class JobService:
         broker connection while it waits for another one. ``ready``: the answer."""
         s = self.settings
         try:
-            fleet = self.fleet.fleet(s.worker_dead_after)
+            fleet = self.store.fleet.fleet(s.worker_dead_after)
         except StoreUnavailable:
             return {"redis": False, "workers": 0, "ready": False}
         checks: dict[str, bool | int | float | None] = {"redis": True, "workers": len(fleet.live)}
@@ -328,7 +316,7 @@ class JobService:
         retried while Redis is unreachable, until ``stop``."""
         while not stop.is_set():
             try:
-                n = self.counts.backfill()
+                n = self.store.counts.backfill()
             except StoreUnavailable as exc:
                 log.warning("jobs not counted yet for /metrics (%s); retrying", exc)
                 stop.wait(retry)
@@ -338,19 +326,19 @@ class JobService:
             return
 
     def figures(self) -> Figures:
-        depth = self.counts.queue_depth(self.queue.name)
+        depth = self.store.counts.queue_depth(self.queue.name)
         lanes = self.lanes.depths() if self.lanes is not None else {}
-        running = self.counts.in_flight()
+        running = self.store.counts.in_flight()
         backlog = {self.queue.name: Backlog(depth + sum(lanes.values()), 0)}
         for queue, n in running.items():  # every queue a worker holds tasks of
             backlog[queue] = Backlog(backlog.get(queue, Backlog(0, 0)).waiting, n)
         return Figures(
-            self.counts.count_by_state(),
+            self.store.counts.count_by_state(),
             depth,
-            self.metrics.stage_histograms(),
-            self.metrics.tts_calls(),
-            self.counts.tenant_jobs(),
+            self.store.metrics.stage_histograms(),
+            self.store.metrics.tts_calls(),
+            self.store.counts.tenant_jobs(),
             lanes,
-            self.metrics.tenant_waits(),
+            self.store.metrics.tenant_waits(),
             backlog,
         )

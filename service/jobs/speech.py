@@ -191,7 +191,7 @@ class SpeechDesk:
             segment["voice"] = cast.voice
         try:
             spec = spec_from_data({"language": cast.language, "segments": [segment]})
-            plan = self.pipeline.plan(spec, cast.options, lexicons=list(cast.used))
+            plan = self.pipeline.door.plan(spec, cast.options, lexicons=list(cast.used))
         except InputError as exc:
             param = _param(exc)  # OpenAI's codes, not narrate's (docs/guides/openai-speech.md)
             said = "model_not_installed" if param == "model" else "invalid_value"

@@ -19,7 +19,14 @@ from service.domain.job_changes import JobUpdate, SegmentUpdate, Transition
 from service.domain.notices import Notice
 from service.jobs.lifecycle import Lifecycle
 from service.jobs.parts import FirstInLine
-from service.pipeline import JobPlan, Pipeline, Rendered, SegmentResult, staged_artifacts
+from service.pipeline import (
+    Handoff,
+    JobPlan,
+    Pipeline,
+    Rendered,
+    SegmentResult,
+    staged_artifacts,
+)
 from service.ports import (
     FINALIZE_TASK,
     Artifacts,
@@ -51,31 +58,17 @@ class WorkedJobs:
     deliveries: Deliveries
 
 
+@dataclass(frozen=True, slots=True)
 class WorkerSteps:
-    def __init__(
-        self,
-        settings: Settings,
-        jobs: WorkedJobs,
-        files: JobFiles,
-        artifacts: Artifacts,
-        pipeline: Pipeline,
-        queue: Queue,
-        metrics: Metrics,
-        lifecycle: Lifecycle,
-        first: FirstInLine,
-    ) -> None:
-        self.settings = settings
-        self.records = jobs.records
-        self.transitions = jobs.transitions
-        self.ledger = jobs.ledger
-        self.deliveries = jobs.deliveries
-        self.files = files  # the job's inputs and the segments' results between steps
-        self.artifacts = artifacts  # where finalize publishes
-        self.pipeline = pipeline
-        self.queue = queue
-        self.metrics = metrics
-        self.lifecycle = lifecycle
-        self.first = first  # where a started job's finalize goes: first in its line
+    settings: Settings
+    jobs: WorkedJobs
+    files: JobFiles  # the job's inputs and the segments' results between steps
+    artifacts: Artifacts  # where finalize publishes
+    pipeline: Pipeline
+    queue: Queue
+    metrics: Metrics
+    lifecycle: Lifecycle
+    first: FirstInLine  # where a started job's finalize goes: first in its line
 
     def _plan(self, job: Job) -> JobPlan:
         """The plan the job was given at the door; one the schema upgrade made of an older
@@ -83,12 +76,12 @@ class WorkerSteps:
         probed in finalize."""
         if job.plan.complete:
             return job.plan
-        return self.pipeline.plan(job.plan.spec, job.plan.options)
+        return self.pipeline.door.plan(job.plan.spec, job.plan.options)
 
     def _admit(self, job_id: str, task: str, what: str, segment: int | None = None) -> Job | None:
         """Load the job for a task; None when there is nothing (more) to do. Caps deliveries:
         a task that keeps killing its worker fails the job instead of looping for ever."""
-        job = self.records.get(job_id)
+        job = self.jobs.records.get(job_id)
         if job is None:
             return None
         if job.terminal:
@@ -97,7 +90,7 @@ class WorkerSteps:
             # events were written: written now (once: the outbox dedupes by event id).
             self.lifecycle.ended(job_id)
             return None
-        n = self.deliveries.deliveries(job_id, task)
+        n = self.jobs.deliveries.deliveries(job_id, task)
         if n == 0:  # deleted meanwhile
             return None
         if n > self.settings.max_deliveries:
@@ -112,7 +105,7 @@ class WorkerSteps:
     ) -> None:
         """A step raised something that is not a narrate error (a bug, or a value no check
         caught): retrying cannot help, so the job fails now, with the real error."""
-        job = self.records.get(job_id)
+        job = self.jobs.records.get(job_id)
         if job is None or job.terminal:  # canceled or deleted under it: files went missing
             log.info("job %s ended while %s ran (%s)", job_id, what, type(exc).__name__)
             if job is not None:
@@ -124,7 +117,7 @@ class WorkerSteps:
 
     def timed_out(self, job_id: str, what: str, segment: int | None = None) -> None:
         """The step ran past the soft time limit."""
-        job = self.records.get(job_id)
+        job = self.jobs.records.get(job_id)
         if job is not None:
             said = f"{what} timed out after {self.settings.task_soft_time_limit:g} s"
             self.lifecycle.fail(job, Notice(code="timeout", message=said, segment=segment))
@@ -135,9 +128,9 @@ class WorkerSteps:
         if job is None:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=index + 1)
-        if self.transitions.advance(job_id, Transition(JobStatus.RUNNING, stage="synthesize")):
+        if self.jobs.transitions.advance(job_id, Transition(JobStatus.RUNNING, stage="synthesize")):
             self.lifecycle.stage(job, "synthesize")
-        deliveries = self.deliveries.delivered(job_id, f"segment:{index}")
+        deliveries = self.jobs.deliveries.delivered(job_id, f"segment:{index}")
         if index == 0 and deliveries == 1:  # the job's first step (lanes keep segment order)
             self.metrics.observe_wait(job.tenant, max(0.0, time.time() - job.created))
         running = SegmentUpdate(
@@ -147,7 +140,7 @@ class WorkerSteps:
             started=time.time(),
             deliveries=deliveries,
         )
-        self.ledger.set_segment(job_id, index, running)
+        self.jobs.ledger.set_segment(job_id, index, running)
         work = self.files.workspace(job.tenant, job_id)
         try:
             result = self.pipeline.render_segment(self._plan(job), index, work)
@@ -168,7 +161,7 @@ class WorkerSteps:
         finally:
             work.close()
         self._record_segment(job_id, result)
-        if self.ledger.segment_done(job_id, index):
+        if self.jobs.ledger.segment_done(job_id, index):
             # At the head of the tenant's lane (or queue): a job that has started finishes
             # before the backlog behind it (and within its job_timeout, however long that is).
             self.first.enqueue_first(job.tenant, self.queue.encode(FINALIZE_TASK, [job_id]))
@@ -184,7 +177,7 @@ class WorkerSteps:
             warnings=list(result.warnings),
             tts_calls=sum(result.tts_calls.values()),  # 0: every request hit the TTS cache
         )
-        self.ledger.set_segment(job_id, result.index, done)
+        self.jobs.ledger.set_segment(job_id, result.index, done)
         for stage, secs in result.timings.items():
             self.metrics.observe_stage(stage, secs)
         for engine, n in result.tts_calls.items():
@@ -197,7 +190,7 @@ class WorkerSteps:
             return
         logs.bind(job=job_id, tenant=job.tenant, segment=None)
         finalizing = JobUpdate(stage="finalize", finalize_worker=worker, finalize_pid=os.getpid())
-        self.transitions.update(job_id, finalizing)
+        self.jobs.transitions.update(job_id, finalizing)
         self.lifecycle.stage(job, "finalize")
         try:
             staged = self.artifacts.staging(job.tenant, job_id)
@@ -229,7 +222,7 @@ class WorkerSteps:
         def progress(fraction: float, stage: str) -> None:
             self.lifecycle.check_canceled(job.id)
             at = JobUpdate(stage=stage, stage_progress=round(min(fraction, 0.99), 4))
-            self.transitions.update(job.id, at)
+            self.jobs.transitions.update(job.id, at)
 
         results = [
             SegmentResult.from_json(
@@ -247,7 +240,7 @@ class WorkerSteps:
             self.lifecycle.check_canceled(job.id)
 
         rendered = self.pipeline.finalize(
-            plan, results, work, staged, video, progress, music, check
+            Handoff(plan, results, work, staged, video, progress, music, check)
         )
         self.lifecycle.check_canceled(job.id)
         return rendered
@@ -265,7 +258,7 @@ class WorkerSteps:
             stage="done",
             stage_progress=1.0,
         )
-        moved = self.transitions.advance(job.id, succeeded)
+        moved = self.jobs.transitions.advance(job.id, succeeded)
         if moved:
             self.lifecycle.ended(job.id)
         self.lifecycle.discard_work(job)

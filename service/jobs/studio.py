@@ -65,7 +65,7 @@ class Studio:
             raise InputError("the job spec is nested too deeply") from None
         resolved = self.jobs.presets.resolve(tenant, options)
         options, lexicons = self.jobs.lexicons.resolve(tenant, resolved)
-        plan = self.jobs.pipeline.plan(spec, options, lexicons=lexicons)
+        plan = self.jobs.pipeline.door.plan(spec, options, lexicons=lexicons)
         return ParsedScript(spec, plan, pace_checks(plan.spec), duration(plan.spec))
 
     def segment_audio(self, job: Job, index: int) -> bytes:

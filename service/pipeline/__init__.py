@@ -1,8 +1,9 @@
 """One job end to end through the ports: the door (door.py) -> synthesize + fit each segment
-(segment.py) -> the finishing stages (stages.py: place, tracks, picture, mix, mux, exports,
-manifest). The CLI runs it in one process; the workers run ``render_segment`` per segment and
-``finalize`` once, with the same code."""
+(segment.py) -> the finishing stages (stages.py: place, tracks, picture, mix, encode, mux,
+exports, manifest). The CLI runs it in one process; the workers run ``render_segment`` per
+segment and ``finalize`` once, with the same code."""
 
+from service.pipeline.context import Handoff
 from service.pipeline.core import Pipeline
 from service.pipeline.manifest import Manifest, Rendered
 from service.pipeline.results import (
@@ -16,6 +17,7 @@ from service.pipeline.results import (
 
 __all__ = [
     "ARTIFACTS",
+    "Handoff",
     "JobPlan",
     "Manifest",
     "Pipeline",

@@ -1,5 +1,7 @@
-"""What the finishing stages share: the tools they work with (``Tools``) and one typed value
-(``Finish``) that each stage reads and adds to, from the fitted segments to the manifest.
+"""What the finishing stages share: the tools they work with (``Tools``), what finishing a job
+is handed (``Handoff``: the plan, the fitted segments, where they are and where the artifacts
+go), and one typed value (``Finish``, a Handoff) that each stage reads and adds to, from the
+fitted segments to the manifest.
 
 A job with masters finishes each master as a ``Finish`` of its own (its plan, its folder)
 through the same stages; what masters have in common (a picture, a normalised narration) is
@@ -7,8 +9,9 @@ made once and kept in ``Shared``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TypeVar
 
 from service import audio as dsp
 from service.config import Settings
@@ -75,10 +78,22 @@ class NotYet(RuntimeError):
     """A stage read what an earlier stage makes, and that stage has not run."""
 
 
+T = TypeVar("T")
+
+
+def made(value: T | None, what: str) -> T:
+    """What an earlier stage made; NotYet (saying ``what``) if it has not run."""
+    if value is None:
+        raise NotYet(what)
+    return value
+
+
 @dataclass
-class Finish:
-    """One finishing run over a job (or one of its masters): what it is given, then what
-    each stage adds (``placed``, ``cues``, ``mux``, ``picture``, ``sound``, ``manifest``)."""
+class Handoff:
+    """What finishing a job is handed once every segment is fitted: its plan, the fitted
+    segments and the workspace they are in, the folder for the artifacts, the video and the
+    music (local paths), where to say the job's stage (``progress``) and ``check``, asked
+    while ffmpeg runs (the job canceled?), which stops it by raising."""
 
     plan: JobPlan
     results: list[SegmentResult]
@@ -88,6 +103,13 @@ class Finish:
     progress: Progress = no_progress
     music: Path | None = None
     check: Check | None = None
+
+
+@dataclass
+class Finish(Handoff):
+    """One finishing run over a job (or one of its masters): what it is handed, then what
+    each stage adds (``placed``, ``cues``, ``mux``, ``picture``, ``sound``, ``manifest``)."""
+
     timings: dict[str, float] = field(default_factory=dict)
     warnings: list[Notice] = field(default_factory=list)
     # None for a job without masters: nothing shared, its sound may be encoded as normalised.
@@ -101,23 +123,22 @@ class Finish:
     sound_: Sound | None = None
     manifest_: Manifest | None = None
 
+    @classmethod
+    def of(cls, handoff: Handoff) -> Finish:
+        """The job's own run over what finishing it is handed."""
+        return cls(**{f.name: getattr(handoff, f.name) for f in fields(Handoff)})
+
     @property
     def placed(self) -> Placed:
-        if self.placed_ is None:
-            raise NotYet("the segments are not placed yet (stage place)")
-        return self.placed_
+        return made(self.placed_, "the segments are not placed yet (stage place)")
 
     @property
     def sound(self) -> Sound:
-        if self.sound_ is None:
-            raise NotYet("the narration is not mixed yet (stage mix)")
-        return self.sound_
+        return made(self.sound_, "the narration is not mixed yet (stage mix)")
 
     @property
     def manifest(self) -> Manifest:
-        if self.manifest_ is None:
-            raise NotYet("the manifest is not written yet (stage manifest)")
-        return self.manifest_
+        return made(self.manifest_, "the manifest is not written yet (stage manifest)")
 
     @property
     def name(self) -> str:

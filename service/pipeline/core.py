@@ -1,4 +1,4 @@
-"""The Pipeline: checks a job at the door (``plan``, a Planner: door.py), renders one segment
+"""The Pipeline: checks a job at the door (``door``, a Planner: door.py), renders one segment
 (``render_segment``, segment.py) and finishes the job (``finalize``, the named stages of
 finalize.py), all through the ports. service/wiring.py gives it its adapters."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 
 from service.config import Settings
 from service.domain.lexicons import UsedLexicon
-from service.domain.options import MasterLoudness
-from service.domain.spec import JobSpec, RenderOptions
+from service.domain.spec import JobSpec
 from service.domain.speech import Lexicon, Tools, parse_entries
 from service.domain.speech.lexicon import parse_entry
 from service.domain.text import Segmenter
 from service.domain.voices import Catalog
+from service.pipeline.context import Handoff
 from service.pipeline.door import Planner
 from service.pipeline.finalize import Finalizer
 from service.pipeline.listen import Listener, render_checked
@@ -24,7 +24,7 @@ from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
 from service.pipeline.segment import SegmentRenderer
 from service.pipeline.voicing import Voicing
-from service.ports import Check, Converter, Media, TtsEngine, Workspace
+from service.ports import Converter, Media, TtsEngine, Workspace
 from service.ports.asr import Recogniser
 from service.ports.finishing import LocalWork, Styles, Timelines
 
@@ -34,9 +34,9 @@ def _no_lexicon(language: str) -> Lexicon:
 
 
 class Pipeline:
-    """A job's steps on this machine's adapters: ``plan`` at the door, ``render_segment``
-    (a SegmentRenderer) per segment, ``finalize`` (a Finalizer) once, or ``render`` all in
-    this process."""
+    """A job's steps on this machine's adapters: ``door.plan`` at the door (a Planner),
+    ``render_segment`` (a SegmentRenderer) per segment, ``finalize`` (a Finalizer) once, or
+    ``render`` all in this process."""
 
     def __init__(
         self,
@@ -68,6 +68,9 @@ class Pipeline:
         self.words = words
         self.make_speech = speech
         self.lexicons = lexicons
+        self.listener = Listener(
+            recogniser, lambda: self.speech, self.plan_lexicon, fold, settings.speech_check
+        )
         self.segments = SegmentRenderer(
             settings,
             media,
@@ -76,14 +79,11 @@ class Pipeline:
             words,
             self.plan_lexicon,
             lambda: self.speech,
+            self.listener.split_take,
         )
         self.door = Planner(settings, engines, media, catalog, styles)
         self.finalizer = Finalizer(settings, media, words, timelines, converter)
         self.scratch = scratch
-        self.listener = Listener(
-            recogniser, lambda: self.speech, self.plan_lexicon, fold, settings.speech_check
-        )
-        self.segments.matcher = self.listener.split_take
 
     @cached_property
     def speech(self) -> Tools:
@@ -110,39 +110,12 @@ class Pipeline:
         speech check (listen.py), when the job wants it."""
         return render_checked(self.segments.render, self.listener, self.catalog, plan, index, work)
 
-    def finalize(
-        self,
-        plan: JobPlan,
-        results: list[SegmentResult],
-        work: Workspace,
-        outdir: Path,
-        video: Path | None = None,
-        progress: Progress = no_progress,
-        music: Path | None = None,
-        check: Check | None = None,
-    ) -> Rendered:
-        """Timeline, subtitles, loudness, music and mux: every artifact into ``outdir``;
-        ``check`` (the job canceled?) is asked while ffmpeg runs, and stops it by raising.
-        A job with on_mismatch fail and flagged segments fails here, before any artifact."""
-        return self.finalizer.finalize(plan, results, work, outdir, video, progress, music, check)
-
-    # -- at the door (door.py) -------------------------------------------------------------
-    def plan(
-        self,
-        spec: JobSpec,
-        options: RenderOptions,
-        video: Path | None = None,
-        takes: dict[str, Path] | None = None,
-        lexicons: list[UsedLexicon] | None = None,
-    ) -> JobPlan:
-        """Everything that can be checked before any audio is made (``Planner.plan``)."""
-        return self.door.plan(spec, options, video, takes, lexicons)
-
-    def loudness(self, options: RenderOptions) -> MasterLoudness:
-        return self.door.loudness(options)
-
-    def check_music(self, music: Path) -> None:
-        self.door.check_music(music)
+    def finalize(self, handoff: Handoff) -> Rendered:
+        """Timeline, subtitles, loudness, music and mux: every artifact into the handoff's
+        ``outdir``; its ``check`` (the job canceled?) is asked while ffmpeg runs, and stops
+        it by raising. A job with on_mismatch fail and flagged segments fails here, before
+        any artifact."""
+        return self.finalizer.finalize(handoff)
 
     # -- in one process ----------------------------------------------------------------------
     def render(

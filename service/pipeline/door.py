@@ -6,6 +6,7 @@ masters planned and the recorded takes decoded to their lengths."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from service.config import Settings
@@ -25,23 +26,16 @@ from service.ports import Media, TtsEngine
 from service.ports.finishing import Styles
 
 
+@dataclass(frozen=True, slots=True)
 class Planner:
     """Plans jobs at the door on this machine's voices (``engines``, ``catalog``), ffmpeg
     (``media``: the probe, the takes' and music's decode) and style presets (``styles``)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        engines: dict[str, TtsEngine],
-        media: Media,
-        catalog: Catalog,
-        styles: Styles,
-    ) -> None:
-        self.settings = settings
-        self.engines = engines
-        self.media = media
-        self.catalog = catalog
-        self.styles = styles
+    settings: Settings
+    engines: dict[str, TtsEngine]
+    media: Media
+    catalog: Catalog
+    styles: Styles
 
     def plan(
         self,

@@ -5,16 +5,15 @@ and runs in ffmpeg meanwhile; the mux then copies it."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
 
 from service.config import Settings
 from service.domain.text import Segmenter
-from service.pipeline.context import Finish, Tools
+from service.pipeline.context import Finish, Handoff, Tools
 from service.pipeline.manifest import Rendered
 from service.pipeline.picture import pictures
-from service.pipeline.results import JobPlan, Progress, SegmentResult, no_progress
-from service.pipeline.stages import STAGES, Stage
-from service.ports import Check, Converter, Media, Workspace
+from service.pipeline.stages import STAGES, Stage, Step, run_stages
+from service.ports import Converter, Media
 from service.ports.finishing import Timelines
 
 
@@ -39,32 +38,21 @@ class Finalizer:
     def words(self) -> Segmenter | None:
         return self.tools.words
 
-    def finalize(
-        self,
-        plan: JobPlan,
-        results: list[SegmentResult],
-        work: Workspace,
-        outdir: Path,
-        video: Path | None = None,
-        progress: Progress = no_progress,
-        music: Path | None = None,
-        check: Check | None = None,
-    ) -> Rendered:
-        """Every artifact into ``outdir``; returns the manifest. ``check`` is called every
-        quarter second while ffmpeg encodes or muxes and may raise (the job was canceled):
-        the ffmpegs are then killed at once."""
-        run = Finish(plan, results, work, outdir, video, progress, music, check)
+    def finalize(self, handoff: Handoff) -> Rendered:
+        """Every artifact into the handoff's ``outdir``; returns the manifest. Its ``check``
+        is called every quarter second while ffmpeg encodes or muxes and may raise (the job
+        was canceled): the ffmpegs are then killed at once."""
+        run = Finish.of(handoff)
         try:
-            for stage in self.stages:
-                stage.run(self.tools, run)
+            run_stages(self.stages, self.tools, run)
         finally:
             for p in pictures(run):
                 if p.encoding is not None:
                     p.encoding.cancel()  # on failure: no encoder left running
         return Rendered(run.manifest, run.timings)
 
-    def replaced(self, name: str, stage: Stage) -> None:
-        """Stage ``name`` replaced by ``stage`` (a test's wrapper of it)."""
+    def replaced(self, name: str, step: Step) -> None:
+        """Stage ``name`` doing ``step`` (a test's wrapper of it), its stage said as before."""
         if name not in {s.name for s in self.stages}:
             raise KeyError(name)
-        self.stages = tuple(stage if s.name == name else s for s in self.stages)
+        self.stages = tuple(replace(s, run=step) if s.name == name else s for s in self.stages)

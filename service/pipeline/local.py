@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from service.domain.job import SYNTH_SHARE
+from service.pipeline.context import Handoff
 from service.pipeline.manifest import Rendered
 from service.pipeline.results import JobPlan, Progress, SegmentResult, staged_artifacts
 from service.ports import Workspace
@@ -20,16 +21,7 @@ class Steps(Protocol):
 
     def render_segment(self, plan: JobPlan, index: int, work: Workspace) -> SegmentResult: ...
 
-    def finalize(
-        self,
-        plan: JobPlan,
-        results: list[SegmentResult],
-        work: Workspace,
-        outdir: Path,
-        video: Path | None = None,
-        progress: Progress = ...,
-        music: Path | None = None,
-    ) -> Rendered: ...
+    def finalize(self, handoff: Handoff) -> Rendered: ...
 
 
 def render_locally(
@@ -65,7 +57,7 @@ def render_locally(
         with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
             results = list(pool.map(one, range(n)))
         rendered = pipeline.finalize(
-            plan, results, work, staged, local_video, progress, music=music
+            Handoff(plan, results, work, staged, local_video, progress, music)
         )
         outdir.mkdir(parents=True, exist_ok=True)
         for name in staged_artifacts(staged):

@@ -1,7 +1,7 @@
-"""The finishing stages ``picture`` and ``mux``. The picture's re-encode (burn-in, frozen last
-frame) needs only the subtitles, so it is started before the narration is mixed and runs in
-ffmpeg meanwhile; the mux then copies it. Masters whose picture is the same (the same burned-in
-subtitles, or none) share one encode."""
+"""The finishing stages ``picture``, ``encode`` and ``mux``. The picture's re-encode (burn-in,
+frozen last frame) needs only the subtitles, so it is started before the narration is mixed and
+runs in ffmpeg meanwhile; it is waited for once the mix is done, and the mux copies it. Masters
+whose picture is the same (the same burned-in subtitles, or none) share one encode."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from service.domain.notices import warning
 from service.domain.units import ms_to_s
-from service.pipeline.context import Finish, Picture, Tools
-from service.pipeline.encode_watch import ENCODE_END, encode_watch
+from service.pipeline.context import Finish, NotYet, Picture, Tools
+from service.pipeline.encode_watch import encode_watch
 from service.pipeline.tracks import shown_track
 from service.ports import MuxRequest
 
@@ -67,23 +67,30 @@ def start_picture(tools: Tools, run: Finish) -> None:
     run.picture = pictures[key]
 
 
+def wait_picture(tools: Tools, run: Finish) -> None:
+    """The run's picture encode waited for (once: masters may share it); the stage says
+    ``encode NN%`` meanwhile."""
+    picture = run.picture
+    if picture is None or picture.encoding is None or picture.done:
+        return
+    watch = encode_watch(picture.encoding, run.progress, run.check)
+    picture.encoding.wait(tools.settings.ffmpeg_timeout, watch)
+    watch()  # its end (100 %), which the last quarter-second poll may miss
+    picture.done = True
+
+
 def mux_video(tools: Tools, run: Finish) -> None:
-    """The run's video: its picture's encode waited for (the stage says ``encode NN%``
-    meanwhile), then the mux, copying what was made beside the mix."""
+    """The run's video: the mux, copying the picture encoded (wait_picture) and the sound
+    made beside the mix."""
     if run.mux is None or run.picture is None:
         return
-    made, request = run.sound, run.mux
+    made, request, picture = run.sound, run.mux, run.picture
     if run.music is not None:
         request = replace(request, narration=run.outdir / "mix.wav")
-    picture = run.picture
     if picture.encoding is not None:
         if not picture.done:
-            watch = encode_watch(picture.encoding, run.progress, run.check)
-            picture.encoding.wait(tools.settings.ffmpeg_timeout, watch)
-            watch()  # its end (100 %), which the last quarter-second poll may miss
-            picture.done = True
+            raise NotYet("the picture is not encoded yet (stage encode)")
         request = replace(request, encoded_video=picture.path)
-    run.progress(ENCODE_END, "mux")
     if made.encoded is not None:
         request = replace(request, encoded_audio=made.encoded)
     tools.media.mux(request, run.check)

@@ -83,30 +83,21 @@ def segment_audio_name(index: int) -> str:
     return f"segment-{index:03d}.wav"
 
 
+@dataclass(slots=True)
 class SegmentRenderer:
     """Renders one segment of a plan: synthesis through ``voicing``, the fit through
-    ``media`` (rubberband), phrase timing with the word segmenter ``words``."""
+    ``media`` (rubberband), phrase timing with the word segmenter ``words``. ``lexicon``
+    gives a job's pronunciations; ``tools`` the speech front-end's (made on first use:
+    pypinyin loads slowly)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        media: Media,
-        voicing: Voicing,
-        catalog: Catalog,
-        words: Segmenter | None,
-        lexicon: Callable[[JobPlan], Lexicon],
-        tools: Callable[[], Tools],
-    ) -> None:
-        """``lexicon`` gives a job's pronunciations; ``tools`` the speech front-end's (made on
-        first use: pypinyin loads slowly)."""
-        self.settings = settings
-        self.media = media
-        self.voicing = voicing
-        self.catalog = catalog
-        self.words = words
-        self.lexicon = lexicon
-        self.tools = tools
-        self.matcher: Matcher | None = None  # whole takes: listen.Listener.split_take
+    settings: Settings
+    media: Media
+    voicing: Voicing
+    catalog: Catalog
+    words: Segmenter | None
+    lexicon: Callable[[JobPlan], Lexicon]
+    tools: Callable[[], Tools]
+    matcher: Matcher | None = None  # whole takes: listen.Listener.split_take
 
     def spoken_segment(self, plan: JobPlan, index: int) -> SpokenSegment:
         spec = plan.spec

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from service import audio as dsp
+from service.audio.checked import Checked
 from service.domain.units import ms_to_samples
-from service.pipeline.checked import Checked
 from service.pipeline.context import Finish, Sound, Tools
 from service.pipeline.manifest import Loudness, MusicReport
 from service.ports import PcmSink

@@ -1,12 +1,19 @@
 """The finishing stages, each one thing over the job's ``Finish``: the speech check's verdict,
 place the segments, write the subtitle tracks, plan the video and start its picture, mix the
-narration (and the music), mux, write the editor exports, write the manifest. A stage over a
-job with masters runs each master's ``Finish`` through the same step (pipeline/masters.py)."""
+narration (and the music), wait for the picture's encode, mux, write the editor exports, write
+the manifest. A stage over a job with masters runs each master's ``Finish`` through the same
+step (pipeline/masters.py).
+
+The job's stage (``stage``/``stage_progress``, what a client follows) is said by the runner
+(``run_stages``) as a stage starts, from the stage's ``says`` and ``at``: the stages never call
+back up to the caller's progress themselves. Only the picture's encode, which lasts, reports
+its share of frames as it goes (``encode NN%``, pipeline/encode_watch.py)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from service.domain.job import SYNTH_SHARE
@@ -26,23 +33,49 @@ from service.domain.timeline import place_overlays, place_segments
 from service.domain.units import s_to_ms
 from service.pipeline.captions import word_cues
 from service.pipeline.context import Finish, Shared, Tools
+from service.pipeline.encode_watch import ENCODE_END
 from service.pipeline.exports import write_timeline
 from service.pipeline.listen import check_failed
 from service.pipeline.manifest import Placed, build_manifest
 from service.pipeline.masters import report
-from service.pipeline.picture import mux_request, mux_video, start_picture
+from service.pipeline.picture import mux_request, mux_video, start_picture, wait_picture
 from service.pipeline.sound import mix_sound
 from service.pipeline.tracks import placed_phrases, subtitle_tracks, write_others
 
 Step = Callable[[Tools, Finish], None]
 
 
+def always(run: Finish) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Stage:
-    """One named finishing stage."""
+    """One named finishing stage. ``says``: the job's stage from this one's start, at ``at``
+    of the progress bar, when ``shown`` holds for the run (None: the stage said before goes
+    on)."""
 
     name: str
     run: Step
+    says: str | None = None
+    at: float = 0.0
+    shown: Callable[[Finish], bool] = always
+
+
+def run_stages(stages: Iterable[Stage], tools: Tools, run: Finish) -> None:
+    """Each stage in order, the job's stage said as it starts."""
+    for stage in stages:
+        if stage.says is not None and stage.shown(run):
+            run.progress(stage.at, stage.says)
+        stage.run(tools, run)
+
+
+@contextmanager
+def timed(run: Finish, name: str) -> Iterator[None]:
+    """The block's time added to the job's timing ``name``."""
+    t = time.perf_counter()
+    yield
+    run.timings[name] = round(run.timings.get(name, 0.0) + time.perf_counter() - t, 4)
 
 
 def speech_check(tools: Tools, run: Finish) -> None:
@@ -68,10 +101,8 @@ def place(tools: Tools, run: Finish) -> None:
 
 def tracks(tools: Tools, run: Finish) -> None:
     """The job's subtitle tracks, then each master's in its folder."""
-    t = time.perf_counter()
-    run.cues = write_tracks(tools, run)
-    run.timings["subtitles"] = round(time.perf_counter() - t, 4)
-    run.progress(SYNTH_SHARE + 0.05, "subtitles")
+    with timed(run, "subtitles"):
+        run.cues = write_tracks(tools, run)
     for m in run.masters:
         m.outdir.mkdir(parents=True, exist_ok=True)
         m.cues = write_tracks(tools, m)
@@ -124,22 +155,40 @@ def start_pictures(tools: Tools, run: Finish) -> None:
 
 def mix(tools: Tools, run: Finish) -> None:
     """The narration (and the music) mixed while the pictures encode: the job's, each master's."""
-    t = time.perf_counter()
-    run.progress(SYNTH_SHARE + 0.05, "loudness")
-    for r in run.runs():
-        mix_sound(tools, r)
-    run.timings["loudness"] = round(time.perf_counter() - t, 4)
+    with timed(run, "loudness"):
+        for r in run.runs():
+            mix_sound(tools, r)
+
+
+def videos(run: Finish) -> list[Finish]:
+    """The runs that make a video file: the job's, or each of its masters' with one."""
+    return [r for r in run.masters or [run] if r.mux is not None]
+
+
+def has_video(run: Finish) -> bool:
+    return bool(videos(run))
+
+
+def muxing(run: Finish) -> bool:
+    """Whether the job says its muxes' time (``mux``: its picture's encodes waited for and
+    its muxes): a job with a video, and a job with masters, even with none."""
+    return has_video(run) or bool(run.masters)
+
+
+def encode(tools: Tools, run: Finish) -> None:
+    """Each video's picture encode waited for (the stage says ``encode NN%`` meanwhile)."""
+    if muxing(run):
+        with timed(run, "mux"):
+            for r in videos(run):
+                wait_picture(tools, r)
 
 
 def mux(tools: Tools, run: Finish) -> None:
-    """Each video muxed (its picture's encode waited for)."""
-    videos = [r for r in run.masters or [run] if r.mux is not None]
-    if not videos and not run.masters:  # a job with masters says its muxes' time, even none
-        return
-    t = time.perf_counter()
-    for r in videos:
-        mux_video(tools, r)
-    run.timings["mux"] = round(time.perf_counter() - t, 4)
+    """Each video muxed, copying its picture's encode."""
+    if muxing(run):
+        with timed(run, "mux"):
+            for r in videos(run):
+                mux_video(tools, r)
 
 
 def exports(tools: Tools, run: Finish) -> None:
@@ -160,7 +209,6 @@ def exports(tools: Tools, run: Finish) -> None:
 
 def manifest(tools: Tools, run: Finish) -> None:
     """manifest.json: what the job (and each master) is made of."""
-    run.progress(1.0, "done")
     run.manifest_ = build_manifest(
         run.plan,
         run.placed,
@@ -178,10 +226,11 @@ def manifest(tools: Tools, run: Finish) -> None:
 STAGES = (
     Stage("speech check", speech_check),
     Stage("place", place),
-    Stage("tracks", tracks),
+    Stage("tracks", tracks, "subtitles", SYNTH_SHARE + 0.05),
     Stage("picture", start_pictures),
-    Stage("mix", mix),
-    Stage("mux", mux),
+    Stage("mix", mix, "loudness", SYNTH_SHARE + 0.05),
+    Stage("encode", encode),  # says encode NN% itself, as the frames are done
+    Stage("mux", mux, "mux", ENCODE_END, has_video),
     Stage("exports", exports),
-    Stage("manifest", manifest),
+    Stage("manifest", manifest, "done", 1.0),
 )

@@ -29,7 +29,8 @@ from service import wiring
 from service.adapters.ffmpeg.media import FfmpegMedia
 from service.config import Settings
 from service.domain.job_changes import Transition
-from service.pipeline import JobPlan, Pipeline, SegmentResult
+from service.pipeline import Handoff, JobPlan, Pipeline, Rendered, SegmentResult
+from service.pipeline.door import Planner
 from service.ports import Workspace
 
 
@@ -75,25 +76,39 @@ class FaultyPipeline(Pipeline):
             raise OverflowError("math range error (injected)")  # a plain bug
         return super().render_segment(plan, index, work)
 
-    def finalize(self, plan: JobPlan, *args: Any, **kwargs: Any) -> Any:
+    def finalize(self, handoff: Handoff) -> Rendered:
         _sleep("finalize_sleep")
-        _hold("FIN", " ".join(s.text for s in plan.spec.segments))
-        return super().finalize(plan, *args, **kwargs)
+        _hold("FIN", " ".join(s.text for s in handoff.plan.spec.segments))
+        return super().finalize(handoff)
 
 
-class SlowSubmitPipeline(Pipeline):
+class SlowSubmitPlanner(Planner):
+    """The real door, with the faults injected where a submission is planned."""
+
     def plan(self, spec: Any, *args: Any, **kwargs: Any) -> JobPlan:
         _sleep("submit_sleep")
         _hold("API", " ".join(s.text for s in spec.segments))
         return super().plan(spec, *args, **kwargs)
 
 
-def _pipeline_with(cls: type[Pipeline]) -> Callable[..., Pipeline]:  # wiring.pipeline's signature
+def faulty(pipeline: Pipeline) -> None:
+    pipeline.__class__ = FaultyPipeline
+
+
+def slow_submit(pipeline: Pipeline) -> None:
+    door = pipeline.door
+    pipeline.door = SlowSubmitPlanner(
+        door.settings, door.engines, door.media, door.catalog, door.styles
+    )
+
+
+def _pipeline_with(change: Callable[[Pipeline], None]) -> Callable[..., Pipeline]:
+    """wiring.pipeline (its signature), each pipeline it builds changed by ``change``."""
     real = wiring.pipeline
 
     def build(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
         pipeline = real(settings, media)
-        pipeline.__class__ = cls
+        change(pipeline)
         return pipeline
 
     return build
@@ -101,7 +116,7 @@ def _pipeline_with(cls: type[Pipeline]) -> Callable[..., Pipeline]:  # wiring.pi
 
 @cache
 def _worker() -> Any:
-    wiring.pipeline = _pipeline_with(FaultyPipeline)
+    wiring.pipeline = _pipeline_with(faulty)
     from workers.celery_app import app
 
     return app
@@ -131,7 +146,7 @@ def _cancel_gate() -> None:
 
 @cache
 def _api() -> Any:
-    wiring.pipeline = _pipeline_with(SlowSubmitPipeline)
+    wiring.pipeline = _pipeline_with(slow_submit)
     _cancel_gate()
     from service.api.app import create_app
 

@@ -33,7 +33,7 @@ class Fleet:
     @property
     def store(self) -> MemoryJobStore:
         """The job store, every role of it (the test's back door to records and events)."""
-        found = self.service.records
+        found = self.service.store.records
         assert isinstance(found, MemoryJobStore)
         return found
 

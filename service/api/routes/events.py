@@ -97,7 +97,7 @@ async def job_events(
     snapshot = job_out(request, job).model_dump(mode="json")
 
     def ended() -> bool:
-        status = service.records.status(job.id)
+        status = service.store.records.status(job.id)
         return status is None or status in TERMINAL
 
     def last(event: JobEvent) -> bool:

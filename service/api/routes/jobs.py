@@ -18,7 +18,7 @@ from service.api.wire_types import RequestBody, request_body
 from service.api.zipstream import zip_stream
 from service.domain.errors import StorageUnavailable
 from service.domain.job import Job, JobFilter
-from service.jobs import JobService
+from service.jobs import JobService, Submission
 from service.ports import Artifact, Incoming
 
 log = logging.getLogger("narrate.api")
@@ -114,16 +114,10 @@ def accept(
     """Turn a read body into a stored, queued job (in a worker thread)."""
     parsed = parse_body(body)
     idem = (idempotency_key, parsed.digest) if idempotency_key else None
-    return service.submit(
-        who,
-        job_id,
-        parsed.spec,
-        parsed.options,
-        parsed.video,
-        idem,
-        music=parsed.music,
-        takes=parsed.takes,
+    ask = Submission(
+        who, job_id, parsed.spec, parsed.options, parsed.video, parsed.takes, parsed.music
     )
+    return service.submit(ask, idem)
 
 
 @router.get("/{job_id}", response_model=JobOut)

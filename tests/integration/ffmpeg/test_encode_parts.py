@@ -65,7 +65,7 @@ def test_a_picture_in_parts_is_the_one_pass_picture(
         monkeypatch.setattr(media, "encode_parts", cut)
         settings = Settings(data_dir=tmp_path / f"data{run}", encode_parts=2 if run else 1)
         pipeline = wiring.pipeline(settings)
-        plan = pipeline.plan(spec, options, video)
+        plan = pipeline.door.plan(spec, options, video)
         assert plan.video is not None and plan.video.constant_rate
         pipeline.render(plan, tmp_path / f"out{run}", video)
         outputs.append(tmp_path / f"out{run}" / "video.mp4")

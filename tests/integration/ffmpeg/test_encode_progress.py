@@ -18,7 +18,7 @@ from tests.support.data import SHORT_SCRIPT, make_video
 def test_a_burn_in_render_reports_the_encode_and_its_percentage(tmp_path: Path) -> None:
     pipeline = wiring.pipeline(Settings(data_dir=tmp_path / "data"))
     video = make_video(tmp_path / "clip.mp4", 12, size="360x640")
-    plan = pipeline.plan(
+    plan = pipeline.door.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=True), video
     )
     stages: list[str] = []

@@ -21,6 +21,7 @@ from service.cli.console import read_script
 from service.config import Settings
 from service.domain.options import MAX_MASTERS
 from service.domain.spec import RenderOptions
+from service.pipeline import Handoff
 from tests.support.data import make_video
 from tests.support.helpers import narrate, read_manifest
 
@@ -157,7 +158,7 @@ def test_every_shipped_preset_as_a_master_is_within_half_a_lu_under_its_ceiling(
     assert len(shipped) >= 6
     (tmp_path / "job.md").write_text(SCRIPT, encoding="utf-8")
     spec = read_script(tmp_path / "job.md")
-    base = pipeline.plan(spec, RenderOptions(engine="espeak"))
+    base = pipeline.door.plan(spec, RenderOptions(engine="espeak"))
     work = LocalWorkspace(tmp_path / "work")
     results = [pipeline.render_segment(base, i, work) for i in range(len(spec.segments))]
     music = _chord(tmp_path / "chord.wav")
@@ -165,10 +166,10 @@ def test_every_shipped_preset_as_a_master_is_within_half_a_lu_under_its_ceiling(
     for k, group in enumerate((shipped[:MAX_MASTERS], shipped[MAX_MASTERS:])):
         masters = [{"name": name, "preset": name} for name in group]
         options = RenderOptions.model_validate({"engine": "espeak", "masters": masters})
-        plan = pipeline.plan(spec, presets.resolve("local", options))
+        plan = pipeline.door.plan(spec, presets.resolve("local", options))
         out = tmp_path / f"out{k}"
         out.mkdir()
-        pipeline.finalize(plan, results, work, out, music=music)
+        pipeline.finalize(Handoff(plan, results, work, out, music=music))
         for m in read_manifest(out)["masters"]:
             target = next(p.loudness for p in plan.masters if p.name == m["name"])
             for wav, reported in (("narration.wav", m["loudness"]), ("mix.wav", m["music"])):

@@ -20,7 +20,6 @@ from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
 from service.pipeline import stages
 from service.pipeline.context import Finish, Tools
-from service.pipeline.stages import Stage
 from tests.support.data import SHORT_SCRIPT, make_video
 from tests.support.helpers import ffprobe, stream_md5
 from tests.unit.pipeline.test_media_split import Recording
@@ -39,9 +38,9 @@ def test_burn_in_encodes_while_the_narration_is_normalised(tmp_path: Path, burn_
         finally:
             events.append("mix done")
 
-    pipeline.finalizer.replaced("mix", Stage("mix", watched))
+    pipeline.finalizer.replaced("mix", watched)
     video = make_video(tmp_path / "clip.mp4", 11, size="360x640", fps=10)
-    plan = pipeline.plan(
+    plan = pipeline.door.plan(
         parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak", burn_in=burn_in), video
     )
     out = tmp_path / "out"
@@ -81,7 +80,7 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
         stages.speech_check(tools, run)
 
     pipeline = wiring.pipeline(settings)
-    pipeline.finalizer.replaced("speech check", Stage("speech check", checked))
+    pipeline.finalizer.replaced("speech check", checked)
 
     def watched(tools: Tools, run: Finish) -> None:
         phase.append("mixing")
@@ -90,12 +89,12 @@ def test_a_cancel_while_the_narration_is_mixed_stops_the_encode_beside_it(tmp_pa
         finally:
             phase.append("mixed")
 
-    pipeline.finalizer.replaced("mix", Stage("mix", watched))
+    pipeline.finalizer.replaced("mix", watched)
     # Three long slots: the length is the point (a mix of many blocks), not how much is said.
     script = "\n\n".join(f"[段 {i} · 30 秒] 第{i}段:评分员对通过的轨迹排序。" for i in range(1, 4))
     # Small and slow: its encode is stopped as the mix starts, whatever its frame.
     video = make_video(tmp_path / "clip.mp4", 90, size="180x320", fps=10)
-    plan = pipeline.plan(
+    plan = pipeline.door.plan(
         parse_markdown(script), RenderOptions(engine="espeak", burn_in=True), video
     )
     with pytest.raises(CanceledError):

@@ -18,6 +18,7 @@ from service.adapters.storage.local import LocalWorkspace
 from service.cli.console import read_script
 from service.config import Settings
 from service.domain.spec import RenderOptions
+from service.pipeline import Handoff
 from service.pipeline.results import JobPlan
 from tests.support.data import ROOT
 
@@ -65,7 +66,7 @@ def test_every_example_at_every_shipped_preset_is_within_half_a_lu_under_its_cei
     bed = _chord(tmp_path / "chord.wav")
     for example in EXAMPLES:
         spec = read_script(example)
-        base = pipeline.plan(spec, RenderOptions(engine="espeak", on_overflow="squeeze"))
+        base = pipeline.door.plan(spec, RenderOptions(engine="espeak", on_overflow="squeeze"))
         work = LocalWorkspace(tmp_path / example.stem / "work")
         results = [pipeline.render_segment(base, i, work) for i in range(len(spec.segments))]
         finished: dict[str, list[float]] = {}  # each sound's distance from its target, LU
@@ -73,7 +74,7 @@ def test_every_example_at_every_shipped_preset_is_within_half_a_lu_under_its_cei
             options = wiring.presets(settings).resolve(
                 "local", RenderOptions(preset=found.name, engine="espeak", on_overflow="squeeze")
             )
-            plan = pipeline.plan(spec, options)
+            plan = pipeline.door.plan(spec, options)
             target = plan.loudness
             assert target is not None and found.preset.loudness is not None
             assert target.target_lufs == found.preset.loudness.target_lufs
@@ -82,7 +83,7 @@ def test_every_example_at_every_shipped_preset_is_within_half_a_lu_under_its_cei
             if sound not in finished:
                 out = tmp_path / example.stem / found.name
                 out.mkdir()
-                pipeline.finalize(plan, results, work, out, music=music)
+                pipeline.finalize(Handoff(plan, results, work, out, music=music))
                 finished[sound] = _check_master(out, music is not None, plan, found.name)
             seen.setdefault(found.name, []).extend(finished[sound])
     print(json.dumps(seen))  # the figure: each master's distance from its target, LU

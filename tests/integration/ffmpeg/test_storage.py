@@ -15,7 +15,7 @@ from service import wiring
 from service.config import Settings
 from service.domain.script import parse_markdown
 from service.domain.spec import RenderOptions
-from service.pipeline import SegmentResult
+from service.pipeline import Handoff, SegmentResult
 from tests.support.data import SHORT_SCRIPT
 from tests.unit.adapters.test_storage import BucketWorkspace
 
@@ -23,7 +23,7 @@ from tests.unit.adapters.test_storage import BucketWorkspace
 def test_segments_rendered_on_one_machine_finalize_on_another(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data", tts_cache=False)
     pipeline = wiring.pipeline(settings)
-    plan = pipeline.plan(parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak"))
+    plan = pipeline.door.plan(parse_markdown(SHORT_SCRIPT), RenderOptions(engine="espeak"))
     bucket = tmp_path / "bucket"
     first = BucketWorkspace(tmp_path / "machine-a", bucket)
     stored = [
@@ -34,7 +34,7 @@ def test_segments_rendered_on_one_machine_finalize_on_another(tmp_path: Path) ->
     out = tmp_path / "out"
     out.mkdir()
     results = [SegmentResult.from_json(s) for s in stored]
-    rendered = pipeline.finalize(plan, results, second, out)
+    rendered = pipeline.finalize(Handoff(plan, results, second, out))
     assert sorted(second.fetched) == sorted(r.audio for r in results)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest == json.loads(rendered.manifest.to_json()) and manifest["duration"] > 0

@@ -27,7 +27,7 @@ from service.config import Settings
 from service.domain.job import Job
 from service.domain.script import parse_script
 from service.domain.spec import RenderOptions
-from service.jobs.service import JobService
+from service.jobs.service import JobService, Submission
 from service.ports import NewJob
 from tests.support.data import SHORT_SCRIPT
 from tests.support.stack import Stack, start_stack, submit, wait_for
@@ -61,7 +61,7 @@ def doubling_service(stack: Stack) -> JobService:
     same task, as a redelivery would)."""
     settings = Settings(redis_url=stack.env["NARRATE_REDIS_URL"], data_dir=stack.data_dir)
     service = wiring.job_service(settings, Twice(Celery(broker=stack.env["NARRATE_REDIS_URL"])))
-    create = service.records.create
+    create = service.store.records.create
 
     def create_twice(new: NewJob) -> tuple[Job, bool]:
         doubled: list[str] = []
@@ -71,7 +71,7 @@ def doubling_service(stack: Stack) -> JobService:
             doubled += [m, json.dumps(copy)]
         return create(dataclasses.replace(new, messages=doubled))
 
-    service.records.create = create_twice  # type: ignore[method-assign]
+    service.store.records.create = create_twice  # type: ignore[method-assign]
     return service
 
 
@@ -88,7 +88,9 @@ def test_same_task_delivered_twice_at_once(slow_stack: Stack) -> None:
         clean = wait_for(c, submit(c, TWICE).json()["id"])
         gate.close()
         options = RenderOptions(engine="espeak")
-        submitted = service.submit("alpha", service.new_id(), parse_script(TWICE), options, None)
+        submitted = service.submit(
+            Submission("alpha", service.new_id(), parse_script(TWICE), options)
+        )
         job_id = submitted[0].id
         seen: list[str] = []
 

@@ -167,7 +167,7 @@ def render(
         **settings,
     )
     pipeline = wiring.pipeline(s)
-    plan = pipeline.plan(parse_script(script), RenderOptions(engine=engine))
+    plan = pipeline.door.plan(parse_script(script), RenderOptions(engine=engine))
     return pipeline.render(plan, tmp_path / "out").manifest.model_dump()
 
 

@@ -261,7 +261,7 @@ def test_a_damaged_pack_falls_back_to_espeak(neural_data: Path, tmp_path: Path) 
         edge_connect_timeout=2,
     )
     pipeline = default_pipeline(settings)
-    plan = pipeline.plan(
+    plan = pipeline.door.plan(
         parse_script("[段 1 · 4 秒] 模型文件坏了也要能说话。"), RenderOptions(engine="auto")
     )
     manifest = pipeline.render(plan, tmp_path / "out").manifest.model_dump()

@@ -16,6 +16,7 @@ from service.domain.errors import QuotaExceeded
 from service.domain.options import RenderOptions
 from service.domain.spec import spec_from_data
 from service.jobs.batches import ItemRequest
+from service.jobs.service import Submission
 from tests.support.fleet import make_fleet
 
 N = 10
@@ -38,15 +39,15 @@ def test_ten_batches_of_ten_at_once_queue_at_most_the_limit(
 
     real = jobs.prepare
 
-    def prepare(*args: Any, **kw: Any) -> Any:
-        batch = str(kw.get("batch"))
+    def prepare(ask: Submission) -> Any:
+        batch = str(ask.batch)
         with lock:
             first = batch not in held
             held.add(batch)
         if first:
             one_decided()  # admitted
             assert all_decided.wait(30), "not every submission was decided"
-        return real(*args, **kw)
+        return real(ask)
 
     monkeypatch.setattr(jobs, "prepare", prepare)
     spec = spec_from_data({"segments": [{"text": "Hello.", "seconds": 1}], "language": "en"})
@@ -70,5 +71,7 @@ def test_ten_batches_of_ten_at_once_queue_at_most_the_limit(
     for t in threads:
         t.join(60)
     assert sorted(outcomes) == ["accepted"] + ["refused"] * (N - 1)
-    queued = [j for j in jobs.records.page("alpha", None, 1000, None)[0] if j.status == "queued"]
+    queued = [
+        j for j in jobs.store.records.page("alpha", None, 1000, None)[0] if j.status == "queued"
+    ]
     assert len(queued) == N

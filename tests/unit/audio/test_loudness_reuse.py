@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from service.audio import normalize
+from service.audio.checked import Checked
 from service.audio.dsp import moving_average, sliding_min
 from service.audio.loudness import LoudnessMeter
 from service.audio.normalize import SAMPLE_FROM, _sampled, normalize_to_wav
 from service.audio.passes import Reused, gain_curve
 from service.audio.stream import ArraySource, _blocks
-from service.pipeline.checked import Checked
 
 RATE = 24000
 
@@ -107,7 +107,7 @@ def test_a_cancel_during_the_reused_passes_stops_them(
             read[0] += b - a
             return track.read(a, b)
 
-    monkeypatch.setattr("service.pipeline.checked.CHECK_SECONDS", 0.0)  # every call asks
+    monkeypatch.setattr("service.audio.checked.CHECK_SECONDS", 0.0)  # every call asks
     with pytest.raises(RuntimeError, match="canceled"):
         normalize_to_wav(Checked(Counted(), check), RATE, tmp_path / "n.wav", reuse=True)
     assert read[0] == track.length  # read once: the raise came from a reused pass

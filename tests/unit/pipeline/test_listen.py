@@ -70,7 +70,7 @@ def Work(root: Path) -> Any:
 
 
 def plan(**options: object) -> JobPlan:
-    return PIPELINE.plan(parse_script(SCRIPT), RenderOptions.model_validate(options))
+    return PIPELINE.door.plan(parse_script(SCRIPT), RenderOptions.model_validate(options))
 
 
 def cast(p: JobPlan, *chain: str) -> JobPlan:

@@ -38,7 +38,7 @@ def door(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Pipeline]:
 def _plan(door: tuple[Settings, Pipeline], options: dict[str, Any]) -> JobPlan:
     settings, pipeline = door
     resolved = wiring.presets(settings).resolve("local", RenderOptions.model_validate(options))
-    return pipeline.plan(SPEC, resolved)
+    return pipeline.door.plan(SPEC, resolved)
 
 
 def test_each_master_takes_its_presets_finishing_fields_and_its_own_over_the_jobs(
@@ -93,7 +93,7 @@ def test_a_masters_unknown_style_or_preset_is_refused_at_the_door_naming_it(
     _, pipeline = door
     unresolved = RenderOptions.model_validate({"masters": [{"name": "a", "preset": "douyin"}]})
     with pytest.raises(InputError, match="not resolved"):
-        pipeline.plan(SPEC, unresolved)
+        pipeline.door.plan(SPEC, unresolved)
 
 
 def test_a_masters_files_are_artifacts_and_nothing_else_under_masters(tmp_path: Path) -> None:

@@ -1,11 +1,15 @@
-"""A track that asks whether its job was canceled as it is read."""
+"""A track that asks whether its job was canceled as it is read: the normalisation passes
+read it (and ``poll`` it: passes.py), so a cancel stops a long mix within a quarter second.
+It lives beside the passes that call it, not in the pipeline that makes it, so the reads of
+a mix stay in this room."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from service import audio as dsp
-from service.ports import Check
+from service.audio.arrays import Audio
+from service.audio.stream import Source
 
 CHECK_SECONDS = 0.25
 
@@ -14,7 +18,7 @@ class Checked:
     """A track that calls ``check`` (the job canceled?) at most every CHECK_SECONDS as it
     is read: a cancel stops the mix, and the picture encode running beside it, at once."""
 
-    def __init__(self, src: dsp.Source, check: Check) -> None:
+    def __init__(self, src: Source, check: Callable[[], None]) -> None:
         self.src, self.check, self.at = src, check, time.monotonic()
 
     @property
@@ -28,6 +32,6 @@ class Checked:
             self.check()
             self.at = time.monotonic()
 
-    def read(self, a: int, b: int) -> dsp.Audio:
+    def read(self, a: int, b: int) -> Audio:
         self.poll()
         return self.src.read(a, b)
