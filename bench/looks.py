@@ -7,12 +7,19 @@ word-by-word narration's stream + the rest's); then the burn-in alone (prepare, 
 ffmpeg: the overlay of the states and x264 ultrafast over the whole video, in one part)
 from each render's subtitles.ass, the same way.
 
-    .venv/bin/python bench/looks.py [--rounds 2]
+``--against DIR``: a checkout of another version of the code (e.g. ``git archive main | tar
+-x -C DIR``), run by this checkout's interpreter with DIR first on its path; its renders are
+interleaved with this one's, round by round and look by look, so the machine's load hits
+both alike, and both tables are printed. The burn-in alone is then not measured (it runs
+this checkout's code in-process).
+
+    .venv/bin/python bench/looks.py [--rounds 2] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -37,14 +44,16 @@ from tests.integration.ffmpeg.test_burn_looks import looks_script  # noqa: E402
 LOOKS = ("static", "box", "pop")
 
 
-def render(script: Path, video: Path, out: Path, look: str) -> float:
+def render(script: Path, video: Path, out: Path, look: str, code: Path | None = None) -> float:
+    """One render's wall time; ``code``: a checkout whose code runs instead of this one's."""
+    env = dict(os.environ, PYTHONPATH=str(code)) if code is not None else None
     argv = [
         str(ROOT / ".venv" / "bin" / "narrate"), "render", str(script), "--out", str(out),
         "--engine", "espeak", "--video", str(video), "--burn-in", "--captions", look,
         "--no-check-speech", "--on-overflow", "extend",
     ]  # fmt: skip
     t = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True)
+    subprocess.run(argv, check=True, capture_output=True, env=env)
     return time.perf_counter() - t
 
 
@@ -72,34 +81,48 @@ def prepare_only(ass: Path, work: Path) -> Burn:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=2)
-    rounds = p.parse_args().rounds
+    p.add_argument("--against", type=Path, help="another checkout, rendered interleaved")
+    args = p.parse_args()
+    rounds, against = args.rounds, args.against
     with tempfile.TemporaryDirectory(prefix="narrate-looks-") as tmp:
         work = Path(tmp)
         script = work / "gagar.md"
         script.write_text(looks_script(), encoding="utf-8")
         video = make_video(work / "v.mp4", 92, audio=False)
         render(script, video, work / "warm", "static")  # the engine's cache, the fonts
-        times: dict[str, list[float]] = {look: [] for look in LOOKS}
+        codes: dict[str, Path | None] = {"this": None}
+        if against is not None:
+            codes["against"] = against.resolve()
+        times: dict[tuple[str, str], list[float]] = {(c, k): [] for c in codes for k in LOOKS}
         for _ in range(rounds):
             for look in LOOKS:
-                times[look].append(render(script, video, work / look, look))
-        base = statistics.median(times["static"])
+                for c, code in codes.items():
+                    times[c, look].append(render(script, video, work / c / look, look, code))
         print(f"GAGAR, espeak, 92 s 1080x1920 burn-in; median of {rounds} renders each")
-        drawn = {look: prepare_only(work / look / "subtitles.ass", work) for look in LOOKS}
-        print(f"{'look':8} {'seconds':>8} {'x static':>9} {'states':>9}")
-        for look in LOOKS:
-            states = "+".join(str(len(b.marks)) for b in layers(drawn[look]))
-            med = statistics.median(times[look])
-            print(f"{look:8} {med:8.2f} {med / base:9.3f} {states:>9}")
-        alone: dict[str, list[float]] = {look: [] for look in LOOKS}
-        for _ in range(rounds):
+        drawn = {look: prepare_only(work / "this" / look / "subtitles.ass", work) for look in LOOKS}
+        for c in codes:
+            base = statistics.median(times[c, "static"])
+            print(f"{c}: {codes[c] or ROOT}")
+            print(f"{'look':8} {'seconds':>8} {'x static':>9} {'states':>9}")
             for look in LOOKS:
-                alone[look].append(burn_only(work / look / "subtitles.ass", video, work))
-        base = statistics.median(alone["static"])
-        print("the burn-in alone (prepare + one overlay/x264 ultrafast encode, one part)")
+                states = "+".join(str(len(b.marks)) for b in layers(drawn[look]))
+                med = statistics.median(times[c, look])
+                print(f"{look:8} {med:8.2f} {med / base:9.3f} {states:>9}")
+        if against is None:
+            burn_alone(work, video, rounds)
+
+
+def burn_alone(work: Path, video: Path, rounds: int) -> None:
+    """The burn-in alone of each look's render, interleaved the same way."""
+    alone: dict[str, list[float]] = {look: [] for look in LOOKS}
+    for _ in range(rounds):
         for look in LOOKS:
-            med = statistics.median(alone[look])
-            print(f"{look:8} {med:8.2f} {med / base:9.3f}")
+            alone[look].append(burn_only(work / "this" / look / "subtitles.ass", video, work))
+    base = statistics.median(alone["static"])
+    print("the burn-in alone (prepare + one overlay/x264 ultrafast encode, one part)")
+    for look in LOOKS:
+        med = statistics.median(alone[look])
+        print(f"{look:8} {med:8.2f} {med / base:9.3f}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,12 @@ Word-by-word captions change what shows at every word (and a popping word a few 
 more), other text only at its cues: the narration's events are then drawn apart, as their
 own states over the narration's own box, under the rest. Each state's cost is libass's
 drawing and the conversion of its box for the overlay; a word's state then costs the
-narration's band, not the box that reaches up to the hook."""
+narration's band, not the box that reaches up to the hook.
+
+The canvas file is a few transparent pixels, padded to the picture's size in the graph: a
+canvas of the picture's size (8 MB at 1080x1920) cost each state a read of it, a copy (the
+decoded frame shares its packet, so it is not writable for libass) and fresh pages, about
+a third of a popping narration's states' cost; the pad fills a pooled frame instead."""
 
 from __future__ import annotations
 
@@ -32,8 +37,10 @@ if TYPE_CHECKING:  # numpy and pysubs2 load on the first burn-in, not with the C
     import pysubs2
 
 HALF_MS = 0.0005
+CANVAS = 2  # the canvas file's side in pixels (see the module's note)
 _SWITCH = re.compile(r"\\t\((\d+),(\d+),")  # a \t(t1,t2,...) switch or animation (captions)
-_SCALE = re.compile(r"\\fsc[xy]([\d.]+)")
+_SCALE = (re.compile(r"\\fscx([\d.]+)"), re.compile(r"\\fscy([\d.]+)"))
+_ANIMATED = re.compile(r"\\t\((?:[^()]|\([^()]*\))*\)")  # a \t(...), a \clip(...) inside
 _OVERRIDE = re.compile(r"\{[^{}]*\}")  # literal braces are written full-width
 
 
@@ -49,8 +56,9 @@ class Box:
 
 @dataclass(frozen=True, slots=True)
 class Burn:
-    """What a burn-in encode needs: the subtitles, a transparent canvas of the picture's size
-    (raw RGBA) to draw them on, the times (ms) at which what shows changes, and the box."""
+    """What a burn-in encode needs: the subtitles, a transparent canvas (raw RGBA, CANVAS
+    pixels square, padded to the picture's ``width`` x ``height``) to draw them on, the
+    times (ms) at which what shows changes, and the box."""
 
     ass: Path
     canvas: Path
@@ -75,7 +83,7 @@ def canvas_listing(burn: Burn, start: float | None, end: float | None) -> str:
     times = [first, *(m / 1000 + HALF_MS for m in burn.marks if first < m / 1000)]
     if end is not None:
         times = [t for t in times if t < end]
-    size = f"option video_size {burn.width}x{burn.height}"
+    size = f"option video_size {CANVAS}x{CANVAS}"
     lines = ["ffconcat version 1.0"]
     for i, t in enumerate(times):
         lines += [concat_file(burn.canvas), size, "option pixel_format rgba"]
@@ -119,13 +127,15 @@ def overlay_filters(burn: Burn, text_input: int, main: str) -> str:
 
 
 def _overlay(burn: Burn, text_input: int, main: str, n: int) -> str:
-    """One stream of states laid over ``main``. libass's drawing on a transparent canvas
-    keeps its colours multiplied by their cover; overlay wants them straight."""
+    """One stream of states laid over ``main``: each canvas frame padded to the picture's
+    size, drawn on, cropped to the box. libass's drawing on a transparent canvas keeps its
+    colours multiplied by their cover; overlay wants them straight."""
     assert burn.box is not None
     b = burn.box
     text = "[text]" if n == 0 else f"[text{n}]"
     return (
-        f"[{text_input}:v]subtitles=filename={_escape(burn.ass)}:alpha=1,"
+        f"[{text_input}:v]pad={burn.width}:{burn.height}:0:0:black@0,"
+        f"subtitles=filename={_escape(burn.ass)}:alpha=1,"
         f"setpts=max(PTS-{2 * HALF_MS}/TB\\,0),crop={b.w}:{b.h}:{b.x}:{b.y},"
         f"format=gbrap,unpremultiply=inplace=1{text};"
         f"{main}{text}overlay={b.x}:{b.y}:eof_action=repeat"
@@ -145,22 +155,52 @@ def box_of(alpha: bytes, width: int, height: int) -> Box | None:
     return Box(x, y, x1 - x, y1 - y)
 
 
-def all_at_once(ass: pysubs2.SSAFile) -> pysubs2.SSAFile:
-    """Every cue shown in the same second, each on its own layer: libass moves cues of one
-    layer apart when they meet, never cues of different layers, so each lands where it
-    lands in its own time (the cues of one layer never overlap in time). Each is drawn
-    opaque (a hidden box layer too) and at the largest scale any of its words reaches (an
-    emphasised or popping word), so the cover holds every state."""
+def all_at_once(streams: list[pysubs2.SSAFile]) -> pysubs2.SSAFile:
+    """Every cue of stream ``k`` shown in second ``k``, each on its own layer: libass moves
+    cues of one layer apart when they meet, never cues of different layers, so each lands
+    where it lands in its own time (the cues of one layer never overlap in time). Each is
+    drawn opaque (a hidden box layer too), each piece of its text at the largest scale it
+    reaches (an emphasised or popping word), so the cover holds every state. The streams
+    share their styles (``prepare`` splits one file)."""
     import pysubs2
 
     out = pysubs2.SSAFile()
-    out.info, out.styles = dict(ass.info), dict(ass.styles)
-    for i, event in enumerate(ass.events):
-        scale = max([100.0, *(float(x) for x in _SCALE.findall(event.text))])
-        # every word shown: a revealed one too
-        text = f"{{\\alpha&H00&\\fscx{scale:g}\\fscy{scale:g}}}" + _OVERRIDE.sub("", event.text)
-        out.append(pysubs2.SSAEvent(start=0, end=1000, text=text, style=event.style, layer=i))
+    out.info, out.styles = dict(streams[0].info), dict(streams[0].styles)
+    for k, subs in enumerate(streams):
+        for i, event in enumerate(subs.events):
+            style = subs.styles.get(event.style, pysubs2.SSAStyle.DEFAULT_STYLE)
+            text = "{\\alpha&H00&}" + _at_largest(event.text, style)  # a revealed word too
+            at = 1000 * k
+            out.append(
+                pysubs2.SSAEvent(start=at, end=at + 1000, text=text, style=event.style, layer=i)
+            )
     return out
+
+
+def _at_largest(text: str, style: pysubs2.SSAStyle) -> str:
+    """``text`` without its override tags, each piece (the text between two blocks of tags)
+    scaled to the most the tags before it can make it: a plain ``\\fscx``/``\\fscy`` sets
+    the scale (``\\r`` the style's), one inside a ``\\t`` may reach it later. Never under
+    100 % (the sample's floor), nor under the style's at the start."""
+    floor = (max(100.0, style.scalex), max(100.0, style.scaley))
+    scale = list(floor)
+    blocks, pieces = _OVERRIDE.findall(text), _OVERRIDE.split(text)
+    out = [f"{{\\fscx{scale[0]:g}\\fscy{scale[1]:g}}}{pieces[0]}" if pieces[0] else ""]
+    for block, piece in zip(blocks, pieces[1:], strict=True):
+        moved = "".join(_ANIMATED.findall(block))
+        plain = _ANIMATED.sub("", block)
+        for axis in (0, 1):
+            set_to = _scales(plain, axis) + ([floor[axis]] if "\\r" in plain else [])
+            base = max(set_to) if set_to else scale[axis]
+            scale[axis] = max([100.0, base, *_scales(moved, axis)])
+        if piece:
+            out.append(f"{{\\fscx{scale[0]:g}\\fscy{scale[1]:g}}}{piece}")
+    return "".join(out)
+
+
+def _scales(tags: str, axis: int) -> list[float]:
+    """The ``\\fscx`` (axis 0) or ``\\fscy`` (axis 1) values in ``tags``."""
+    return [float(v) for v in _SCALE[axis].findall(tags)]
 
 
 def _instants(t1: int, t2: int, fps: float) -> list[int]:
@@ -191,25 +231,35 @@ def prepare(
     ass: Path, canvas: Path, width: int, height: int, settings: Settings, fps: float = 30.0
 ) -> Burn:
     """Read the subtitles' timing, write the ``canvas`` and find the box of each stream of
-    states: libass draws every cue at once on one frame, whose cover is measured. ``fps``:
-    the picture's, the step an animation is drawn at. Word-by-word narration is split off
-    (see the module's note) into ``<canvas>.words.ass``, the rest into ``<canvas>.rest.ass``
-    (``made_by``: the files to remove after the encode)."""
+    states: libass draws every cue of a stream at once on one frame, whose cover is
+    measured (one ffmpeg, one frame a stream). ``fps``: the picture's, the step an
+    animation is drawn at. Word-by-word narration is split off (see the module's note) into
+    ``<canvas>.words.ass``, the rest into ``<canvas>.rest.ass`` (``made_by``: the files to
+    remove after the encode)."""
     import pysubs2
 
     from service.domain.subtitles.ass import WORD_LAYERS
 
     subs = pysubs2.load(str(ass), encoding="utf-8")
     words = [e for e in subs.events if e.layer in WORD_LAYERS]
-    if not any(_SWITCH.search(e.text) for e in words):
-        return _stream(ass, subs, canvas, width, height, settings, fps)
-    files = [canvas.with_suffix(".words.ass"), canvas.with_suffix(".rest.ass")]
-    parts = [_only(subs, words), _only(subs, [e for e in subs.events if e not in words])]
-    for file, part in zip(files, parts, strict=True):
-        file.write_text(part.to_string("ass"), encoding="utf-8")
-    under = _stream(files[0], parts[0], canvas, width, height, settings, fps)
-    rest = _stream(files[1], parts[1], canvas, width, height, settings, fps)
-    return replace(rest, under=under)
+    streams = [(ass, subs)]
+    if any(_SWITCH.search(e.text) for e in words):
+        files = [canvas.with_suffix(".words.ass"), canvas.with_suffix(".rest.ass")]
+        parts = [_only(subs, words), _only(subs, [e for e in subs.events if e not in words])]
+        for file, part in zip(files, parts, strict=True):
+            file.write_text(part.to_string("ass"), encoding="utf-8")
+        streams = list(zip(files, parts, strict=True))
+    spans = [spans_of(part, fps) for _, part in streams]
+    shown = [
+        part if timed else _only(part, []) for (_, part), timed in zip(streams, spans, strict=True)
+    ]
+    boxes = _covers(shown, canvas, width, height, settings) if any(spans) else [None] * len(shown)
+    canvas.write_bytes(bytes(CANVAS * CANVAS * 4))
+    burns = [
+        Burn(file, canvas, width, height, marks_of(timed), box)
+        for (file, _), timed, box in zip(streams, spans, boxes, strict=True)
+    ]
+    return burns[0] if len(burns) == 1 else replace(burns[1], under=burns[0])
 
 
 def made_by(burn: Burn) -> tuple[Path, ...]:
@@ -227,35 +277,30 @@ def _only(subs: pysubs2.SSAFile, events: list[pysubs2.SSAEvent]) -> pysubs2.SSAF
     return out
 
 
-def _stream(
-    ass: Path,
-    subs: pysubs2.SSAFile,
-    canvas: Path,
-    width: int,
-    height: int,
-    settings: Settings,
-    fps: float,
-) -> Burn:
-    """One stream of states: ``subs`` (the text of ``ass``) timed, its cover measured."""
-    spans = spans_of(subs, fps)
-    burn = Burn(ass, canvas, width, height, marks_of(spans), None)
-    if not spans:
-        return burn
-    sample = canvas.with_name(f"{canvas.stem}.{ass.stem}.sample.ass")
-    sample.write_text(all_at_once(subs).to_string("ass"), encoding="utf-8")
+def _covers(
+    streams: list[pysubs2.SSAFile], canvas: Path, width: int, height: int, settings: Settings
+) -> list[Box | None]:
+    """The box of each stream's cover: one frame each of ``all_at_once``, drawn by one
+    ffmpeg (a process and a libass set-up, not one a stream)."""
+    sample = canvas.with_name(f"{canvas.stem}.sample.ass")
+    sample.write_text(all_at_once(streams).to_string("ass"), encoding="utf-8")
     try:
-        alpha = run(box_args(sample, width, height, settings), settings.ffmpeg_timeout).stdout
+        args = box_args(sample, width, height, settings, len(streams))
+        alpha = run(args, settings.ffmpeg_timeout).stdout
     finally:
         sample.unlink(missing_ok=True)
-    canvas.write_bytes(bytes(width * height * 4))
-    return replace(burn, box=box_of(alpha, width, height))
+    size = width * height
+    return [box_of(alpha[k * size : (k + 1) * size], width, height) for k in range(len(streams))]
 
 
-def box_args(sample: Path, width: int, height: int, settings: Settings) -> list[str]:
-    """One frame of ``sample`` drawn on a transparent canvas: its cover, 8-bit, on stdout."""
+def box_args(
+    sample: Path, width: int, height: int, settings: Settings, frames: int = 1
+) -> list[str]:
+    """``frames`` frames of ``sample``, one a second from 0, drawn on a transparent canvas:
+    their cover, 8-bit, on stdout."""
     return [
         settings.ffmpeg, "-nostdin", "-v", "error", "-f", "lavfi",
-        "-i", f"color=c=black@0:s={width}x{height}:d=1,format=rgba",
+        "-i", f"color=c=black@0:s={width}x{height}:r=1:d={frames},format=rgba",
         "-vf", f"subtitles=filename={_escape(sample)}:alpha=1,alphaextract",
-        "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1",
+        "-frames:v", str(frames), "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1",
     ]  # fmt: skip

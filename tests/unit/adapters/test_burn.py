@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from service.adapters.ffmpeg.burn import (
+    CANVAS,
     Box,
     Burn,
     box_of,
@@ -39,6 +40,8 @@ def test_a_state_is_drawn_half_a_millisecond_into_it() -> None:
     assert files == ["/w/c.rgb"] * 4 and "option framerate 1000000" in canvas_listing(
         BURN, None, None
     )
+    # The canvas file is a few pixels (the graph pads it to the picture's size).
+    assert f"option video_size {CANVAS}x{CANVAS}\n" in canvas_listing(BURN, None, None)
     # Drawn at 0, 1.0005, 2.5005, 4.0005 s: libass truncates each to the state's first ms.
     assert durations == [1.0005, 1.5, 1.5]
 
@@ -62,11 +65,11 @@ def test_word_by_word_narration_is_laid_on_first_over_its_own_band() -> None:
     # Input 1 (the narration's states) over the picture, then input 2 (the rest's) over that.
     first, second = graph.split("[burnt0];")
     assert (
-        first.startswith("[1:v]subtitles=filename='/w/c.words.ass'")
+        first.startswith("[1:v]pad=360:640:0:0:black@0,subtitles=filename='/w/c.words.ass'")
         and "crop=360:60:0:500" in first
     )
     assert first.endswith("[0:v][text]overlay=0:500:eof_action=repeat")
-    assert second.startswith("[2:v]subtitles=filename='/w/c.rest.ass'")
+    assert second.startswith("[2:v]pad=360:640:0:0:black@0,subtitles=filename='/w/c.rest.ass'")
     assert second.endswith("[burnt0][text1]overlay=0:0:eof_action=repeat")
     # A stream without any text is not drawn at all.
     assert layers(replace(burn, box=None)) == (words,)

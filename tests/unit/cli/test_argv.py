@@ -149,7 +149,8 @@ def test_burn_in_encodes_the_picture_then_the_mux_copies_it() -> None:
         "-f", "concat", "-safe", "0", "-i", "/w/canvas.txt",
         "-filter_complex",
         "[0:v:0]tpad=stop_mode=clone:stop_duration=2.500[main];"
-        "[1:v]subtitles=filename='/w/subtitles.ass':alpha=1,setpts=max(PTS-0.001/TB\\,0),"
+        "[1:v]pad=1080:1920:0:0:black@0,"
+        "subtitles=filename='/w/subtitles.ass':alpha=1,setpts=max(PTS-0.001/TB\\,0),"
         "crop=1080:120:0:1600,format=gbrap,unpremultiply=inplace=1[text];"
         "[main][text]overlay=0:1600:eof_action=repeat[vout]",
         "-map", "[vout]", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "23",

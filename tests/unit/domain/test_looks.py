@@ -330,8 +330,10 @@ def test_the_burn_in_draws_each_step_of_a_pop_and_its_largest_size() -> None:
     agent = _cue().words[1]
     steps = sorted(m for m in marks if agent.start_ms <= m <= agent.start_ms + 120)
     assert steps == [agent.start_ms, agent.start_ms + 60, agent.start_ms + 120]
-    sample = all_at_once(subs).events[-1].text
-    assert sample.startswith("{\\alpha&H00&\\fscx138\\fscy138}")  # the cover holds them
+    sample = all_at_once([subs]).events[-1].text
+    # The cover holds them: each word at its own largest, not every word at the largest.
+    assert sample.startswith("{\\alpha&H00&}{\\fscx120\\fscy120}代码{\\fscx100\\fscy100} ")
+    assert "{\\fscx138\\fscy138}测试{\\fscx120\\fscy120}当" in sample
 
 
 def test_the_hook_is_drawn_clear_of_the_title_card_and_the_qualifiers() -> None:
