@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from pydantic import BaseModel
 
+from service.api.schemas import from_record
 from service.api.wire_types import FreeObject
 from service.domain.batch import Batch, BatchItem, batch_status, counts
 from service.domain.job import Job
@@ -60,16 +61,12 @@ def _item(request: Request, item: BatchItem, job: Job | None) -> BatchItemOut:
             artifacts=[],
             links={"job": link},
         )
-    engines = [s.engine for _, s in sorted(job.segments.items())]
-    return BatchItemOut(
+    return from_record(
+        BatchItemOut,
+        job,
         name=item.name,
         job=job.id,
-        status=job.status,
-        progress=job.progress,
-        stage=job.stage,
-        engines=engines,
-        error=job.error,
-        artifacts=job.artifacts,
+        engines=[s.engine for _, s in sorted(job.segments.items())],
         links={"job": link},
         flagged=flagged_segments(job),
     )
@@ -79,13 +76,12 @@ def batch_out(request: Request, batch: Batch, jobs: list[tuple[BatchItem, Job | 
     items = [_item(request, item, job) for item, job in jobs]
     by_state = counts(i.status for i in items if i.status != "deleted")
     base = str(request.url_for("get_batch", batch_id=batch.id))
-    return BatchOut(
-        id=batch.id,
+    return from_record(
+        BatchOut,
+        batch,
         status=batch_status(by_state) if sum(by_state.values()) else "canceled",
         progress=round(sum(i.progress for i in items) / max(1, len(items)), 4),
-        created=batch.created,
         counts=by_state,
         items=items,
-        refused=batch.refused,
         links={"self": base, "artifacts": f"{base}/artifacts.zip"},
     )

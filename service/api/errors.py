@@ -9,6 +9,7 @@ sentence a person reads, ``loc`` the path in the job spec (or FastAPI's, e.g. ["
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -138,16 +139,23 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return await http_exception_handler(request, exc)
 
 
+# Each error kind and the handler that answers it.
+HANDLERS: dict[type[Exception], Callable[[Request, Exception], Awaitable[Response]]] = {
+    HTTPException: http_error,
+    BodyTooLarge: too_large,
+    InsufficientStorage: no_room,
+    BodyTimeout: too_slow,
+    StoreUnavailable: store_down,
+    QueueUnavailable: queue_down,
+    StorageUnavailable: storage_down,
+    MediaError: tool_down,
+    IdempotencyConflict: conflict,
+    QuotaExceeded: over_quota,
+    InputError: bad_input,
+    RequestValidationError: bad_request,
+}
+
+
 def install(app: FastAPI) -> None:
-    app.add_exception_handler(HTTPException, http_error)
-    app.add_exception_handler(BodyTooLarge, too_large)
-    app.add_exception_handler(InsufficientStorage, no_room)
-    app.add_exception_handler(BodyTimeout, too_slow)
-    app.add_exception_handler(StoreUnavailable, store_down)
-    app.add_exception_handler(QueueUnavailable, queue_down)
-    app.add_exception_handler(StorageUnavailable, storage_down)
-    app.add_exception_handler(MediaError, tool_down)
-    app.add_exception_handler(IdempotencyConflict, conflict)
-    app.add_exception_handler(QuotaExceeded, over_quota)
-    app.add_exception_handler(InputError, bad_input)
-    app.add_exception_handler(RequestValidationError, bad_request)
+    for kind, handler in HANDLERS.items():
+        app.add_exception_handler(kind, handler)

@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel
 
 from service.domain.job import JobStatus
 from service.domain.notices import Notice
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def from_record(model: type[M], record: object, **given: object) -> M:
+    """``model`` showing ``record``: each field ``given`` as given, every other one the
+    record's attribute of that name. A response shows its record's fields by their own names,
+    so a view writes out only what it renames or computes. A field neither given nor on the
+    record is an AttributeError, even one with a default: a renamed attribute never drops a
+    field unseen."""
+    unknown = given.keys() - model.model_fields.keys()
+    if unknown:
+        raise TypeError(f"{model.__name__} has no field {', '.join(sorted(unknown))}")
+    return model.model_validate(
+        {
+            name: given[name] if name in given else getattr(record, name)
+            for name in model.model_fields
+        }
+    )
 
 
 class Links(BaseModel):

@@ -4,6 +4,7 @@ style.py)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,6 +38,18 @@ def one_line(value: str) -> str:
 def lines_of(value: str) -> str:
     """A field whose lines are items (an overlay's text): every kind of line break as LF."""
     return _BREAKS.sub("\n", value)
+
+
+def matching(pattern: re.Pattern[str], message: str) -> Callable[[str | None], str | None]:
+    """The validator of an optional name or id field (a voice, a speaker, a font, a preset):
+    unset, or a string ``pattern`` matches from its start (else ``message``)."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and not pattern.match(value):
+            raise ValueError(message)
+        return value
+
+    return check
 
 
 def plain(value: str, limit: int) -> str:

@@ -48,13 +48,13 @@ STATES = tuple(s.value for s in JobStatus)  # as the wire and the stores spell t
 UNSUCCESSFUL = (JobStatus.FAILED, JobStatus.CANCELED)
 
 
-@dataclass
-class SegmentRecord:
-    """One segment's state as the steps record it (service/jobs/steps.py): queued when the
-    job is stored, then who runs it and since when, then what spoke it. Fields not recorded
-    yet are None (and absent from the stored JSON)."""
+@dataclass(frozen=True, slots=True)
+class SegmentFields:
+    """The fields of a segment's state, in the order its stored JSON and its events hold
+    them; None where not set. SegmentRecord is a segment's state, SegmentUpdate
+    (service/domain/job_changes.py) a change of some of it: one list of fields for both."""
 
-    state: str = "queued"  # queued | running | done
+    state: str | None = None  # queued | running | done
     worker: str | None = None
     pid: int | None = None
     started: float | None = None
@@ -66,6 +66,15 @@ class SegmentRecord:
     finished: float | None = None
     warnings: list[Notice] | None = None
     tts_calls: int | None = None  # 0: every request hit the TTS cache
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentRecord(SegmentFields):
+    """One segment's state as the steps record it (service/jobs/steps.py): queued when the
+    job is stored, then who runs it and since when, then what spoke it. Fields not recorded
+    yet are None (and absent from the stored JSON)."""
+
+    state: str = "queued"  # in its place among the fields: a record always has one
 
 
 @dataclass

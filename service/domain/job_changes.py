@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from service.domain.job import Job, JobStatus, SegmentRecord
+from service.domain.job import Job, JobStatus, SegmentFields, SegmentRecord
 from service.domain.notices import Notice
 from service.domain.wire import JsonObject, JsonValue
 
@@ -89,32 +90,20 @@ class JobUpdate:
 
 
 @dataclass(frozen=True, slots=True)
-class SegmentUpdate:
-    """Fields of one segment's state (SegmentRecord), the others left as they are."""
-
-    state: str | None = None
-    worker: str | None = None
-    pid: int | None = None
-    started: float | None = None
-    deliveries: int | None = None
-    engine: str | None = None
-    voice: str | None = None
-    native_rate: float | None = None
-    stretch_ratio: float | None = None
-    finished: float | None = None
-    warnings: list[Notice] | None = None
-    tts_calls: int | None = None
+class SegmentUpdate(SegmentFields):
+    """Fields of one segment's state (SegmentRecord's), the others left as they are."""
 
     def fields(self) -> JsonObject:
         return _set_fields(self)
 
     def applied(self, current: SegmentRecord) -> SegmentRecord:
         """The segment's state with this update over ``current``."""
-        out = replace(current)
-        for name, value in vars_of(self).items():
-            if value is not None:
-                setattr(out, name, copy.deepcopy(value))
-        return out
+        # Any: each value is the very field's (same names, same types), which mypy cannot
+        # follow through a dict.
+        changed: dict[str, Any] = {
+            n: copy.deepcopy(v) for n, v in vars_of(self).items() if v is not None
+        }
+        return replace(current, **changed)
 
 
 def vars_of(change: object) -> dict[str, object]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from pydantic import TypeAdapter
 
@@ -91,9 +91,9 @@ def read_segment(raw: str | None) -> SegmentRecord:
     upgraded = schemas.upgrade(schemas.SEGMENT, data if isinstance(data, dict) else {})
     known = {k: v for k, v in upgraded.items() if k in _SEGMENT_FIELDS}
     segment = SegmentRecord(**known)  # type: ignore[arg-type]
-    if segment.warnings is not None:
-        segment.warnings = _WARNINGS.validate_python(segment.warnings)
-    return segment
+    if segment.warnings is None:
+        return segment
+    return replace(segment, warnings=_WARNINGS.validate_python(segment.warnings))
 
 
 def segment_json(segment: SegmentRecord) -> JsonObject:

@@ -20,6 +20,7 @@ from service.domain.fields import (
     check_speakers,
     clean,
     lines_of,
+    matching,
     one_line,
     paragraph,
     plain,
@@ -85,19 +86,12 @@ class Segment(_Model):
         """The emphasised spans of the text (validated: they are found and apart)."""
         return spans_of(self.text, self.emphasis)
 
-    @field_validator("speaker")
-    @classmethod
-    def _speaker(cls, v: str | None) -> str | None:
-        if v is not None and not _NAME.match(v):
-            raise ValueError("must be 1-40 characters without spaces or separators")
-        return v
-
-    @field_validator("voice")
-    @classmethod
-    def _voice(cls, v: str | None) -> str | None:
-        if v is not None and not _VOICE_ID.match(v):
-            raise ValueError("is not a voice id (letters, digits, '-', '_', '.', '+')")
-        return v
+    _speaker = field_validator("speaker")(
+        matching(_NAME, "must be 1-40 characters without spaces or separators")
+    )
+    _voice = field_validator("voice")(
+        matching(_VOICE_ID, "is not a voice id (letters, digits, '-', '_', '.', '+')")
+    )
 
     @field_validator("rate")
     @classmethod

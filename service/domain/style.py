@@ -15,11 +15,13 @@ from typing_extensions import TypedDict  # pydantic validates LookData below 3.1
 
 from service.domain.errors import ScriptError
 from service.domain.fields import Model as _Model
+from service.domain.fields import matching
 
 _COLOR = re.compile(r"^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$")
 # A font name goes into an ASS style line (comma-separated) and a CSS string: no commas,
 # quotes, braces or backslashes.
 _FONT = re.compile(r"^[^,;\"'{}\\<>\x00-\x1f]{1,80}$")
+_PRESET = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}\Z")
 MAX_STYLE_NAME = 40
 
 
@@ -67,12 +69,9 @@ class LayerStyle(_Model):
             raise ValueError("must be a colour '#RRGGBB' or '#RRGGBBAA'")
         return v.upper() if v else v
 
-    @field_validator("font")
-    @classmethod
-    def _font(cls, v: str | None) -> str | None:
-        if v is not None and not _FONT.match(v):
-            raise ValueError("must be a font family name: 1-80 characters, no , ; quotes or {}")
-        return v
+    _font = field_validator("font")(
+        matching(_FONT, "must be a font family name: 1-80 characters, no , ; quotes or {}")
+    )
 
     @model_validator(mode="after")
     def _room(self) -> LayerStyle:
@@ -109,12 +108,9 @@ class StyleSpec(_Model):
         "and settles to its size in 120 ms, in the highlight colour); default 'static'",
     )
 
-    @field_validator("preset")
-    @classmethod
-    def _preset(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", v):
-            raise ValueError("must be a preset name such as 'vertical-safe'")
-        return v
+    _preset = field_validator("preset")(
+        matching(_PRESET, "must be a preset name such as 'vertical-safe'")
+    )
 
 
 def _by_name(v: object) -> object:

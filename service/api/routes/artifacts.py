@@ -52,16 +52,18 @@ REDIRECT = (
 )
 
 
-@router.api_route(
-    "/v1/jobs/{job_id}/artifacts/{name:path}",
-    methods=["GET", "HEAD"],
-    response_class=FileResponse,
-    responses={
-        **ERRORS,
-        304: {"description": "If-None-Match matched the ETag"},
-        307: {"description": "redirect=1: the presigned URL of the artifact, in Location"},
-    },
-)
+ARTIFACT = "/v1/jobs/{job_id}/artifacts/{name:path}"
+ANSWERS = {
+    **ERRORS,
+    304: {"description": "If-None-Match matched the ETag"},
+    307: {"description": "redirect=1: the presigned URL of the artifact, in Location"},
+}
+
+
+# GET and HEAD are two routes (FastAPI gives one route of both methods one operation id,
+# taken from whichever method its set yields first): HEAD's operation id is its own.
+@router.head(ARTIFACT, response_class=FileResponse, responses=ANSWERS)
+@router.get(ARTIFACT, response_class=FileResponse, responses=ANSWERS)
 def get_artifact(
     name: str,
     job: OwnedJob,

@@ -6,16 +6,14 @@ after ``completed`` (every item ended: the counts and each item's status)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from service.api.batch_views import batch_out
 from service.api.deps import CurrentSettings
 from service.api.routes.batches import Batches, OwnedBatch
-from service.api.routes.events import EVENT_ID, STREAM, Follow, follow, streamed, take_room
+from service.api.routes.events import STREAM, Follow, ResumeAfter, follow, streamed, take_room
 from service.api.views import ERRORS
 from service.domain.job import TERMINAL
 from service.ports import JobEvent
@@ -26,11 +24,10 @@ router = APIRouter(prefix="/v1/batches", responses=ERRORS)
 @router.get("/{batch_id}/events", response_class=StreamingResponse, responses=STREAM)
 async def batch_events(
     request: Request,
+    after: ResumeAfter,
     batch: OwnedBatch,
     service: Batches,
     settings: CurrentSettings,
-    last_event_id: Annotated[str | None, Header(pattern=EVENT_ID)] = None,
-    resume: Annotated[str | None, Query(alias="last_event_id", pattern=EVENT_ID)] = None,
 ) -> StreamingResponse:
     """The batch's events as text/event-stream: ``snapshot``, ``item`` events, ``completed``."""
     view = await run_in_threadpool(lambda: batch_out(request, batch, service.jobs_of(batch)))
@@ -56,8 +53,6 @@ async def batch_events(
         release,
     )
     return streamed(
-        follow(
-            request, settings, reader, view.model_dump(mode="json"), done, last_event_id or resume
-        ),
+        follow(request, settings, reader, view.model_dump(mode="json"), done, after),
         release,
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import anyio
-from fastapi import APIRouter, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
@@ -32,6 +32,20 @@ from service.ports import JobEvent
 log = logging.getLogger("narrate.api")
 router = APIRouter(prefix="/v1/jobs", responses=ERRORS)
 EVENT_ID = r"^[0-9]{1,20}-[0-9]{1,20}$"
+
+
+def resume_after(
+    last_event_id: Annotated[str | None, Header(pattern=EVENT_ID)] = None,
+    resume: Annotated[str | None, Query(alias="last_event_id", pattern=EVENT_ID)] = None,
+) -> str | None:
+    """The event a reconnecting client saw last: the ``Last-Event-ID`` header (an
+    EventSource sends it), else ``?last_event_id=`` (for clients that cannot set headers)."""
+    return last_event_id or resume
+
+
+# A stream's parameter: where it resumes (None: from the start). A route takes it before the
+# owner's dependency, so /openapi.json lists its header before Authorization, as it always has.
+ResumeAfter = Annotated[str | None, Depends(resume_after)]
 
 
 def sse(event: str, data: Any, event_id: str | None = None) -> str:
@@ -86,11 +100,10 @@ def streamed(body: AsyncIterator[str], release: Callable[[], None]) -> Streaming
 @router.get("/{job_id}/events", response_class=StreamingResponse, responses=STREAM)
 async def job_events(
     request: Request,
+    after: ResumeAfter,
     job: OwnedJob,
     service: Jobs,
     settings: CurrentSettings,
-    last_event_id: Annotated[str | None, Header(pattern=EVENT_ID)] = None,
-    resume: Annotated[str | None, Query(alias="last_event_id", pattern=EVENT_ID)] = None,
 ) -> StreamingResponse:
     """The job's events as text/event-stream: ``snapshot``, then ``status``, ``update``
     (stage, stage_progress, warnings...) and ``segment`` (one segment's state) with ids."""
@@ -108,7 +121,7 @@ async def job_events(
         lambda after: service.events(job.id, after), ended, last, f"job {job.id}", release
     )
     return streamed(
-        follow(request, settings, reader, snapshot, job.terminal, last_event_id or resume),
+        follow(request, settings, reader, snapshot, job.terminal, after),
         release,
     )
 

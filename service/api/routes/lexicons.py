@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, ValidationError
 
 from service.api.deps import Jobs, Tenant
+from service.api.schemas import from_record
 from service.api.views import ERRORS
 from service.api.wire_types import RequestBody, request_body
 from service.domain.errors import InputError
@@ -80,18 +81,11 @@ class LexiconRules(LexiconOut):
 
 
 def _out(s: Summary) -> LexiconOut:
-    return LexiconOut(
-        id=s.id,
-        version=s.version,
-        name=s.name,
-        language=s.language,
-        count=s.rules,
-        created=s.created,
-    )
+    return from_record(LexiconOut, s, count=s.rules)
 
 
 def _rules_out(d: Dictionary) -> LexiconRules:
-    return LexiconRules(**_out(d.summary).model_dump(), rules=d.rules)
+    return from_record(LexiconRules, d.summary, count=d.summary.rules, rules=d.rules)
 
 
 async def _body(request: Request) -> Rules:

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from service.api.deps import Jobs, OwnedJob, Tenant
-from service.api.schemas import Created, Links
+from service.api.schemas import Created, Links, from_record
 from service.api.views import ERRORS
 from service.api.wire_types import FreeObject
 from service.domain.notices import Notice
@@ -114,16 +114,14 @@ def parse(body: ParseRequest, who: Tenant, cases: StudioCases) -> Parsed:
     one: the spec, each segment's pace, and warnings; 422 names the segment or line."""
     found = cases.parse(who, body.script, body.name, body.options)
     segments = [
-        ParsedSegment(
+        from_record(
+            ParsedSegment,
+            s,  # its label, text, seconds and voice; the check's pace
             index=c.index,
-            label=s.label,
-            text=s.text,
-            seconds=s.seconds,
             syllables=round(c.syllables, 1),
             pace=round(c.pace, 2),
             max_pace=c.limit,
             overflows=c.overflows,
-            voice=s.voice,
         )
         for c, s in zip(found.checks, found.spec.segments, strict=True)
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from service.api.deps import Jobs, Tenant
-from service.api.schemas import Voice
+from service.api.schemas import Voice, from_record
 from service.api.views import ERRORS
 from service.domain.errors import InputError
 
@@ -19,16 +19,7 @@ def voices(who: Tenant, service: Jobs, language: str | None = None) -> list[Voic
             "language: expected a language or locale such as zh, en-GB", loc=("query", "language")
         )
     return [
-        Voice(
-            id=v.id,
-            engine=v.engine,
-            language=v.language,
-            gender=v.gender,
-            default=v.default,
-            locale=v.locale or v.language,
-            name=v.name,
-            note=v.note,
-        )
+        from_record(Voice, v, locale=v.locale or v.language)
         for v in service.voices()
         if language is None or v.speaks(language)
     ]

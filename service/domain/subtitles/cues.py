@@ -16,6 +16,7 @@ from service.domain.spec import JobSpec
 from service.domain.subtitles.karaoke import TimedWord
 from service.domain.text import (
     Analysis,
+    LineSpan,
     Segmenter,
     analyse,
     cost_at,
@@ -214,11 +215,12 @@ def narration_groups(
             if i < j - 1 and _too_long(an, first, last, layout):
                 break
             more = continues_after[j - 1]
-            got = layout_lines(an, first.start, last.end, limit, layout.max_lines, more, grow)
+            span = LineSpan(an, first.start, last.end, limit, layout.max_lines, more, grow)
+            got = layout_lines(span)
             if got is None:
                 if i < j - 1:
                     break
-                got = forced_lines(an, first.start, last.end, limit, layout.max_lines, more, grow)
+                got = forced_lines(span)
             line_cost, lines = got
             cost = best[i] + CUE_COST + line_cost + boundary
             cost += _timing_cost(an, phrases, i, j, "".join(lines), next_start, layout)

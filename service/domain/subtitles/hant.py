@@ -21,6 +21,7 @@ from service.domain.subtitles.cues import Cue, Layout, TimedPhrase
 from service.domain.subtitles.layers import settle
 from service.domain.text import (
     NEVER,
+    LineSpan,
     Segmenter,
     analyse,
     forced_lines,
@@ -126,9 +127,8 @@ def traditional_narration(
                 an = analyse(converted, layout.language, words)
             a, b = moved[i].start, moved[j - 1].end
             continues = bool(converted[b:].strip())
-            got = layout_lines(an, a, b, layout.line_chars, layout.max_lines, continues)
-            if got is None:
-                got = forced_lines(an, a, b, layout.line_chars, layout.max_lines, continues)
+            span = LineSpan(an, a, b, layout.line_chars, layout.max_lines, continues)
+            got = layout_lines(span) or forced_lines(span)
             strained += got[0] >= NEVER
             shown = got[1]
         cues.append(Cue(phrases[i].start_ms, phrases[j - 1].end_ms, tuple(shown)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 
 from service.domain.text.analysis import Analysis, analyse
 from service.domain.text.tokens import (
@@ -47,28 +48,36 @@ def _grown(an: Analysis, p: int, q: int, grow: float) -> float:
     return grow * sum(width(an.base[a:b], an.language) for a, b in spans if a < b)
 
 
-def layout_lines(
-    an: Analysis,
-    a: int,
-    b: int,
-    limit: float,
-    max_lines: int,
-    continues: bool = True,
-    grow: float = 0.0,
-) -> tuple[float, list[str]] | None:
-    """The cheapest way to show text[a:b] as at most ``max_lines`` display lines of at most
-    ``limit`` width: one line if it fits, else the break costs plus a balance term. A single
-    unbreakable atom may overflow a line of its own. None when it cannot fit. ``grow``: how
-    much larger than the text the analysis's kept spans (emphasis) are drawn."""
+@dataclass(frozen=True, slots=True)
+class LineSpan:
+    """What to lay out: text[a:b] of ``an`` as at most ``max_lines`` display lines of at most
+    ``limit`` width. ``continues``: the text goes on after it (a … ending the cue is dropped, as
+    render_line does); ``grow``: how much larger than the text the analysis's kept spans
+    (emphasis) are drawn."""
+
+    an: Analysis
+    a: int
+    b: int
+    limit: float
+    max_lines: int
+    continues: bool = True
+    grow: float = 0.0
+
+
+def layout_lines(span: LineSpan) -> tuple[float, list[str]] | None:
+    """The cheapest way to show ``span``: one line if it fits, else the break costs plus a
+    balance term. A single unbreakable atom may overflow a line of its own. None when it
+    cannot fit."""
+    an, a, b = span.an, span.a, span.b
     lang = an.language
     missed_cost = MISSED_PUNCT if lang == "zh" else 1.0
     cands = sorted(p for p in an.costs if a < p < b and an.text[a:p].strip())
     memo: dict[tuple[int, int], tuple[float, list[str]] | None] = {}
 
     def line(p: int, q: int) -> tuple[str, bool]:
-        shown = render_line(an.base[p:q], lang, cue_end=q == b, continues=continues)
+        shown = render_line(an.base[p:q], lang, cue_end=q == b, continues=span.continues)
         single = not any(p < c < q for c in cands)
-        return shown, single or width(shown, lang) + _grown(an, p, q, grow) <= limit
+        return shown, single or width(shown, lang) + _grown(an, p, q, span.grow) <= span.limit
 
     def go(p: int, k: int) -> tuple[float, list[str]] | None:
         key = (p, k)
@@ -96,25 +105,20 @@ def layout_lines(
         memo[key] = result
         return result
 
-    return go(a, max_lines)
+    return go(a, span.max_lines)
 
 
-def forced_lines(
-    an: Analysis,
-    a: int,
-    b: int,
-    limit: float,
-    max_lines: int,
-    continues: bool = True,
-    grow: float = 0.0,
-) -> tuple[float, list[str]]:
+def forced_lines(span: LineSpan) -> tuple[float, list[str]]:
     """layout_lines for text that does not fit: the least overflow (the limit relaxed step by
     step), at a price that keeps it a last resort."""
     for step in range(1, 40):
-        got = layout_lines(an, a, b, limit * (1 + step / 8), max_lines, continues, grow)
+        got = layout_lines(replace(span, limit=span.limit * (1 + step / 8)))
         if got is not None:
             return got[0] + NEVER * step, got[1]
-    shown = render_line(an.base[a:b], an.language, cue_end=True, continues=continues)
+    an = span.an
+    shown = render_line(
+        an.base[span.a : span.b], an.language, cue_end=True, continues=span.continues
+    )
     return NEVER * 40, [shown]
 
 
@@ -130,7 +134,7 @@ def wrap(
     limit is allowed a line of its own."""
     lang = language or detect_language(text)
     an = analyse(text, lang, segment)
-    got = layout_lines(an, 0, len(text), limit, max_lines, continues=False)
+    got = layout_lines(LineSpan(an, 0, len(text), limit, max_lines, continues=False))
     return got[1] if got and got[1] else None
 
 

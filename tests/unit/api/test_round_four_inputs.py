@@ -86,3 +86,20 @@ def test_the_openapi_document_lists_the_400_and_413_every_operation_can_answer(
         if code not in op["responses"]
     ]
     assert missing == []
+
+
+def test_every_operation_has_an_operation_id_of_its_own(fleet: Fleet) -> None:
+    """GET and HEAD of an artifact were one route of two methods: both took one id, from
+    whichever method a set yielded first, so the document changed with the hash seed."""
+    with fleet.client() as c:
+        doc = c.get("/openapi.json").json()
+        r = c.put("/v1/jobs/abc/artifacts/narration.wav")
+    ids = [op["operationId"] for ops in doc["paths"].values() for op in ops.values()]
+    assert len(ids) == len(set(ids))
+    artifact = doc["paths"]["/v1/jobs/{job_id}/artifacts/{name}"]
+    assert list(artifact) == ["get", "head"]
+    assert artifact["head"]["operationId"].endswith("_head")
+    assert r.status_code == 405 and {m.strip() for m in r.headers["allow"].split(",")} == {
+        "GET",
+        "HEAD",
+    }
