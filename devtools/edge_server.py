@@ -33,7 +33,7 @@ from websockets.http11 import Request, Response
 from service.adapters.text.segmenter import tagged_words, warm
 from service.adapters.tts.espeak import EspeakEngine
 from service.audio import silence, to_pcm16
-from service.ports import TtsRequest
+from service.ports import Boundary, TtsRequest
 
 LEAD_MS, TRAIL_MS = 120, 1200
 
@@ -68,9 +68,15 @@ def _audio_message(data: bytes, request_id: str) -> bytes:
 class EdgeServer:
     """Runs in a background thread; ``faults`` is consumed one per connection, ``always``
     applies to every connection while set. A fault is one of: "403", "429", "503" (refused
-    handshake), "close" (no audio), "delay" (silent past the receive timeout), "truncate"."""
+    handshake), "close" (no audio), "delay" (silent past the receive timeout), "truncate".
 
-    def __init__(self, port: int = 0, delay: float = 5.0) -> None:
+    "delay" is silent until the client hangs up (``delay`` None), so the client's receive
+    timeout fires whatever its length and however slow the machine: a fixed silence raced it.
+    Meanwhile the answer is made, and every answer is kept by (text, voice, rate): a retry
+    is answered at once, not after another synthesis a loaded machine may take seconds for.
+    ``delay`` in seconds: silent that long, then the answer (a slow endpoint, not a dead one)."""
+
+    def __init__(self, port: int = 0, delay: float | None = None) -> None:
         self.port = port
         self.delay = delay
         self.faults: deque[str | None] = deque()
@@ -87,6 +93,7 @@ class EdgeServer:
         self._server: Server | None = None
         self._thread: threading.Thread | None = None
         self._pending: dict[int, str | None] = {}
+        self._answers: dict[tuple[str, str, int], tuple[list[Boundary], bytes]] = {}
 
     @property
     def url(self) -> str:
@@ -139,25 +146,17 @@ class EdgeServer:
             await ws.send(_text_message("turn.start", "{}", request_id))
             await ws.close()
             return
-        if fault == "delay":
-            await asyncio.sleep(self.delay)
         pct = int(rate.group(1)) if rate else 0
-        speech = await asyncio.to_thread(
-            self.engine.synthesize,
-            TtsRequest(
-                text,
-                _voice_for(voice.group(1) if voice else "en"),
-                "",
-                1 + pct / 100,
-                phrase_chars=16,
-            ),
+        boundaries, mp3 = await asyncio.to_thread(
+            self._answer_for, text, voice.group(1) if voice else "en", pct
         )
-        sr = speech.rate
-        lead, trail = silence(sr * LEAD_MS // 1000), silence(sr * TRAIL_MS // 1000)
-        pcm = to_pcm16(np.concatenate([lead, speech.audio, trail])).tobytes()
-        mp3 = await asyncio.to_thread(_mp3, pcm, sr)
+        if fault == "delay":
+            if self.delay is None:
+                await ws.wait_closed()  # until the client's receive timeout gives up
+                return
+            await asyncio.sleep(self.delay)
         await ws.send(_text_message("turn.start", '{"context":{"serviceTag":"test"}}', request_id))
-        for b in speech.boundaries:
+        for b in boundaries:
             word = text[b.start : b.end].strip()
             meta = {
                 "Metadata": [
@@ -188,6 +187,19 @@ class EdgeServer:
         await ws.send(_text_message("turn.end", "{}", request_id))
         with self._lock:
             self.served += 1
+
+    def _answer_for(self, text: str, voice: str, pct: int) -> tuple[list[Boundary], bytes]:
+        """The word boundaries and the MP3 of ``text`` in ``voice`` at ``pct`` % rate, made once."""
+        key = (text, voice, pct)
+        if key not in self._answers:
+            speech = self.engine.synthesize(
+                TtsRequest(text, _voice_for(voice), "", 1 + pct / 100, phrase_chars=16)
+            )
+            sr = speech.rate
+            lead, trail = silence(sr * LEAD_MS // 1000), silence(sr * TRAIL_MS // 1000)
+            pcm = to_pcm16(np.concatenate([lead, speech.audio, trail])).tobytes()
+            self._answers[key] = (list(speech.boundaries), _mp3(pcm, sr))
+        return self._answers[key]
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self) -> EdgeServer:

@@ -103,7 +103,7 @@ def test_a_redis_error_in_the_edge_guard_hands_the_message_back(
     server.reset()
     s = start_stack(
         tmp_path_factory.mktemp("edge-guard"), workers=1, faults="gates",
-        redis_timeout=1, edge_wss_url=server.url, edge_backoff=0.05, edge_receive_timeout=5,
+        redis_timeout=1, edge_wss_url=server.url, edge_backoff=0.05, edge_receive_timeout=30,
     )  # fmt: skip
     r = s.redis()
     try:
