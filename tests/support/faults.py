@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from service import wiring
-from service.adapters.ffmpeg.media import FfmpegMedia
-from service.config import Settings
 from service.domain.job_changes import Transition
 from service.pipeline import Handoff, JobPlan, Pipeline, Rendered, SegmentResult
 from service.pipeline.door import Planner
@@ -106,8 +104,8 @@ def _pipeline_with(change: Callable[[Pipeline], None]) -> Callable[..., Pipeline
     """wiring.pipeline (its signature), each pipeline it builds changed by ``change``."""
     real = wiring.pipeline
 
-    def build(settings: Settings, media: FfmpegMedia | None = None) -> Pipeline:
-        pipeline = real(settings, media)
+    def build(*args: Any, **kwargs: Any) -> Pipeline:  # whatever wiring.pipeline takes
+        pipeline = real(*args, **kwargs)
         change(pipeline)
         return pipeline
 
