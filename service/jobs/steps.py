@@ -258,7 +258,10 @@ class WorkerSteps:
             stage="done",
             stage_progress=1.0,
         )
-        moved = self.jobs.transitions.advance(job.id, succeeded)
-        if moved:
-            self.lifecycle.ended(job.id)
+        # Intermediate files go first (this run's staging, a killed run's, the segments'):
+        # a client that sees "succeeded" finds only the artifacts.
         self.lifecycle.discard_work(job)
+        if self.jobs.transitions.advance(job.id, succeeded):
+            self.lifecycle.ended(job.id)
+        else:  # canceled or deleted meanwhile: it keeps nothing
+            self.lifecycle.discard_work(job)
