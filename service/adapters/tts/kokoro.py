@@ -31,7 +31,10 @@ from service.domain.errors import EngineError, MediaError
 from service.domain.units import ms_to_samples, samples_to_ms
 from service.ports import Boundary, Speech, TtsRequest
 
-DRIVER = "narrate-kokoro/3 (pinyin front-end, misaki zh symbols, espeak-ng en)"
+DRIVER = (
+    "narrate-kokoro/4 (pinyin front-end, a word's syllables joined, misaki zh symbols, "
+    "espeak-ng en)"
+)
 # Silence between two calls, by how the first ends (the model's own pause is trimmed with it).
 SENTENCE_GAP_MS = 350
 CLAUSE_GAP_MS = 200

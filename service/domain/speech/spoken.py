@@ -9,6 +9,12 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+# The pinyin reader's spacing: one space between the syllables of a word, two after a word
+# (jieba's words). Engines that read whitespace as one gap (espeak-ng, zh-baker) hear no
+# difference; Kokoro joins a word's syllables, as misaki wrote its training text.
+SYLLABLE_GAP = " "
+WORD_END = "  "
+
 # What a piece of spoken text is: Mandarin (pinyin or hanzi), English words, a pause, or
 # text passed through unchanged.
 Kind = str  # "zh" | "en" | "pause" | "same"

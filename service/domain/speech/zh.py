@@ -2,7 +2,8 @@
 
 Two readers:
 - ``pinyin`` (espeak-ng ``cmn-latn-pinyin``): everything is made explicit. Hanzi become
-  tone-number pinyin (``dai4 ma3``), numbers are read in context (三千一百亿, 二零二六年), symbols
+  tone-number pinyin (``dai4 ma3``: a word's syllables one space apart, two spaces after the
+  word), numbers are read in context (三千一百亿, 二零二六年), symbols
   that mean something become words (≠ 不等于), dashes and ellipses become pauses, Latin words stay
   English words and acronyms are spelled as letters (``G R P O``) for the English voice.
 - ``text`` (edge's neural voices read numbers and mixed text well): only the lexicon is applied,
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from service.domain.speech import numbers, zh_context
 from service.domain.speech.en_tables import SAID, spell
 from service.domain.speech.lexicon import Entry, Lexicon
-from service.domain.speech.spoken import Builder, SpokenText
+from service.domain.speech.spoken import SYLLABLE_GAP, WORD_END, Builder, SpokenText
 from service.domain.speech.zh_context import Word
 from service.domain.speech.zh_tables import (
     AFTER_NUMBER,
@@ -62,7 +63,18 @@ class _ZhWriter:
         else:
             sylls = self.tools.pinyin(hanzi) if hanzi else []
             sylls = [*zh_context.apply([Word(hanzi, tuple(sylls))])[0]]  # 一点零二 yī, 一百 yì
-            self.out.add(a, b, "".join(s + " " for s in sylls), "zh", rewritten)
+            self.out.add(a, b, self._words(hanzi, sylls), "zh", rewritten)
+
+    def _words(self, hanzi: str, sylls: list[str]) -> str:
+        """Syllables read for ``hanzi`` (a number, a symbol's words), spaced as its words."""
+        words = self.tools.segment(hanzi) if len(sylls) == len(hanzi) else []
+        if "".join(words) != hanzi:
+            return said_word(sylls)
+        out, k = "", 0
+        for w in words:
+            out += said_word(sylls[k : k + len(w)])
+            k += len(w)
+        return out
 
     def say_en(self, a: int, b: int, words: str, rewritten: bool) -> None:
         self.out.add(a, b, words + " ", "en", rewritten)
@@ -196,8 +208,8 @@ class _ZhWriter:
         said = ""
         for i, (zh, letter) in enumerate(parts):
             if i:
-                said += "".join(s + " " for s in self.tools.pinyin(joiner))
-            said += "".join(s + " " for s in self.tools.pinyin(zh))
+                said += said_word(self.tools.pinyin(joiner))
+            said += self._words(zh, self.tools.pinyin(zh))
             said += letter.upper() + " " if letter else ""
         self.out.add(a, b, said, "zh", True)
 
@@ -292,12 +304,13 @@ class _ZhWriter:
         else:
             # One piece per character, so boundaries map back finely.
             for k, syl in enumerate(said):
-                self.out.add(pos + k, pos + k + 1, syl + " ", "zh", False)
+                gap = WORD_END if k == len(said) - 1 else SYLLABLE_GAP
+                self.out.add(pos + k, pos + k + 1, syl + gap, "zh", False)
 
     def syllables(self, a: int, b: int, word: str, sylls: list[str] | tuple[str, ...]) -> None:
         """Say ``word`` with the given tone-number syllables."""
         if self.reader != "text":
-            self.out.add(a, b, "".join(s + " " for s in sylls), "zh", True)
+            self.out.add(a, b, said_word(sylls), "zh", True)
             return
         default = self.tools.pinyin(word) if is_cjk(word[:1]) else []
         out = []
@@ -322,6 +335,11 @@ class _ZhWriter:
         inner = speak_zh(said, "pinyin", {}, self.tools)
         self.out.add(a, b, inner.text, "zh", True)
         self.out.warnings += inner.warnings
+
+
+def said_word(sylls: list[str] | tuple[str, ...]) -> str:
+    """One word's syllables as the pinyin reader writes them."""
+    return SYLLABLE_GAP.join(sylls) + WORD_END if sylls else ""
 
 
 def speak_zh(text: str, reader: str, lexicon: Lexicon, tools: Tools) -> SpokenText:

@@ -149,7 +149,8 @@ def test_a_job_lexicon_entry_changes_speech_not_subtitles(tmp_path: Path) -> Non
         proc = narrate("render", script, "--out", out, "--engine", "espeak")
         assert proc.returncode == 0, proc.stderr
         manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-        results.append((manifest["segments"][0]["spoken_text"], cue_texts(out / "subtitles.srt")))
+        spoken = " ".join(manifest["segments"][0]["spoken_text"].split())  # words: two spaces
+        results.append((spoken, cue_texts(out / "subtitles.srt")))
     (spoken_a, subs_a), (spoken_b, subs_b) = results
     assert "ye3 xing2" in spoken_a and "G R P O" in spoken_a
     assert "ye3 hang2" in spoken_b and "ge2 run4 pu3 ou1" in spoken_b and "G R P O" not in spoken_b

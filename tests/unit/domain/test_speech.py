@@ -83,7 +83,7 @@ def test_nothing_is_dropped_without_a_warning() -> None:
 def test_real_pinyin_with_the_shipped_lexicon() -> None:
     def py(text: str, extra: dict[str, str] | None = None) -> str:
         lexicon = {**SHIPPED, **parse_entries(extra or {})}
-        return front_end(text, "zh", "pinyin", lexicon, REAL).text
+        return " ".join(front_end(text, "zh", "pinyin", lexicon, REAL).text.split())
 
     assert "chang2 shang4 xia4 wen2" in py("长上下文推理最贵")  # pypinyin alone: zhang3
     assert "dang4 jiang3 li4" in py("用测试当奖励源")
@@ -93,6 +93,14 @@ def test_real_pinyin_with_the_shipped_lexicon() -> None:
     # A job entry overrides: a word entry leaves the character inside other words alone.
     assert "hang2" in py("这样也行", {"行": "háng"})
     assert "yin2 hang2" in py("我去银行取钱", {"行": "xíng"})
+
+
+def test_the_pinyin_reader_spaces_words_apart() -> None:
+    """One space between a word's syllables, two after the word (jieba's words), numbers and
+    symbols read as words too."""
+    said = front_end("长上下文推理要 128 张卡", "zh", "pinyin", SHIPPED, REAL).text
+    assert said.startswith("chang2 shang4 xia4 wen2  tui1 li3  yao4  ")
+    assert "yi4 bai3 er4 shi2 ba1  zhang1  ka3  " in said
 
 
 def test_edge_gets_homophones_for_lexicon_entries_only() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.adapters.text.pinyin import speech_tools
+from service.adapters.text.pinyin import load_lexicon, speech_tools
 from service.adapters.tts.kokoro_text import (
     LETTERS,
     MAX_TOKENS,
@@ -62,8 +62,18 @@ def test_letters_and_english_words() -> None:
     said = say(found, {"rollout": "ɹˈOlWt"})
     text = "".join(s.gap + s.phonemes for s in said)
     assert text == "jʊ↘ŋ ʤˈi ˈɑɹ pˈi ˈO ʦwo↘ ɹˈOlWt, ˈA pˈi ˈI."
-    # syllables spaced: a neutral tone would otherwise run into the next (lɤu↓ for le5 wu3)
-    assert "".join(s.gap + s.phonemes for s in say(units("le5 wu3"), {})) == "lɤ u↓"
+    # A word's syllables are joined, as misaki wrote Kokoro's training text; words are
+    # spaced, so a neutral tone does not run into the next word (lɤu↓ for 了 五).
+    assert "".join(s.gap + s.phonemes for s in say(units("le5  wu3  "), {})) == "lɤ u↓"
+    assert "".join(s.gap + s.phonemes for s in say(units("ni3 hao3  "), {})) == "ni↓xau↓"
+
+
+def test_the_front_ends_words_are_the_models_words() -> None:
+    """jieba's words reach the model as misaki spaced them: 长上下文 | 推理 | 最 | 贵."""
+    lexicon = load_lexicon(Path(__file__).parents[4] / "voices" / "lexicon" / "zh.tsv")
+    spoken = front_end("长上下文推理最贵", "zh", "pinyin", lexicon, speech_tools()).text
+    said = "".join(s.gap + s.phonemes for s in say(units(spoken), {}))
+    assert said == "ꭧʰa↗ŋʂa↘ŋɕja↘wə↗n tʰwei→li↓ ʦwei↘ kwei↘"
     assert set(LETTERS) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
