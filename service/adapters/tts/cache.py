@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -52,6 +53,9 @@ class CachedEngine:
         self.min_rate = engine.min_rate
         self.max_rate = engine.max_rate
         self.reader = getattr(engine, "reader", "text")
+        # An engine that predicts its length (kokoro) lets the fit choose the rate first: the
+        # prediction is cheap and made fresh (it decides which entry is asked for).
+        self.predict_ms: Callable[[TtsRequest], int] | None = getattr(engine, "predict_ms", None)
         self.hits = self.misses = 0
 
     @property

@@ -114,8 +114,8 @@ class KokoroEngine:
         british = voice[:1] == "b"
         return say(found, self.english(words, british) if words else {})
 
-    def _call(self, chunk: list[Said], voice: str, speed: float) -> tuple[np.ndarray, list[Span]]:
-        """One model call: its audio (silence trimmed) and every unit's span in it."""
+    def _tokens(self, chunk: list[Said]) -> tuple[list[int], list[tuple[int, int]]]:
+        """A call's token ids, and each unit's range of them."""
         vocab = self.model.vocab
         tokens: list[int] = []
         ranges: list[tuple[int, int]] = []
@@ -124,19 +124,17 @@ class KokoroEngine:
             first = len(tokens)
             tokens += [vocab[c] for c in s.phonemes if c in vocab]
             ranges.append((first, len(tokens)))
+        return tokens, ranges
+
+    def _call(self, chunk: list[Said], voice: str, speed: float) -> tuple[np.ndarray, list[Span]]:
+        """One model call: its audio (silence trimmed) and every unit's span in it."""
+        tokens, ranges = self._tokens(chunk)
         audio, durations = self.model.run(tokens, self.model.style(voice, len(tokens)), speed)
-        edges = np.concatenate([[0], np.cumsum(durations)]) * FRAME  # token k is duration k + 1
         spans: list[Span] = []
-        after_pause = True
-        for s, (a, b) in zip(chunk, ranges, strict=True):
-            if s.unit.kind == "pause":
-                after_pause = True
-                continue
-            start, end = int(edges[a + 1]), int(edges[b + 1])
+        for s, start, end, after_pause in _placed(chunk, ranges, durations):
             if after_pause:
                 start = _onset(audio, start, end)
             spans.append((s.unit.start, s.unit.end, start, end))
-            after_pause = False
         if not spans:
             return silence(0), []
         lead = spans[0][2]
@@ -145,16 +143,43 @@ class KokoroEngine:
         shifted = [(x, y, a - lead, min(b, tail) - lead) for x, y, a, b in spans]
         return audio[lead:tail], shifted
 
-    def synthesize(self, request: TtsRequest) -> Speech:
+    def predict_ms(self, request: TtsRequest) -> int:
+        """How long ``synthesize(request)`` will be, from the model's durations alone (its
+        front half: 3 % of a synthesis): each call from its first unit's start to its sound's
+        end, and the gaps between calls. The model parks a call's closing silence on its last
+        token (29-30 frames in Mandarin, 13-15 in English; trimmed from the audio): the sound
+        ends about where that token starts. Measured on the bundled examples, call by call:
+        within 4 frames (100 ms) of the synthesis, 1-2 frames on average."""
         speed = min(max(request.rate, self.min_rate), self.max_rate)
+        samples = 0
+        prev: list[Said] = []
+        for chunk in chunks(self._sayable(request), CALL_TOKENS):
+            tokens, ranges = self._tokens(chunk)
+            style = self.model.style(request.voice, len(tokens))
+            frames = self.model.durations(tokens, style, speed)
+            placed = _placed(chunk, ranges, frames)
+            if not placed:
+                continue
+            if prev:
+                samples += ms_to_samples(_gap(prev) / speed, SAMPLE_RATE)
+            closing = int(frames[ranges[chunk.index(placed[-1][0])][1]])  # the last token's
+            samples += placed[-1][2] - closing * FRAME - placed[0][1]
+            prev = chunk
+        return _ms(samples)
+
+    def _sayable(self, request: TtsRequest) -> list[Said]:
         said = self._said(request.text, request.voice)
         if not any(s.unit.kind != "pause" for s in said):
             raise EngineError(self.name, f"nothing to say in {request.text[:60]!r}")
+        return said
+
+    def synthesize(self, request: TtsRequest) -> Speech:
+        speed = min(max(request.rate, self.min_rate), self.max_rate)
         pieces: list[np.ndarray] = []
         boundaries: list[Boundary] = []
         cursor = 0
         prev: list[Said] = []
-        for chunk in chunks(said, CALL_TOKENS):
+        for chunk in chunks(self._sayable(request), CALL_TOKENS):
             audio, spans = self._call(chunk, request.voice, speed)
             if not spans:
                 continue
@@ -167,6 +192,23 @@ class KokoroEngine:
             prev = chunk
         audio = np.concatenate(pieces) if pieces else silence(0)
         return Speech(audio.astype(np.float32), SAMPLE_RATE, boundaries)
+
+
+def _placed(
+    chunk: list[Said], ranges: list[tuple[int, int]], durations: np.ndarray
+) -> list[tuple[Said, int, int, bool]]:
+    """Every unit but the pauses, with its first and end sample by the model's durations and
+    whether silence comes before it (the call's start, or a pause)."""
+    edges = np.concatenate([[0], np.cumsum(durations)]) * FRAME  # token k is duration k + 1
+    out: list[tuple[Said, int, int, bool]] = []
+    after_pause = True
+    for s, (a, b) in zip(chunk, ranges, strict=True):
+        if s.unit.kind == "pause":
+            after_pause = True
+            continue
+        out.append((s, int(edges[a + 1]), int(edges[b + 1]), after_pause))
+        after_pause = False
+    return out
 
 
 def _ms(samples: int) -> int:

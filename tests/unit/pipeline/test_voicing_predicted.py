@@ -1,0 +1,87 @@
+"""The fit with an engine that predicts its own length (kokoro's duration predictor): the
+rate is found on predictions and the segment synthesized once, at that rate; an engine that
+predicts nothing, or a prediction that fails, takes the synthesis passes as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from service.adapters.files.catalog import load_catalog
+from service.domain.errors import EngineError
+from service.domain.notices import Notice
+from service.domain.spec_options import FitOptions
+from service.domain.speech import Tools
+from service.pipeline.voicing import SpokenSegment, Voicing
+from service.ports import Speech, TtsRequest
+
+ROOT = Path(__file__).resolve().parents[3]
+CATALOG = load_catalog(ROOT / "voices" / "catalog.json")
+TOOLS = Tools(segment=list, pinyin=lambda w: ["ma1"] * len(w), homophone=lambda _s: None)
+RATE = 1000
+
+
+class Paced:
+    """Says 4000 ms of speech at rate 1, proportionally faster or slower: 4000 / rate ms."""
+
+    name = "kokoro"
+    version = "test"
+    reader = "pinyin"
+    min_rate, max_rate = 0.5, 2.0
+
+    def __init__(self) -> None:
+        self.rates: list[float] = []  # every synthesis, by its rate
+
+    def length(self, rate: float) -> int:
+        return round(4000 / rate)
+
+    def synthesize(self, request: TtsRequest) -> Speech:
+        self.rates.append(request.rate)
+        return Speech(np.zeros(self.length(request.rate), np.float32), RATE)
+
+
+class Predicting(Paced):
+    """Predicts its length without synthesizing: ``off`` ms wrong, or failing (``broken``)."""
+
+    def __init__(self, off: int = 0, broken: bool = False) -> None:
+        super().__init__()
+        self.predictions: list[float] = []
+        self.off, self.broken = off, broken
+
+    def predict_ms(self, request: TtsRequest) -> int:
+        if self.broken:
+            raise EngineError(self.name, "no predictor in the pack")
+        self.predictions.append(request.rate)
+        return self.length(request.rate) + self.off
+
+
+def fit(engine: Paced, target_ms: int) -> tuple[float, int, list[Notice]]:
+    """(the native rate, the natural length, warnings) of one segment at ``target_ms``."""
+    voicing = Voicing({"kokoro": engine}, CATALOG)
+    casting = CATALOG.casting([CATALOG.default("kokoro", "zh").id])
+    speaker = SpokenSegment("妈妈妈", "zh", {}, TOOLS, [(0, 3)], 16)
+    warnings: list[Notice] = []
+    voiced = voicing.native_fit(casting, speaker, target_ms, FitOptions(), warnings, {})
+    return voiced.rate, voiced.natural_ms, warnings
+
+
+def test_a_predicting_engine_synthesizes_once_at_the_rate_its_predictions_give() -> None:
+    engine = Predicting()
+    rate, natural, warnings = fit(engine, target_ms=3200)  # 4000 ms of speech: faster
+    assert len(engine.rates) == 1 and engine.rates[0] == rate and rate > 1.2
+    assert 0.97 * 3200 <= engine.length(rate) <= 3200  # landed in the band
+    assert natural == 4000 and len(engine.predictions) >= 2 and warnings == []
+
+
+def test_a_prediction_a_little_off_costs_one_more_synthesis_at_most() -> None:
+    engine = Predicting(off=-200)  # predicts 5 % short: the synthesis is too long
+    rate, _, _ = fit(engine, target_ms=3200)
+    assert len(engine.rates) == 2 and 0.97 * 3200 <= engine.length(rate) <= 3200
+
+
+def test_without_predictions_the_fit_synthesizes_its_way_there() -> None:
+    for engine in (Paced(), Predicting(broken=True)):
+        rate, natural, _ = fit(engine, target_ms=3200)
+        assert engine.rates[0] == 1.0 and len(engine.rates) >= 2  # natural rate first
+        assert natural == 4000 and 0.97 * 3200 <= engine.length(rate) <= 3200
