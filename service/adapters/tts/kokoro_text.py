@@ -179,8 +179,8 @@ def say(units_: list[Unit], english: dict[str, str]) -> list[Said]:
     misaki joins the syllables of a word (jieba's) and spaces the words, and Kokoro was trained
     on that text; the front-end marks a word's end with two spaces. Measured against every
     syllable spaced (bench/kokoro.py's recogniser, the 10 segments of the Chinese examples,
-    seven voices side by side): hanzi error 14.6-16.5 % against 16.9-22.8 %, and syllable error
-    lower or the same in every voice."""
+    seven voices side by side): hanzi error 14.4-18.8 % against 16.9-22.8 %, syllable error
+    lower in six (zm_yunjian 5.0 -> 5.4 %)."""
     out: list[Said] = []
     for u in units_:
         prev = out[-1].unit.kind if out else ""

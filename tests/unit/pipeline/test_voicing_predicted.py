@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from service.adapters.files.catalog import load_catalog
+from service.adapters.tts.cache import CachedEngine
 from service.domain.errors import EngineError
 from service.domain.notices import Notice
 from service.domain.spec_options import FitOptions
@@ -56,7 +57,7 @@ class Predicting(Paced):
         return self.length(request.rate) + self.off
 
 
-def fit(engine: Paced, target_ms: int) -> tuple[float, int, list[Notice]]:
+def fit(engine: Paced | CachedEngine, target_ms: int) -> tuple[float, int, list[Notice]]:
     """(the native rate, the natural length, warnings) of one segment at ``target_ms``."""
     voicing = Voicing({"kokoro": engine}, CATALOG)
     casting = CATALOG.casting([CATALOG.default("kokoro", "zh").id])
@@ -72,6 +73,16 @@ def test_a_predicting_engine_synthesizes_once_at_the_rate_its_predictions_give()
     assert len(engine.rates) == 1 and engine.rates[0] == rate and rate > 1.2
     assert 0.97 * 3200 <= engine.length(rate) <= 3200  # landed in the band
     assert natural == 4000 and len(engine.predictions) >= 2 and warnings == []
+
+
+def test_behind_the_tts_cache_too(tmp_path: Path) -> None:
+    """The pipeline's engines are cached ones: the prediction passes through, and a second
+    fit of the same segment is one cache hit at the same rate."""
+    engine = Predicting()
+    first, _, _ = fit(CachedEngine(engine, tmp_path), target_ms=3200)
+    again, _, _ = fit(CachedEngine(engine, tmp_path), target_ms=3200)
+    assert engine.rates == [first] and again == first
+    assert CachedEngine(Paced(), tmp_path).predict_ms is None
 
 
 def test_a_prediction_a_little_off_costs_one_more_synthesis_at_most() -> None:
