@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up (scripts/setup.sh), then run the main job through the service: start the stack
 # (API + 2 workers + an embedded Redis with AOF under var/), submit the bundled example with a
-# generated sample video over HTTP, follow progress, download the artifacts into out/, stop.
+# generated sample video over HTTP (spoken by kokoro, offline), follow progress, download the
+# artifacts into out/, stop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -23,5 +24,5 @@ done
 curl -fs "http://127.0.0.1:$PORT/readyz"; echo
 
 .venv/bin/narrate submit examples/kv-cache-quantization.md --video var/sample.mp4 \
-  --engine espeak --url "http://127.0.0.1:$PORT" --out out
+  --engine kokoro --url "http://127.0.0.1:$PORT" --out out
 ls -l out

@@ -45,8 +45,8 @@ def test_auto_is_edge_then_kokoro_then_espeak() -> None:
         ("zh", "zh-TW-HsiaoChenNeural", "zf_xiaoyi"),  # else the default of the gender
         ("zh", "zh-CN-YunjianNeural", "zm_yunjian"),
         # a man without a namesake: the male voice the recogniser heard best (issue 32)
-        ("zh", "zh-TW-YunJheNeural", "zm_yunjian"),
-        ("zh", "zh-HK-WanLungNeural", "zm_yunjian"),
+        ("zh", "zh-TW-YunJheNeural", "zm_yunxia"),
+        ("zh", "zh-HK-WanLungNeural", "zm_yunxia"),
         ("en", "en-US-AriaNeural", "af_heart"),
         ("en", "en-GB-RyanNeural", "bm_george"),
         ("en", "en-GB-SoniaNeural", "bf_emma"),
