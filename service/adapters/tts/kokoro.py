@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,6 +46,7 @@ CALL_TOKENS = 250
 ONSET_LEVEL = 10 ** (-45 / 20)  # RMS where speech starts (the renders' cue checks use it too)
 
 Span = tuple[int, int, int, int]  # spoken start, end; first sample, end sample
+Frames = np.ndarray  # the frames each token lasts, the two pads included
 
 
 class KokoroEngine:
@@ -131,10 +133,9 @@ class KokoroEngine:
         tokens, ranges = self._tokens(chunk)
         audio, durations = self.model.run(tokens, self.model.style(voice, len(tokens)), speed)
         spans: list[Span] = []
-        for s, start, end, after_pause in _placed(chunk, ranges, durations):
-            if after_pause:
-                start = _onset(audio, start, end)
-            spans.append((s.unit.start, s.unit.end, start, end))
+        for p in _placed(chunk, ranges, durations):
+            start = _onset(audio, p.start, p.end) if p.after_pause else p.start
+            spans.append((p.said.unit.start, p.said.unit.end, start, p.end))
         if not spans:
             return silence(0), []
         lead = spans[0][2]
@@ -156,14 +157,12 @@ class KokoroEngine:
         for chunk in chunks(self._sayable(request), CALL_TOKENS):
             tokens, ranges = self._tokens(chunk)
             style = self.model.style(request.voice, len(tokens))
-            frames = self.model.durations(tokens, style, speed)
-            placed = _placed(chunk, ranges, frames)
+            placed = _placed(chunk, ranges, self.model.durations(tokens, style, speed))
             if not placed:
                 continue
             if prev:
                 samples += ms_to_samples(_gap(prev) / speed, SAMPLE_RATE)
-            closing = int(frames[ranges[chunk.index(placed[-1][0])][1]])  # the last token's
-            samples += placed[-1][2] - closing * FRAME - placed[0][1]
+            samples += placed[-1].last - placed[0].start
             prev = chunk
         return _ms(samples)
 
@@ -194,19 +193,26 @@ class KokoroEngine:
         return Speech(audio.astype(np.float32), SAMPLE_RATE, boundaries)
 
 
-def _placed(
-    chunk: list[Said], ranges: list[tuple[int, int]], durations: np.ndarray
-) -> list[tuple[Said, int, int, bool]]:
-    """Every unit but the pauses, with its first and end sample by the model's durations and
-    whether silence comes before it (the call's start, or a pause)."""
+class Placed(NamedTuple):
+    """A unit where the model's durations put it, in samples of its call's audio."""
+
+    said: Said
+    start: int
+    end: int
+    last: int  # where its last token starts
+    after_pause: bool  # silence comes before it (the call's start, or a pause)
+
+
+def _placed(chunk: list[Said], ranges: list[tuple[int, int]], durations: Frames) -> list[Placed]:
+    """Every unit but the pauses, placed by the model's durations."""
     edges = np.concatenate([[0], np.cumsum(durations)]) * FRAME  # token k is duration k + 1
-    out: list[tuple[Said, int, int, bool]] = []
+    out: list[Placed] = []
     after_pause = True
     for s, (a, b) in zip(chunk, ranges, strict=True):
         if s.unit.kind == "pause":
             after_pause = True
             continue
-        out.append((s, int(edges[a + 1]), int(edges[b + 1]), after_pause))
+        out.append(Placed(s, int(edges[a + 1]), int(edges[b + 1]), int(edges[b]), after_pause))
         after_pause = False
     return out
 
