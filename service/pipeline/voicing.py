@@ -132,7 +132,8 @@ class Voicing:
         the start. Every pass uses the engine that answered the first; if a later pass
         fails there, the whole fit starts again on the fallback voice, so one segment's
         audio never mixes engines. An engine that predicts its length (kokoro) homes in on
-        its predictions and synthesizes once, at the rate they give."""
+        its predictions and synthesizes once, at the rate they give (after the first
+        synthesis, when the fit fell back to it)."""
         if start != 1.0:
             fit = fit.model_copy(update={"max_slowdown": fit.max_slowdown * start})
         predicted = self.predicted(casting, speaker, target_ms, fit, start)
@@ -146,6 +147,14 @@ class Voicing:
         speech = first
         tried = [(rate, first.duration_ms)]
         try:
+            if predicted is None and engine_name != casting.engine:
+                # Fallen back (edge offline, under auto) to an engine that may predict: its
+                # predictions from here, then one synthesis at the rate they give.
+                later = self.predicted(pinned, speaker, target_ms, fit, rate)
+                if later is not None and later[0] != rate:
+                    rate = later[0]
+                    _, _, speech = self.speak(pinned, speaker, rate, warnings, calls)
+                    tried = [(rate, speech.duration_ms)]
             for _ in range(MAX_RATE_PASSES):
                 wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
                 if wanted is None:
