@@ -2,8 +2,8 @@
 directory: nothing in the TTS cache), as issue 32 measures it.
 
 Prints: the job's wall time from submission to ``succeeded``, the narration's length, their
-ratio (the aim: at most 0.6), the same for a second job of the same script with the speech
-check off (what the check adds), and each worker's peak resident memory (VmHWM of every
+ratio (the aim: at most 0.6), the same for the script with the speech check off on a second
+fresh stack (what the check adds), and each worker's peak resident memory (VmHWM of every
 process in its tree: the Celery parent and its pool child). Usage:
     .venv/bin/python bench/kokoro_fleet.py [--script examples/gagar-grpo-quality-ranking.md]
 """

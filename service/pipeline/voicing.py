@@ -144,7 +144,12 @@ class Voicing:
             natural = predicted[1]
         pinned = Casting(engine_name, self.catalog.get(voice), None)
         engine = self.engines[engine_name]
-        speech = first
+        speeches = [first]
+
+        def synthesized(at: float) -> int:
+            speeches.append(self.speak(pinned, speaker, at, warnings, calls)[2])
+            return speeches[-1].duration_ms
+
         tried = [(rate, first.duration_ms)]
         try:
             if predicted is None and engine_name != casting.engine:
@@ -152,23 +157,15 @@ class Voicing:
                 # predictions from here, then one synthesis at the rate they give.
                 later = self.predicted(pinned, speaker, target_ms, fit, rate)
                 if later is not None and later[0] != rate:
-                    rate = later[0]
-                    _, _, speech = self.speak(pinned, speaker, rate, warnings, calls)
-                    tried = [(rate, speech.duration_ms)]
-            for _ in range(MAX_RATE_PASSES):
-                wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
-                if wanted is None:
-                    break
-                rate = wanted
-                _, _, speech = self.speak(pinned, speaker, rate, warnings, calls)
-                tried.append((rate, speech.duration_ms))
+                    tried = [(later[0], synthesized(later[0]))]
+            tried = home_in(tried, target_ms, fit, engine, synthesized)
         except EngineError as exc:
             rest = casting.after(engine_name)
             if rest is None:
                 raise
             warnings.append(fell_back(str(exc), rest.engine, rest.voice.id, speaker.number))
             return self.native_fit(rest, speaker, target_ms, fit, warnings, calls, start)
-        return Voiced(engine_name, voice, natural, speech, rate)
+        return Voiced(engine_name, voice, natural, speeches[-1], tried[-1][0])
 
     def predicted(
         self, casting: Casting, speaker: SpokenSegment, target_ms: int, fit: FitOptions,
@@ -181,13 +178,29 @@ class Voicing:
         predict: Callable[[TtsRequest], int] | None = getattr(engine, "predict_ms", None)
         if engine is None or predict is None:
             return None
+
+        def predicted_at(at: float) -> int:
+            return predict(speaker.request(engine, casting.voice.id, at))
+
         try:
-            tried = [(start, predict(speaker.request(engine, casting.voice.id, start)))]
-            for _ in range(MAX_RATE_PASSES):
-                wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
-                if wanted is None:
-                    break
-                tried.append((wanted, predict(speaker.request(engine, casting.voice.id, wanted))))
+            tried = home_in([(start, predicted_at(start))], target_ms, fit, engine, predicted_at)
         except EngineError:
             return None
         return tried[-1][0], tried[0][1]
+
+
+def home_in(
+    tried: list[tuple[float, int]],
+    target_ms: int,
+    fit: FitOptions,
+    engine: TtsEngine,
+    measure: Callable[[float], int],
+) -> list[tuple[float, int]]:
+    """``tried`` (rate, length) with the rates ``next_rate`` asks for after it, each measured
+    (a synthesis, or a prediction), up to MAX_RATE_PASSES: the last is the one to keep."""
+    for _ in range(MAX_RATE_PASSES):
+        wanted = next_rate(tried, target_ms, fit, engine.min_rate, engine.max_rate)
+        if wanted is None:
+            break
+        tried = [*tried, (wanted, measure(wanted))]
+    return tried

@@ -151,7 +151,7 @@ class KokoroEngine:
         token (29-30 frames in Mandarin, 13-15 in English; trimmed from the audio): the sound
         ends about where that token starts. Measured on the bundled examples, call by call:
         within 4 frames (100 ms) of the synthesis, 1-2 frames on average."""
-        speed = min(max(request.rate, self.min_rate), self.max_rate)
+        speed = self._speed(request)
         samples = 0
         prev: list[Said] = []
         for chunk in chunks(self._sayable(request), CALL_TOKENS):
@@ -166,6 +166,10 @@ class KokoroEngine:
             prev = chunk
         return _ms(samples)
 
+    def _speed(self, request: TtsRequest) -> float:
+        """The model's speed input: the request's rate within what the model says cleanly."""
+        return min(max(request.rate, self.min_rate), self.max_rate)
+
     def _sayable(self, request: TtsRequest) -> list[Said]:
         said = self._said(request.text, request.voice)
         if not any(s.unit.kind != "pause" for s in said):
@@ -173,7 +177,7 @@ class KokoroEngine:
         return said
 
     def synthesize(self, request: TtsRequest) -> Speech:
-        speed = min(max(request.rate, self.min_rate), self.max_rate)
+        speed = self._speed(request)
         pieces: list[np.ndarray] = []
         boundaries: list[Boundary] = []
         cursor = 0
